@@ -1,0 +1,57 @@
+"""The ``harness`` command line: a thin typer layer over the library.
+
+Each command lives in its own module here, converts its arguments and calls one
+library function. Heavy libraries (pandas, matplotlib, numba) are imported inside
+commands, never at start-up, so ``harness --help`` and ``harness solve`` stay fast.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Benchmark sliding-tile puzzle (8- and 15-puzzle) solvers.",
+)
+
+
+class UserError(Exception):
+    """Bad input or a failed precondition: printed as one line, exit status 2."""
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` to stderr and return the Exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+# Command modules register themselves on ``app`` when imported.
+from harness.cli import solve as _solve  # noqa: E402,F401
+
+for _name in ("datasets", "run", "report", "compare"):
+    try:
+        __import__(f"harness.cli.{_name}")
+    except ModuleNotFoundError as _err:  # a command module not written yet
+        if _err.name != f"harness.cli.{_name}":
+            raise
+
+
+def main() -> None:
+    """Console entry point: no Python traceback ever reaches the terminal."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(1)
+    except UserError as err:
+        typer.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    except Exception as err:  # last resort: one line, non-zero
+        typer.echo(f"internal error: {type(err).__name__}: {err}", err=True)
+        sys.exit(1)

@@ -1,0 +1,325 @@
+"""The sliding-tile puzzle: boards, moves, goals, solvability, ranks and parsing.
+
+A board is a row-major tuple of ``rows * cols`` cells; tile ``t`` is the int ``t``
+and the blank is ``0``. Moves name the direction the **blank** travels (``u d l r``,
+the online judge's convention). Geometry lives in :class:`Grid`, so rectangular
+boards (2x3, 3x4, ...) work everywhere. Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from math import factorial
+
+Board = tuple[int, ...]
+Moves = str
+
+#: Fixed move order used by every successor function: Korf's Up, Left, Right, Down.
+MOVE_ORDER = "ulrd"
+OPPOSITE = {"u": "d", "d": "u", "l": "r", "r": "l"}
+BLANK_TOKENS = frozenset({"x", "X", "0", "_"})
+MIN_SIDE, MAX_SIDE = 2, 5
+GOAL_NAMES = ("standard", "spiral", "blank-first")
+
+
+class BoardError(ValueError):
+    """Input that is not a valid board; the message names the token and the reason."""
+
+
+class IllegalMoveError(ValueError):
+    """A move string that leaves the board or contains an unknown letter."""
+
+    def __init__(self, index: int, move: str, reason: str) -> None:
+        super().__init__(f"move {index + 1} ({move!r}): {reason}")
+        self.index = index
+        self.move = move
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """Geometry of a ``rows x cols`` board. Build with :func:`grid` (cached)."""
+
+    rows: int
+    cols: int
+    #: For each blank cell: ((move, cell the blank moves to), ...) in MOVE_ORDER.
+    neighbours: tuple[tuple[tuple[str, int], ...], ...] = field(repr=False)
+
+    @property
+    def cells(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def label(self) -> str:
+        return f"{self.rows}x{self.cols}"
+
+    def successors(self, board: Board) -> Iterator[tuple[str, Board]]:
+        """Yield ``(move, child)`` for every legal blank move, in MOVE_ORDER."""
+        blank = board.index(0)
+        cells = list(board)
+        for move, target in self.neighbours[blank]:
+            cells[blank], cells[target] = cells[target], 0
+            yield move, tuple(cells)
+            cells[target], cells[blank] = cells[blank], 0
+
+    def row_col(self, cell: int) -> tuple[int, int]:
+        return divmod(cell, self.cols)
+
+
+@lru_cache(maxsize=None)
+def grid(rows: int, cols: int | None = None) -> Grid:
+    """The cached :class:`Grid` for ``rows x cols`` (square when cols is omitted)."""
+    cols = rows if cols is None else cols
+    for side in (rows, cols):
+        if not MIN_SIDE <= side <= MAX_SIDE:
+            raise BoardError(
+                f"board size {rows}x{cols}: each side must be {MIN_SIDE} to {MAX_SIDE}"
+            )
+    steps = {"u": (-1, 0), "l": (0, -1), "r": (0, 1), "d": (1, 0)}
+    neighbours = []
+    for cell in range(rows * cols):
+        r, c = divmod(cell, cols)
+        around = []
+        for move in MOVE_ORDER:
+            dr, dc = steps[move]
+            if 0 <= r + dr < rows and 0 <= c + dc < cols:
+                around.append((move, (r + dr) * cols + c + dc))
+        neighbours.append(tuple(around))
+    return Grid(rows, cols, tuple(neighbours))
+
+
+def parse_size(text: str) -> Grid:
+    """``"3x3"``, ``"4x4"``, ``"2x3"`` or ``"4"`` -> Grid; BoardError otherwise."""
+    m = re.fullmatch(r"\s*(\d+)\s*(?:[xX×]\s*(\d+))?\s*", text)
+    if not m:
+        raise BoardError(f"board size {text!r}: expected ROWSxCOLS, e.g. 3x3")
+    rows = int(m.group(1))
+    return grid(rows, int(m.group(2)) if m.group(2) else rows)
+
+
+# --------------------------------------------------------------------- goals
+
+
+def goal_board(spec: str, g: Grid) -> Board:
+    """The goal named ``standard``, ``spiral`` or ``blank-first``, or parsed tokens."""
+    name = spec.strip().lower()
+    n = g.cells
+    if name == "standard":
+        return tuple(range(1, n)) + (0,)
+    if name == "blank-first":
+        return tuple(range(n))
+    if name == "spiral":
+        return _spiral(g)
+    try:
+        return parse_board(spec, g)
+    except BoardError as err:
+        raise BoardError(
+            f"goal {spec!r}: not one of {', '.join(GOAL_NAMES)} and not a board ({err})"
+        ) from None
+
+
+def goal_name(goal: Board, g: Grid) -> str:
+    """The name of a goal board if it has one, else its tokens."""
+    for name in GOAL_NAMES:
+        if goal_board(name, g) == goal:
+            return name
+    return format_board(goal)
+
+
+def _spiral(g: Grid) -> Board:
+    """Tiles 1..n-1 clockwise from the top-left corner; the blank ends the spiral."""
+    cells = [0] * g.cells
+    top, bottom, left, right = 0, g.rows - 1, 0, g.cols - 1
+    order: list[int] = []
+    while top <= bottom and left <= right:
+        order += [top * g.cols + c for c in range(left, right + 1)]
+        order += [r * g.cols + right for r in range(top + 1, bottom + 1)]
+        if top < bottom:
+            order += [bottom * g.cols + c for c in range(right - 1, left - 1, -1)]
+        if left < right:
+            order += [r * g.cols + left for r in range(bottom - 1, top, -1)]
+        top, bottom, left, right = top + 1, bottom - 1, left + 1, right - 1
+    for tile, cell in enumerate(order[:-1], start=1):
+        cells[cell] = tile
+    return tuple(cells)
+
+
+# ------------------------------------------------------------ parse / format
+
+
+def tokenize(text: str) -> list[str]:
+    """Split board text into tokens. A single compact 3x3 word (``123x46758``)
+    becomes nine tokens; row separators ``/`` and commas are ignored."""
+    words = re.sub(r"[/,|]", " ", text).split()
+    if len(words) == 1 and len(words[0]) == 9:
+        return list(words[0])
+    return words
+
+
+def parse_board(text: str | Sequence[str], g: Grid | None = None) -> Board:
+    """Parse tokens (``x``/``X``/``0``/``_`` for the blank) into a Board.
+
+    ``g`` fixes the size; without it the token count must be a square (4, 9, 16, 25).
+    Raises BoardError naming the offending token and why.
+    """
+    tokens = tokenize(text) if isinstance(text, str) else list(text)
+    if g is None:
+        side = round(len(tokens) ** 0.5)
+        if side * side != len(tokens) or not MIN_SIDE <= side <= MAX_SIDE:
+            raise BoardError(
+                f"{len(tokens)} tokens do not make a square board of side "
+                f"{MIN_SIDE} to {MAX_SIDE}"
+            )
+        g = grid(side)
+    n = g.cells
+    if len(tokens) != n:
+        raise BoardError(
+            f"expected {n} tokens for a {g.label} board, got {len(tokens)}"
+        )
+    if not any(t in BLANK_TOKENS for t in tokens):
+        raise BoardError("no blank: one token must be x, X, 0 or _")
+    board: list[int] = []
+    seen: dict[int, int] = {}
+    for pos, token in enumerate(tokens, start=1):
+        if token in BLANK_TOKENS:
+            value = 0
+        elif token.isdigit():
+            value = int(token)
+            if not 1 <= value <= n - 1:
+                raise BoardError(
+                    f"token {pos} {token!r}: tile out of range 1..{n - 1}"
+                )
+        else:
+            raise BoardError(
+                f"token {pos} {token!r}: not a tile number or blank (x, X, 0, _)"
+            )
+        if value in seen:
+            what = "blank" if value == 0 else f"tile {value}"
+            raise BoardError(
+                f"token {pos} {token!r}: duplicate {what} (first at token {seen[value]})"
+            )
+        seen[value] = pos
+        board.append(value)
+    return tuple(board)
+
+
+def format_board(board: Board, g: Grid | None = None, *, as_grid: bool = False) -> str:
+    """Tokens separated by spaces (blank as ``x``); ``as_grid`` gives aligned rows."""
+    tokens = ["x" if v == 0 else str(v) for v in board]
+    if not as_grid:
+        return " ".join(tokens)
+    g = g or grid(round(len(board) ** 0.5))
+    width = max(map(len, tokens))
+    return "\n".join(
+        " ".join(t.rjust(width) for t in tokens[r * g.cols : (r + 1) * g.cols])
+        for r in range(g.rows)
+    )
+
+
+# ---------------------------------------------------------------- replay
+
+
+def apply_moves(board: Board, moves: str, g: Grid) -> Board:
+    """Play ``moves`` from ``board``; IllegalMoveError at the first bad move."""
+    cells = list(board)
+    blank = cells.index(0)
+    for index, move in enumerate(moves):
+        if move not in OPPOSITE:
+            raise IllegalMoveError(index, move, "not one of u, d, l, r")
+        for name, target in g.neighbours[blank]:
+            if name == move:
+                break
+        else:
+            raise IllegalMoveError(index, move, "the blank would leave the board")
+        cells[blank], cells[target] = cells[target], 0
+        blank = target
+    return tuple(cells)
+
+
+# ----------------------------------------------------------- solvability
+
+
+def permutation_parity(perm: Sequence[int]) -> int:
+    """0 for an even permutation of 0..n-1, 1 for odd (cycle count, O(n))."""
+    seen = [False] * len(perm)
+    parity = 0
+    for start in range(len(perm)):
+        length = 0
+        i = start
+        while not seen[i]:
+            seen[i] = True
+            i = perm[i]
+            length += 1
+        if length:
+            parity ^= (length - 1) & 1
+    return parity
+
+
+def is_solvable(start: Board, goal: Board, g: Grid) -> bool:
+    """True when ``goal`` is reachable from ``start`` (same tiles, same grid).
+
+    Every move is a transposition with the blank, and moves the blank one cell:
+    the parity of the permutation taking start to goal must equal the parity of
+    the blank's Manhattan displacement. Holds for every rows, cols >= 2.
+    """
+    where = {tile: cell for cell, tile in enumerate(goal)}
+    perm = [where[tile] for tile in start]  # cell in start -> cell in goal
+    sr, sc = g.row_col(start.index(0))
+    gr, gc = g.row_col(goal.index(0))
+    return permutation_parity(perm) == (abs(sr - gr) + abs(sc - gc)) & 1
+
+
+# ----------------------------------------------------------------- ranks
+
+
+def rank(board: Sequence[int]) -> int:
+    """Lexicographic (Lehmer / Cantor) rank of a permutation of 0..n-1, in range(n!)."""
+    n = len(board)
+    result = 0
+    used = 0  # bit mask of values already seen
+    for i, v in enumerate(board):
+        smaller_unused = v - (used & ((1 << v) - 1)).bit_count()
+        result += smaller_unused * factorial(n - 1 - i)
+        used |= 1 << v
+    return result
+
+
+def unrank(index: int, n: int) -> Board:
+    """Inverse of :func:`rank`: the permutation of 0..n-1 with that rank."""
+    if not 0 <= index < factorial(n):
+        raise ValueError(f"rank {index} out of range for n={n}")
+    pool = list(range(n))
+    out = []
+    for i in range(n - 1, -1, -1):
+        q, index = divmod(index, factorial(i))
+        out.append(pool.pop(q))
+    return tuple(out)
+
+
+# ------------------------------------------------------------ judge input
+
+
+def boards_from_tokens(tokens: Iterable[str], g: Grid) -> Iterator[Board]:
+    """Group a token stream into boards of ``g``'s size (POJ 1077 style input).
+
+    An incomplete trailing board raises BoardError saying how many tokens are missing.
+    """
+    chunk: list[str] = []
+    count = 0
+    for token in tokens:
+        chunk.append(token)
+        if len(chunk) == g.cells:
+            count += 1
+            try:
+                yield parse_board(chunk, g)
+            except BoardError as err:
+                raise BoardError(f"board {count}: {err}") from None
+            chunk = []
+    if chunk:
+        missing = g.cells - len(chunk)
+        raise BoardError(
+            f"board {count + 1}: incomplete, {len(chunk)} of {g.cells} tokens "
+            f"({missing} missing)"
+        )

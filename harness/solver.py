@@ -1,0 +1,289 @@
+"""The solver contract, the registry, and solver selection by name.
+
+A solver is a function ``solve(start, goal, grid, *, counters, heuristic)`` that
+returns the blank's moves (``"ulrd..."``) or ``None`` when the goal is unreachable.
+It fills the :class:`Counters` it is handed and never reads a clock, prints or logs:
+measurement belongs to the runner. Register it with :func:`register`; every module
+in the ``solvers`` package is imported by :func:`all_solvers`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import pkgutil
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Protocol
+
+from harness.heuristics import Heuristic, all_heuristics
+from harness.puzzle import Board, Grid, Moves
+
+ENTRY_POINT_GROUP = "npuzzle_harness.solvers"
+
+
+@dataclass(slots=True)
+class Counters:
+    """Filled by the solver, owned by the runner.
+
+    expanded: boards whose successors were generated (IDA*: every visit that
+    generates children, summed over iterations). generated: successors produced.
+    max_frontier: largest open list / queue / recursion stack seen.
+    iterations: IDA* bound iterations, bidirectional layers, etc. (0 if unused).
+    extra: per-algorithm counters, by name.
+    """
+
+    expanded: int = 0
+    generated: int = 0
+    max_frontier: int = 0
+    iterations: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "expanded": self.expanded,
+            "generated": self.generated,
+            "max_frontier": self.max_frontier,
+            "iterations": self.iterations,
+            **{f"extra_{k}": v for k, v in sorted(self.extra.items())},
+        }
+
+
+class SolveFn(Protocol):
+    def __call__(
+        self,
+        start: Board,
+        goal: Board,
+        grid: Grid,
+        *,
+        counters: Counters,
+        heuristic: Heuristic | None,
+    ) -> Moves | None: ...
+
+
+#: refuses(grid, optimal_depth_or_None, heuristic_name_or_None) -> reason or None
+Refusal = Callable[[Grid, "int | None", "str | None"], "str | None"]
+#: prepare(grid, goal, heuristic) -> None: compile kernels, build tables (set-up time)
+Prepare = Callable[[Grid, Board, "Heuristic | None"], None]
+
+
+def _accepts_all(grid: Grid, depth: int | None, heuristic: str | None) -> str | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SolverSpec:
+    """A registered solver and what it declares about itself."""
+
+    name: str
+    solve: SolveFn
+    optimal: bool
+    heuristics: tuple[str, ...] = ()
+    default_heuristic: str | None = None
+    description: str = ""
+    refuses: Refusal = _accepts_all
+    prepare: Prepare | None = None
+    #: Sensible per-instance time budget in seconds (the runner's default timeout).
+    budget_seconds: float = 60.0
+    sizes: str = "any"  # human-readable summary of accepted board sizes
+    module: str = ""
+
+    @property
+    def uses_heuristic(self) -> bool:
+        return bool(self.heuristics)
+
+    def source_sha256(self) -> str:
+        """Hash of the solver's source file, to tell results of changed code apart."""
+        try:
+            path = inspect.getsourcefile(self.solve)
+            return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
+        except (TypeError, OSError):
+            return ""
+
+
+@dataclass(frozen=True, slots=True)
+class SolverConfig:
+    """One solver with one heuristic: the unit the runner measures."""
+
+    spec: SolverSpec
+    heuristic: str | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.spec.name}[{self.heuristic}]" if self.heuristic else self.spec.name
+
+    @property
+    def heuristic_column(self) -> str:
+        return self.heuristic or "none"
+
+
+_REGISTRY: dict[str, SolverSpec] = {}
+_builtins_loaded = False
+
+
+def register(
+    name: str,
+    *,
+    optimal: bool,
+    heuristics: tuple[str, ...] = (),
+    default_heuristic: str | None = None,
+    refuses: Refusal | None = None,
+    prepare: Prepare | None = None,
+    budget_seconds: float = 60.0,
+    sizes: str = "any",
+) -> Callable[[SolveFn], SolveFn]:
+    """Decorator adding a solver under ``name`` (module stem == registry key).
+
+    ``heuristics`` lists the heuristics it accepts (empty for blind search);
+    ``default_heuristic`` is used when the user names the solver bare.
+    """
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
+    if heuristics and default_heuristic is None:
+        default_heuristic = heuristics[0]
+
+    def wrap(solve: SolveFn) -> SolveFn:
+        doc = inspect.getdoc(sys.modules.get(solve.__module__)) or inspect.getdoc(solve)
+        _REGISTRY[name] = SolverSpec(
+            name=name,
+            solve=solve,
+            optimal=optimal,
+            heuristics=tuple(heuristics),
+            default_heuristic=default_heuristic,
+            description=(doc or "").strip().splitlines()[0] if doc else "",
+            refuses=refuses or _accepts_all,
+            prepare=prepare,
+            budget_seconds=budget_seconds,
+            sizes=sizes,
+            module=solve.__module__,
+        )
+        return solve
+
+    return wrap
+
+
+def _load_builtins() -> None:
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
+    _builtins_loaded = True
+    import solvers
+
+    for info in sorted(pkgutil.iter_modules(solvers.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"solvers.{info.name}")
+
+
+def all_solvers() -> dict[str, SolverSpec]:
+    """Every built-in solver plus any plugin loaded so far, sorted by name."""
+    _load_builtins()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def load_plugin(target: str) -> list[str]:
+    """Import a plugin module by dotted name or ``.py`` path; return the solver
+    names it registered. Raises ImportError with a one-line reason."""
+    before = set(_REGISTRY)
+    path = Path(target)
+    try:
+        if target.endswith(".py") or path.is_file():
+            if not path.is_file():
+                raise ImportError(f"plugin file {target!r} does not exist")
+            mod_name = f"harness_plugin_{path.stem}_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]}"
+            spec = importlib.util.spec_from_file_location(mod_name, path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"plugin file {target!r} cannot be imported")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[mod_name] = module
+            spec.loader.exec_module(module)
+        else:
+            importlib.import_module(target)
+    except ImportError:
+        raise
+    except Exception as err:  # a broken plugin must not take the harness down
+        raise ImportError(f"plugin {target!r} failed to load: {type(err).__name__}: {err}") from err
+    return sorted(set(_REGISTRY) - before)
+
+
+def entry_point_names() -> list[str]:
+    """Solver names offered by installed packages (group ``npuzzle_harness.solvers``);
+    not loaded until a user names one."""
+    return sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+
+
+def _load_entry_point(name: str) -> bool:
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            ep.load()
+            return name in _REGISTRY
+    return False
+
+
+_CONFIG = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([A-Za-z0-9_\-]*)\s*\])?\s*$")
+
+
+def parse_config(token: str) -> SolverConfig:
+    """``"astar_dict[manhattan]"`` or ``"bfs"`` -> SolverConfig; KeyError with a
+    one-line reason for an unknown solver or a heuristic it does not take."""
+    m = _CONFIG.match(token)
+    if not m:
+        raise KeyError(f"{token!r} is not NAME or NAME[HEURISTIC]")
+    name, heuristic = m.group(1), m.group(2)
+    solvers = all_solvers()
+    if name not in solvers and not _load_entry_point(name):
+        raise KeyError(f"unknown solver {name!r}; known: {', '.join(all_solvers())}")
+    spec = _REGISTRY[name]
+    if heuristic == "":
+        raise KeyError(f"{token!r}: empty heuristic name")
+    if heuristic is None:
+        heuristic = spec.default_heuristic
+    elif not spec.heuristics:
+        raise KeyError(f"solver {name!r} is blind and takes no heuristic ({token!r})")
+    elif heuristic not in spec.heuristics:
+        raise KeyError(
+            f"solver {name!r} does not take heuristic {heuristic!r}; "
+            f"it takes: {', '.join(spec.heuristics)}"
+        )
+    if heuristic is not None and heuristic not in all_heuristics():
+        raise KeyError(f"heuristic {heuristic!r} of {name!r} is not registered")
+    return SolverConfig(spec, heuristic)
+
+
+def select_solvers(text: str) -> list[SolverConfig]:
+    """``"all"`` (every solver with every heuristic it takes) or a comma list of
+    NAME / NAME[HEURISTIC]. Duplicates are dropped; order is kept."""
+    if text.strip() == "all":
+        return [
+            SolverConfig(spec, h)
+            for spec in all_solvers().values()
+            for h in (spec.heuristics or (None,))
+        ]
+    out: list[SolverConfig] = []
+    for token in _split_top_level(text):
+        config = parse_config(token)
+        if config not in out:
+            out.append(config)
+    if not out:
+        raise KeyError("no solver named")
+    return out
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split on commas outside brackets (``a[x],b`` -> ``a[x]``, ``b``)."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
