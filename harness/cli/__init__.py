@@ -30,9 +30,7 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 # Command modules register themselves on ``app`` when imported.
-from harness.cli import solve as _solve  # noqa: E402,F401
-
-for _name in ("datasets", "run", "report", "compare"):
+for _name in ("solve", "datasets", "run", "report", "compare"):
     try:
         __import__(f"harness.cli.{_name}")
     except ModuleNotFoundError as _err:  # a command module not written yet
