@@ -1,0 +1,129 @@
+"""A* over board tuples with dicts for the best known g and the parent links.
+
+Data structures: a binary heap (``heapq``) of ``(f, tie, g, board)`` entries, a dict
+``best_g`` (board -> cheapest g found) and a dict ``parent`` (board -> the board it
+was reached from). The goal is tested when a board is popped, not when it is
+generated, which is what makes A* optimal. A board whose g improves is pushed
+again rather than updated in place, so the older heap entry goes stale and is
+skipped on pop. Equal f values are popped first-in first-out through the ``tie``
+counter, so runs are deterministic and boards are never compared. With a
+tile-additive heuristic (``tile_cost`` table: misplaced, manhattan) h is updated
+per move in O(1); any other heuristic is evaluated on each new child.
+
+Optimal: with an admissible heuristic (all built-in ones; a consistent one also
+never re-expands a board). ``is_solvable`` is checked first, so an unsolvable
+board returns None at once instead of exhausting its component.
+
+Counters: expanded = boards popped (stale entries excluded) whose successors were
+generated, so the goal itself is not counted; generated = successors created,
+including those already known at an equal or lower g; max_frontier = the largest
+heap size seen, stale entries included (they occupy memory); extra["stale"] =
+stale entries popped and skipped.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+
+from harness.heuristics import Heuristic, manhattan
+from harness.puzzle import Board, Grid, Moves, is_solvable
+from harness.solver import Counters, register
+
+#: Boards with more cells than this have more than 181,440 reachable boards.
+_SMALL_CELLS = 9
+#: Deepest known optimum accepted on larger boards, per heuristic: A* keeps every
+#: generated board, so deep 4x4 boards exhaust memory before time.
+_MAX_DEPTH_LARGE = {"misplaced": 30, "manhattan": 48, "linear_conflict": 50}
+
+
+def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
+    """Decline deep boards on grids larger than 3x3."""
+    if g.cells <= _SMALL_CELLS:
+        return None
+    limit = _MAX_DEPTH_LARGE.get(heuristic or "manhattan", 40)
+    if depth is not None and depth > limit:
+        return (
+            f"depth {depth} on {g.label} with {heuristic}: A* would store tens of "
+            f"millions of boards (takes depth <= {limit})"
+        )
+    return None
+
+
+def _path(parent: dict[Board, Board | None], board: Board, g: Grid) -> Moves:
+    """Walk parent links back to the start; each move is read off the blank's step."""
+    step_to_move = {-g.cols: "u", g.cols: "d", -1: "l", 1: "r"}
+    moves: list[str] = []
+    before = parent[board]
+    while before is not None:
+        moves.append(step_to_move[board.index(0) - before.index(0)])
+        board, before = before, parent[before]
+    return "".join(reversed(moves))
+
+
+@register(
+    "astar_dict",
+    optimal=True,
+    heuristics=("manhattan", "linear_conflict", "misplaced"),
+    default_heuristic="manhattan",
+    refuses=_refuses,
+    budget_seconds=60.0,
+    sizes="any (larger than 3x3: depth-limited, see refusals)",
+)
+def solve(
+    start: Board,
+    goal: Board,
+    grid: Grid,
+    *,
+    counters: Counters,
+    heuristic: Heuristic | None = None,
+) -> Moves | None:
+    """Shortest move string from ``start`` to ``goal``; None when unsolvable."""
+    if not is_solvable(start, goal, grid):
+        return None
+    h_of = heuristic if heuristic is not None else manhattan(goal, grid)
+    cost = h_of.tile_cost
+    neighbours = grid.neighbours
+    tie = 0
+    heap = [(h_of(start), tie, 0, start)]
+    best_g: dict[Board, int] = {start: 0}
+    parent: dict[Board, Board | None] = {start: None}
+    expanded = generated = stale = max_frontier = 0
+    try:
+        while heap:
+            if len(heap) > max_frontier:
+                max_frontier = len(heap)
+            f, _, g, board = heappop(heap)
+            if g > best_g[board]:
+                stale += 1  # a cheaper copy of this board was pushed after this one
+                continue
+            if board == goal:
+                return _path(parent, board, grid)
+            expanded += 1
+            blank = board.index(0)
+            h = f - g
+            g += 1
+            for _, target in neighbours[blank]:
+                cells = list(board)
+                tile = cells[target]
+                cells[blank] = tile
+                cells[target] = 0
+                child = tuple(cells)
+                generated += 1
+                known = best_g.get(child)
+                if known is not None and known <= g:
+                    continue
+                best_g[child] = g
+                parent[child] = board
+                if cost is not None:
+                    h_child = h - cost[tile][target] + cost[tile][blank]
+                else:
+                    h_child = h_of(child)
+                tie += 1
+                heappush(heap, (g + h_child, tie, g, child))
+        raise AssertionError("solvable board but the heap ran dry")
+    finally:
+        counters.expanded += expanded
+        counters.generated += generated
+        counters.max_frontier = max(counters.max_frontier, max_frontier)
+        if stale:
+            counters.extra["stale"] = counters.extra.get("stale", 0) + stale
