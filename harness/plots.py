@@ -1,0 +1,561 @@
+"""Report plots (matplotlib, Agg backend): one PNG per question, from per-instance rows.
+
+Every config keeps one colour, line style, marker and hatch across all plots
+(:func:`style_map`, from the sorted labels), so a figure still reads when printed in
+grey. A plot whose data is absent is not drawn; its :class:`Plot` says why.
+Input is the per-instance table of :func:`harness.report.instances`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display; must precede pyplot
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+ANSWERED = ("solved", "unsolvable")
+LINESTYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p")
+HATCHES = ("", "//", "\\\\", "xx", "..", "oo", "++", "--", "**", "OO")
+DPI = 110
+#: Every plot this module can make, in report order: file stem -> title.
+PLOT_NAMES = {
+    "time_vs_depth": "Solve time vs optimal depth",
+    "expanded_vs_depth": "Nodes expanded vs optimal depth",
+    "ebf_vs_depth": "Effective branching factor vs optimal depth",
+    "peak_memory": "Peak memory per config",
+    "cactus": "Cactus plot: instances answered vs time limit",
+    "heuristic_quality": "Heuristic quality: h(start) / optimal length",
+    "unsolvable_time": "Time to answer unsolvable boards",
+    "compare_time": "Per-instance time, old run vs new run",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    color: tuple[float, float, float, float]
+    linestyle: str
+    marker: str
+    hatch: str
+
+
+@dataclass(frozen=True, slots=True)
+class Plot:
+    """A written plot (``path``) or a skipped one (``skipped`` says why)."""
+
+    name: str
+    title: str
+    caption: str
+    path: Path | None = None
+    skipped: str = ""
+
+
+def style_map(labels: Sequence[str]) -> dict[str, Style]:
+    """Stable styles: sorted labels -> tab10 (tab20 beyond 10), cycling line styles,
+    markers and hatches at co-prime periods so neighbours differ in grey too."""
+    labels = sorted(set(labels))
+    cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
+    return {
+        label: Style(
+            color=cmap(i % cmap.N),
+            linestyle=LINESTYLES[i % len(LINESTYLES)],
+            marker=MARKERS[i % len(MARKERS)],
+            hatch=HATCHES[i % len(HATCHES)],
+        )
+        for i, label in enumerate(labels)
+    }
+
+
+def make_plots(
+    inst: pd.DataFrame,
+    styles: dict[str, Style],
+    plot_dir: Path,
+    time_limit_s: float | None = None,
+) -> list[Plot]:
+    """Draw every standard plot of one run into ``plot_dir``; stale files of plots
+    skipped this time are removed so the folder matches the report."""
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    answered = inst[inst["status"].isin(ANSWERED)] if len(inst) else inst
+    solvable = (
+        answered[answered["solvable"].astype(bool) & answered["optimal_length"].notna()]
+        if len(inst)
+        else inst
+    )
+    plots = [
+        _depth_plot(
+            solvable,
+            styles,
+            plot_dir,
+            "time_vs_depth",
+            "seconds",
+            1e3,
+            "median time per instance (ms, log scale)",
+            log=True,
+        ),
+        _depth_plot(
+            solvable,
+            styles,
+            plot_dir,
+            "expanded_vs_depth",
+            "expanded",
+            1,
+            "nodes expanded (log scale)",
+            log=True,
+        ),
+        _depth_plot(
+            solvable[solvable["status"] == "solved"] if len(solvable) else solvable,
+            styles,
+            plot_dir,
+            "ebf_vs_depth",
+            "ebf",
+            1,
+            "effective branching factor b*",
+            log=False,
+        ),
+        _memory_plot(inst, styles, plot_dir),
+        _cactus_plot(answered, inst, styles, plot_dir, time_limit_s),
+        _heuristic_plot(inst, plot_dir),
+        _unsolvable_plot(answered, inst, styles, plot_dir),
+    ]
+    for p in plots:
+        if p.skipped:
+            (plot_dir / f"{p.name}.png").unlink(missing_ok=True)
+    return plots
+
+
+def _save(fig: plt.Figure, plot_dir: Path, name: str) -> Path:
+    path = plot_dir / f"{name}.png"
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _legend(fig: plt.Figure, ax: plt.Axes) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(
+            handles,
+            labels,
+            loc="center left",
+            bbox_to_anchor=(1.0, 0.5),
+            fontsize=9,
+            frameon=False,
+            title="config",
+        )
+
+
+#: Plain tick labels (0.01, 30, 1,000) instead of 10^k: read by people, not reviewers.
+PLAIN = FuncFormatter(lambda v, _pos: f"{v:,.10g}")
+
+
+def _scale_y(ax: plt.Axes, values: np.ndarray, unit: str, quantity: str) -> None:
+    """Log y when the values span more than 20x, linear from 0 otherwise."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    if len(values) and values.max() / values.min() > 20:
+        ax.set_yscale("log")
+        ax.set_ylabel(f"{quantity} ({unit}, log scale)")
+    else:
+        ax.set_ylim(0, (values.max() if len(values) else 1) * 1.15)
+        ax.set_ylabel(f"{quantity} ({unit})")
+    ax.yaxis.set_major_formatter(PLAIN)
+
+
+def _skip(name: str, why: str) -> Plot:
+    return Plot(name, PLOT_NAMES[name], "", skipped=why)
+
+
+def _depth_plot(
+    data: pd.DataFrame,
+    styles: dict[str, Style],
+    plot_dir: Path,
+    name: str,
+    column: str,
+    scale: float,
+    ylabel: str,
+    log: bool,
+) -> Plot:
+    data = data[data[column].notna()] if len(data) else data
+    if data.empty:
+        return _skip(name, "no answered instance with a known optimal depth")
+    sizes = sorted(data["size"].unique())
+    fig, axes = plt.subplots(
+        1, len(sizes), figsize=(6.5 * len(sizes) + 1.5, 4.6), squeeze=False
+    )
+    for ax, size in zip(axes[0], sizes, strict=True):
+        part = data[data["size"] == size]
+        for config in sorted(part["config"].unique()):
+            s = styles[config]
+            by_depth = (
+                part[part["config"] == config]
+                .groupby("optimal_length")[column]
+                .agg(["median", "min", "max"])
+                * scale
+            )
+            x = by_depth.index.to_numpy(dtype=float)
+            ax.plot(
+                x,
+                by_depth["median"],
+                color=s.color,
+                linestyle=s.linestyle,
+                marker=s.marker,
+                markersize=5,
+                label=config,
+            )
+            if (by_depth["max"] > by_depth["min"]).any():  # no band without spread
+                ax.fill_between(
+                    x,
+                    by_depth["min"],
+                    by_depth["max"],
+                    color=s.color,
+                    alpha=0.12,
+                    linewidth=0,
+                )
+        ax.set_xlabel(f"optimal depth (moves), {size}")
+        ax.set_ylabel(ylabel)
+        if log:
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(PLAIN)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    fig.suptitle(PLOT_NAMES[name])
+    _legend(fig, axes[0][-1])
+    caption = (
+        "Line: median over the instances at each depth"
+        + (" (each instance: median over its repeats)" if column == "seconds" else "")
+        + "; band: minimum to maximum. Answered instances only."
+    )
+    if column == "ebf":
+        caption = (
+            "b* solves N + 1 = 1 + b* + ... + b*^d (N = nodes generated, d = "
+            "returned path length). Line: median per depth; band: min to max."
+        )
+    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+
+
+def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -> Plot:
+    name = "peak_memory"
+    if (
+        inst.empty
+        or "peak_bytes" not in inst
+        or (inst["peak_bytes"].isna().all() and inst["peak_rss_bytes"].isna().all())
+    ):
+        return _skip(name, "the run has no memory-pass rows")
+    peaks = inst.groupby(["dataset", "config"])[["peak_bytes", "peak_rss_bytes"]].max()
+    peaks = peaks.dropna(how="all") / (1 << 20)
+    datasets = sorted(peaks.index.get_level_values("dataset").unique())
+    configs = sorted(peaks.index.get_level_values("config").unique())
+    fig, axes = plt.subplots(
+        1,
+        2,
+        figsize=(max(10, 0.6 * len(datasets) * len(configs) + 4), 4.6),
+        layout="constrained",
+    )
+    width = 0.8 / len(configs)
+    for ax, col, label in (
+        (axes[0], "peak_bytes", "tracemalloc peak"),
+        (axes[1], "peak_rss_bytes", "worker RSS peak"),
+    ):
+        for j, config in enumerate(configs):
+            s = styles[config]
+            xs, ys = [], []
+            for i, dataset in enumerate(datasets):
+                value = peaks[col].get((dataset, config), np.nan)
+                if np.isfinite(value) and value > 0:
+                    xs.append(i + (j - (len(configs) - 1) / 2) * width)
+                    ys.append(value)
+            ax.bar(
+                xs,
+                ys,
+                width=width * 0.95,
+                color=s.color,
+                hatch=s.hatch,
+                edgecolor="black",
+                linewidth=0.6,
+                label=config,
+            )
+        ax.set_xticks(range(len(datasets)), datasets)
+        ax.set_xlabel("dataset")
+        _scale_y(ax, peaks[col].to_numpy(), "MiB", label)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(PLOT_NAMES[name])
+    _legend(fig, axes[0])
+    caption = (
+        "Largest peak over each config's instances in the separate, untimed "
+        "memory pass. tracemalloc counts Python allocations only; RSS includes "
+        "the interpreter (about the same baseline for every config)."
+    )
+    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+
+
+def _cactus_plot(
+    answered: pd.DataFrame,
+    inst: pd.DataFrame,
+    styles: dict[str, Style],
+    plot_dir: Path,
+    time_limit_s: float | None,
+) -> Plot:
+    name = "cactus"
+    data = answered[answered["seconds"].notna()] if len(answered) else answered
+    if data.empty:
+        return _skip(name, "no config answered any instance")
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    for config in sorted(data["config"].unique()):
+        s = styles[config]
+        ms = np.sort(data.loc[data["config"] == config, "seconds"].to_numpy() * 1e3)
+        ax.step(
+            ms,
+            np.arange(1, len(ms) + 1),
+            where="post",
+            color=s.color,
+            linestyle=s.linestyle,
+            linewidth=1.8,
+            label=config,
+        )
+        ax.plot(ms[-1:], [len(ms)], marker=s.marker, color=s.color, linestyle="none")
+    if time_limit_s:
+        ax.axvline(time_limit_s * 1e3, color="black", linestyle=":", linewidth=1)
+        ax.annotate(
+            "time limit",
+            (time_limit_s * 1e3, 0.02),
+            xycoords=("data", "axes fraction"),
+            rotation=90,
+            ha="right",
+            va="bottom",
+            fontsize=8,
+        )
+    total = inst[["dataset", "instance"]].drop_duplicates().shape[0]
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(PLAIN)
+    ax.set_xlabel("time limit per instance (ms, log scale)")
+    ax.set_ylabel(f"instances answered (of {total})")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title(PLOT_NAMES[name])
+    _legend(fig, ax)
+    caption = (
+        "How many instances (over all datasets; solved or proved unsolvable) "
+        "each config answers within a given per-instance time; further right "
+        "is slower, higher is more. Marker: the config's last answered instance."
+    )
+    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+
+
+def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
+    name = "heuristic_quality"
+    if inst.empty:
+        return _skip(name, "no rows")
+    data = inst[
+        (inst["heuristic"] != "none")
+        & inst["h_start"].notna()
+        & (inst["optimal_length"] > 0)
+    ]
+    data = data.drop_duplicates(["heuristic", "dataset", "instance"])
+    if data.empty:
+        return _skip(
+            name,
+            "no heuristic value at a start board with a known, non-zero optimal depth",
+        )
+    heuristics = sorted(data["heuristic"].unique())
+    ratios = [
+        (
+            data.loc[data["heuristic"] == h, "h_start"]
+            / data.loc[data["heuristic"] == h, "optimal_length"]
+        ).to_numpy()
+        for h in heuristics
+    ]
+    fig, ax = plt.subplots(figsize=(max(5.5, 1.6 * len(heuristics) + 2), 4.6))
+    box = ax.boxplot(ratios, widths=0.5, patch_artist=True, showfliers=False)
+    greys = np.linspace(0.55, 0.9, len(heuristics))
+    for i, (patch, grey) in enumerate(zip(box["boxes"], greys, strict=True)):
+        hatch = HATCHES[i % len(HATCHES)]
+        patch.set(facecolor=(grey, grey, grey), hatch=hatch, edgecolor="black")
+    for median in box["medians"]:
+        median.set(color="black", linewidth=2)
+    rng = np.random.default_rng(0)  # fixed jitter: the same data draws the same PNG
+    for i, r in enumerate(ratios, start=1):
+        ax.plot(
+            i + rng.uniform(-0.12, 0.12, len(r)),
+            r,
+            "o",
+            color="black",
+            markersize=3,
+            alpha=0.6,
+        )
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
+    ax.annotate(
+        "perfect: h = optimal",
+        (0.99, 1.0),
+        xycoords=("axes fraction", "data"),
+        va="bottom",
+        ha="right",
+        fontsize=8,
+    )
+    ax.set_xticks(
+        range(1, len(heuristics) + 1),
+        [f"{h}\n(n={len(r)})" for h, r in zip(heuristics, ratios, strict=True)],
+    )
+    ax.set_xlabel("heuristic")
+    ax.set_ylabel("h(start) / optimal length (ratio)")
+    ax.set_ylim(0, max(1.15, max(float(np.max(r)) for r in ratios) * 1.1))
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_title(PLOT_NAMES[name])
+    caption = (
+        "One point per start board with a known optimum (each board counted "
+        "once per heuristic). Closer to 1 is better informed; above 1 would "
+        "mean the heuristic overestimates (not admissible)."
+    )
+    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+
+
+def _unsolvable_plot(
+    answered: pd.DataFrame, inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path
+) -> Plot:
+    name = "unsolvable_time"
+    if inst.empty or inst["solvable"].astype(bool).all():
+        return _skip(name, "the run has no unsolvable boards")
+    data = answered[(answered["status"] == "unsolvable") & answered["seconds"].notna()]
+    if data.empty:
+        return _skip(
+            name, "no config answered an unsolvable board (all skipped or failed them)"
+        )
+    configs = sorted(data["config"].unique())
+    values = [
+        data.loc[data["config"] == c, "seconds"].to_numpy() * 1e3 for c in configs
+    ]
+    fig, ax = plt.subplots(figsize=(max(6, 1.5 * len(configs) + 2.5), 4.6))
+    box = ax.boxplot(values, widths=0.5, patch_artist=True, showfliers=False)
+    _scale_y(ax, np.concatenate(values), "ms", "time to report 'unsolvable'")
+    for patch, config in zip(box["boxes"], configs, strict=True):
+        s = styles[config]
+        patch.set(facecolor=(*s.color[:3], 0.35), hatch=s.hatch, edgecolor="black")
+    for median in box["medians"]:
+        median.set(color="black", linewidth=2)
+    for i, (config, v) in enumerate(zip(configs, values, strict=True), start=1):
+        s = styles[config]
+        ax.plot(
+            np.full(len(v), float(i)),
+            v,
+            linestyle="none",
+            marker=s.marker,
+            color=s.color,
+            markeredgecolor="black",
+            markersize=6,
+        )
+    ax.set_xticks(
+        range(1, len(configs) + 1),
+        [f"{c}\n(n={len(v)})" for c, v in zip(configs, values, strict=True)],
+        rotation=15 if len(configs) > 4 else 0,
+    )
+    ax.set_xlabel("config")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_title(PLOT_NAMES[name])
+    caption = (
+        "Median time per unsolvable board (correct 'unsolvable' answers only); "
+        "a config that must exhaust the reachable half of the state space "
+        "pays its full size here."
+    )
+    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+
+
+def compare_plot(
+    per_run: Sequence[pd.DataFrame], styles: dict[str, Style], plot_dir: Path
+) -> Plot:
+    """Per-instance median time of each later run against the first (log-log,
+    diagonal = unchanged); ``per_run`` are instance tables with a ``run`` column."""
+    name = "compare_time"
+    base = per_run[0]
+    key = ["dataset", "config", "instance"]
+    panels = []
+    for new in per_run[1:]:
+        both = base[base["status"].isin(ANSWERED)].merge(
+            new[new["status"].isin(ANSWERED)], on=key, suffixes=("_old", "_new")
+        )
+        both = both[(both["seconds_old"] > 0) & (both["seconds_new"] > 0)]
+        if len(both):
+            panels.append((new["run"].iat[0], both))
+    if not panels:
+        (plot_dir / f"{name}.png").unlink(missing_ok=True)
+        return _skip(name, "no instance was answered by the same config in two runs")
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        figsize=(5.2 * len(panels), 5.2),
+        squeeze=False,
+        layout="constrained",
+    )
+    old_label = base["run"].iat[0]
+    for ax, (label, both) in zip(axes[0], panels, strict=True):
+        for config in sorted(both["config"].unique()):
+            s = styles[config]
+            part = both[both["config"] == config]
+            ax.plot(
+                part["seconds_old"] * 1e3,
+                part["seconds_new"] * 1e3,
+                linestyle="none",
+                marker=s.marker,
+                color=s.color,
+                markeredgecolor="black",
+                markersize=6,
+                label=config,
+            )
+        lo = min(both["seconds_old"].min(), both["seconds_new"].min()) * 1e3 / 1.5
+        hi = max(both["seconds_old"].max(), both["seconds_new"].max()) * 1e3 * 1.5
+        ax.plot([lo, hi], [lo, hi], color="black", linewidth=1)
+        for factor, text, at in ((2.0, "2x slower", 0.3), (0.5, "2x faster", 0.7)):
+            ax.plot(
+                [lo, hi],
+                [lo * factor, hi * factor],
+                color="grey",
+                linewidth=0.8,
+                linestyle=":",
+            )
+            x = lo * (hi / lo) ** at  # a point on the dotted line, inside the axes
+            ax.annotate(
+                text,
+                (x, x * factor),
+                fontsize=8,
+                color="grey",
+                ha="right" if factor > 1 else "left",
+                va="bottom",
+            )
+        ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), aspect="equal")
+        ax.xaxis.set_major_formatter(PLAIN)
+        ax.yaxis.set_major_formatter(PLAIN)
+        ax.set_xlabel(f"{old_label}: median time (ms, log scale)")
+        ax.set_ylabel(f"{label}: median time (ms, log scale)")
+        ax.grid(True, which="major", alpha=0.3)
+    fig.suptitle(PLOT_NAMES[name])
+    handles = [
+        Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker=styles[c].marker,
+            color=styles[c].color,
+            markeredgecolor="black",
+            label=c,
+        )
+        for c in sorted(set().union(*(set(b["config"]) for _, b in panels)))
+    ]
+    fig.legend(
+        handles=handles,
+        loc="center left",
+        bbox_to_anchor=(1.0, 0.5),
+        fontsize=9,
+        frameon=False,
+        title="config",
+    )
+    caption = (
+        "One point per instance answered in both runs. On the diagonal: same "
+        "time; below it: the newer run is faster. Dotted: 2x either way."
+    )
+    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
