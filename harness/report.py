@@ -115,15 +115,19 @@ def load_run(run_dir: Path | str) -> Run:
 
 
 def _read_stored(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame]:
-    """``(meta, raw rows)`` via harness.results (which owns the format) if present."""
+    """``(meta, rows as strings)`` via harness.results, which owns the format (schema
+    check, header, torn last line); typing is ours, so a bad token is named."""
     try:
-        from harness.results import ResultsError, read_run
+        from harness.results import ResultsError, read_meta, read_row_dicts
     except ImportError:  # results module not there: read the contract ourselves
         return _read_meta(run_dir / "meta.json"), _read_rows(run_dir / "rows.csv")
     try:
-        return read_run(run_dir)
+        meta = read_meta(run_dir)
+        records = read_row_dicts(run_dir)
     except ResultsError as err:
         raise ReportError(str(err)) from None
+    columns = list(records[0]) if records else list(REQUIRED_COLUMNS)
+    return meta, pd.DataFrame.from_records(records, columns=columns)
 
 
 def _read_meta(path: Path) -> dict[str, Any]:
@@ -155,14 +159,13 @@ def _read_rows(path: Path) -> pd.DataFrame:
             if header is None:
                 raise ReportError(f"{path}: empty (no header line)")
             records = []
-            for rec in reader:
-                if rec and len(rec) != len(header):
+            for rec in reader:  # every line a row: index i is line i + 2
+                if len(rec) != len(header):
                     raise ReportError(
                         f"{path}: line {reader.line_num}: {len(rec)} fields, "
                         f"expected {len(header)}"
                     )
-                if rec:
-                    records.append(rec)
+                records.append(rec)
     except csv.Error as err:
         raise ReportError(f"{path}: malformed CSV ({err})") from None
     except (OSError, UnicodeDecodeError) as err:
@@ -244,8 +247,12 @@ def effective_branching_factor(nodes: Any, depth: Any) -> Any:
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for _ in range(200):
             mid = (lo + hi) / 2
-            near_one = np.abs(mid - 1.0) < 1e-12
-            total = np.where(near_one, dd + 1, (mid ** (dd + 1) - 1) / (mid - 1))
+            # (b^(d+1) - 1) / (b - 1) via expm1/log1p: exact enough near b = 1,
+            # where the plain formula cancels catastrophically.
+            step = mid - 1.0
+            total = np.where(
+                step == 0, dd + 1, np.expm1((dd + 1) * np.log1p(step)) / step
+            )
             below = total < target
             lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
     out = np.where(valid, (lo + hi) / 2, np.nan)

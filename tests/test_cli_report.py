@@ -1,0 +1,114 @@
+"""``harness report``: files or a printed summary; one-line errors, no traceback."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+
+DATA = Path(__file__).parent / "data"
+RUN_A = DATA / "run_fixture"
+RUN_B = DATA / "run_fixture_b"
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, ["report", *map(str, args)])
+
+
+def assert_one_line_error(result, *fragments: str) -> None:
+    assert result.exit_code != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_writes_files_and_prints_their_paths(tmp_path):
+    result = invoke(RUN_A, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    printed = [line.removeprefix("wrote ") for line in result.stdout.splitlines()]
+    assert str(tmp_path / "report.html") in printed
+    assert str(tmp_path / "report.md") in printed
+    assert str(tmp_path / "plots" / "cactus.png") in printed
+    for path in printed:
+        assert Path(path).stat().st_size > 0
+
+
+def test_format_csv_is_the_unrounded_summary():
+    result = invoke(RUN_A, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    cell = next(r for r in rows if r["dataset"] == "8-depths" and r["config"] == "bfs")
+    # hand-computed from the fixture: medians 0.08, 0.5, 41, 44 ms -> (0.5+41)/2
+    assert float(cell["median_ms"]) == pytest.approx(20.75)
+    assert (cell["solved"], cell["instances"]) == ("4", "4")
+    assert len(rows) == 10  # 5 configs x 2 datasets
+
+
+def test_format_json_parses_and_has_missing_as_null():
+    result = invoke(RUN_A, "--format", "json")
+    assert result.exit_code == 0, result.output
+    records = json.loads(result.stdout)
+    skipped = next(r for r in records if r["dataset"] == "8-unsolvable"
+                   and r["config"] == "ida_star[manhattan]")  # fmt: skip
+    assert skipped["skipped"] == 2 and skipped["median_ms"] is None
+
+
+def test_format_table_and_markdown_show_rounded_numbers():
+    table = invoke(RUN_A, "--format", "table")
+    assert table.exit_code == 0, table.output
+    line = next(x for x in table.stdout.splitlines()
+                if x.startswith("astar_dict[manhattan]") and "1.38" in x)  # fmt: skip
+    assert line.split()[1:3] == ["1.38", "35.8"]
+    md = invoke(RUN_A, "--format", "markdown")
+    assert "| astar_dict[manhattan] | 1.38 | 35.8 |" in md.stdout
+
+
+def test_several_runs_print_the_comparison():
+    result = invoke(RUN_A, RUN_B, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = {(r["dataset"], r["config"]): r for r in json.loads(result.stdout)}
+    assert rows[("8-depths", "bfs")]["time_ratio"] == pytest.approx(2.0)
+    assert rows[("8-depths", "bfs")]["counters_changed"] == 1
+
+
+def test_bad_input_is_a_one_line_error(tmp_path):
+    assert_one_line_error(invoke(tmp_path / "nope"), "nope", "no such directory")
+    assert_one_line_error(invoke(RUN_A, RUN_B), "--out")
+    assert_one_line_error(invoke(RUN_A, "--format", "xml"), "--format", "'xml'")
+    run = tmp_path / "run"
+    shutil.copytree(RUN_A, run)
+    (run / "rows.csv").unlink()
+    assert_one_line_error(invoke(run), "rows.csv")
+    shutil.copy(RUN_A / "rows.csv", run)
+    meta = json.loads((run / "meta.json").read_text())
+    (run / "meta.json").write_text(json.dumps({**meta, "schema_version": 2}))
+    assert_one_line_error(invoke(run), "meta.json", "schema_version 2")
+    shutil.copy(RUN_A / "meta.json", run)
+    lines = (RUN_A / "rows.csv").read_text().splitlines()
+    (run / "rows.csv").write_text("\n".join([*lines[:7], '"unclosed,1,2', *lines[7:]]))
+    assert_one_line_error(invoke(run), "rows.csv")
+    (run / "rows.csv").write_text("\n".join([*lines[:3], "x,y", *lines[3:]]) + "\n")
+    assert_one_line_error(invoke(run), "rows.csv", "line 4")
+
+
+def test_heavy_libraries_are_imported_inside_the_command_only():
+    source = (Path(__file__).parents[1] / "harness" / "cli" / "report.py").read_text()
+    top_level = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            top_level |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            top_level.add(node.module or "")
+    heavy = {"pandas", "matplotlib", "numpy", "harness.report", "harness.plots"}
+    assert not {m.split(".")[0] for m in top_level} & {"pandas", "matplotlib", "numpy"}
+    assert not top_level & heavy
