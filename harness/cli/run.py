@@ -1,0 +1,381 @@
+"""``harness run``: the solver x dataset grid, with progress and a summary.
+
+The library (:mod:`harness.runner`) does the work; this module converts options,
+shows progress (a rich bar on a terminal, plain lines otherwise), prints the summary
+and keeps the run directory's path as the last line of standard output.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from harness.cli import app, fail
+
+_RESUME_CONFLICTS = (
+    "--solvers", "--datasets", "--plugin", "--repeats", "--timeout",
+    "--memory-limit", "--no-memory", "--gc", "--setup-timeout",
+)  # fmt: skip
+
+
+@app.command()
+def run(
+    solvers: Annotated[
+        str | None,
+        typer.Option(help="'all', or a comma list of NAME or NAME[HEURISTIC]."),
+    ] = None,
+    datasets: Annotated[
+        str | None,
+        typer.Option(
+            help="'default', 'all', or a comma list of names or .jsonl paths."
+        ),
+    ] = None,
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--plugin",
+            help="Load solvers from a module or .py file (repeatable). Nothing else "
+            "outside the harness is loaded.",
+        ),
+    ] = None,
+    repeats: Annotated[
+        int | None,
+        typer.Option(min=1, help="Timed solves per cell; counters must agree. [3]"),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds per solve, for every solver (default: each "
+            "solver's own budget)."
+        ),
+    ] = None,
+    memory_limit: Annotated[
+        int | None,
+        typer.Option(
+            "--memory-limit",
+            help="MB of address space one solve may add to its worker (0: no limit). "
+            "[4096]",
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Worker processes (default: CPU cores). 1 gives the least noisy "
+            "times; 0 runs in this process without isolation (debugging).",
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for run directories.")] = Path(
+        "results"
+    ),
+    resume: Annotated[
+        str | None,
+        typer.Option(metavar="RUN_ID", help="Complete an interrupted run (in --out)."),
+    ] = None,
+    no_memory: Annotated[
+        bool, typer.Option("--no-memory", help="Skip the untimed memory pass.")
+    ] = False,
+    keep_gc: Annotated[
+        bool,
+        typer.Option(
+            "--gc", help="Leave the garbage collector on during timed solves."
+        ),
+    ] = False,
+    setup_timeout: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds allowed for one solver set-up (tables, compilation). [600]"
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Plain progress lines, no bar.")
+    ] = False,
+    no_report: Annotated[
+        bool, typer.Option("--no-report", help="Do not write report.md/html.")
+    ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            help="Exit with status 1 if any cell is invalid, an error, a "
+            "timeout or a memout."
+        ),
+    ] = False,
+) -> None:
+    """Run every selected solver on every instance of the selected datasets and store
+    the rows in a new run directory (its path is the last line printed)."""
+    from harness import results as res
+    from harness import runner
+
+    argv = res.python_argv()
+    # CI and process managers stop jobs with SIGTERM: stop as cleanly as on Ctrl-C.
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        if resume is not None:
+            given = [
+                name
+                for name, value in zip(
+                    _RESUME_CONFLICTS,
+                    (
+                        solvers,
+                        datasets,
+                        plugin,
+                        repeats,
+                        timeout,
+                        memory_limit,
+                        no_memory or None,
+                        keep_gc or None,
+                        setup_timeout,
+                    ),  # fmt: skip
+                    strict=True,
+                )
+                if value not in (None, [])
+            ]
+            if given:
+                raise fail(
+                    f"--resume continues run {resume} with its own options; "
+                    f"drop {', '.join(given)}"
+                )
+            plan, run_dir, meta = runner.prepare_resume(
+                resume, out, jobs=jobs, argv=argv
+            )
+            jobs = meta["resumes"][-1]["jobs"]
+        else:
+            plan = runner.make_plan(
+                solvers or "all",
+                datasets or "default",
+                plugins=plugin or (),
+                repeats=repeats or runner.DEFAULT_REPEATS,
+                timeout=timeout,
+                memory_limit_mb=runner.DEFAULT_MEMORY_LIMIT_MB
+                if memory_limit is None
+                else memory_limit,
+                memory_pass=not no_memory,
+                disable_gc=not keep_gc,
+                setup_timeout=setup_timeout or runner.DEFAULT_SETUP_TIMEOUT,
+            )
+            jobs = runner.default_jobs() if jobs is None else jobs
+            run_dir, meta = runner.start(plan, out, jobs=jobs, argv=argv)
+    except (runner.RunError, res.ResultsError) as err:
+        raise fail(str(err)) from None
+
+    cells = runner.plan_cells(plan)
+    say = _stderr
+    verb = "resuming" if resume else "run"
+    say(
+        f"{verb} {run_dir.name}: {len(plan.configs)} solver configs x "
+        f"{sum(len(d.instances) for d in plan.datasets)} instances in "
+        f"{len(plan.datasets)} datasets = {len(cells)} cells; repeats {plan.repeats}"
+        f"{', memory pass' if plan.memory_pass else ''}; jobs {jobs}"
+    )
+    for warning in meta.get("warnings", []):
+        say(f"warning: {warning}")
+    progress = _make_progress(quiet)
+    try:
+        outcome = runner.execute(
+            plan, run_dir, meta, executor=runner.make_executor(jobs, run_dir),
+            progress=progress,
+        )  # fmt: skip
+    except runner.RunInterrupted as stop:
+        say(f"interrupted: {stop.done} of {stop.total} cells stored in {run_dir}")
+        say(f"resume with: harness run --resume {run_dir.name} --out {out}")
+        typer.echo(str(run_dir))
+        raise typer.Exit(130) from None
+
+    try:
+        _, rows = res.read_run(run_dir)
+    except res.ResultsError as err:
+        raise fail(str(err)) from None
+    _print_summary(rows, runner)
+    if not no_report:
+        problem = runner.write_report_if_available(run_dir)
+        if problem:
+            say(f"note: no report written: {problem}")
+    typer.echo(str(run_dir))
+    if strict and outcome.failures:
+        raise typer.Exit(1)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _stderr(text: str) -> None:
+    typer.echo(text, err=True)
+
+
+# ---------------------------------------------------------------- progress
+
+
+def _is_ci() -> bool:
+    return bool(os.environ.get("CI")) or os.environ.get("TERM") == "dumb"
+
+
+def _make_progress(quiet: bool):
+    if quiet or _is_ci() or not sys.stderr.isatty():
+        return PlainProgress()
+    return RichProgress()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class PlainProgress:
+    """One line per failure, and a status line every 10% or 30 s (stderr)."""
+
+    def __init__(self, every_seconds: float = 30.0) -> None:
+        self.every = every_seconds
+        self.total = self.done = self.first_done = 0
+        self.started_at = self.last_line = 0.0
+        self.current = ""
+        self.next_share = 0.1
+
+    def start(self, total: int, done: int, failures: int) -> None:
+        self.total, self.done, self.first_done = total, done, done
+        self.started_at = self.last_line = time.monotonic()
+        if done:
+            _stderr(f"{done} of {total} cells already stored")
+
+    def started(self, config: str, dataset: str) -> None:
+        self.current = f"{config} on {dataset}"
+
+    def finished(self, done: int, failures: int, failure_line: str | None) -> None:
+        self.done = done
+        if failure_line:
+            _stderr(failure_line)
+        now = time.monotonic()
+        share = done / self.total if self.total else 1.0
+        if share >= self.next_share or now - self.last_line >= self.every:
+            while self.next_share <= share:
+                self.next_share += 0.1
+            self.last_line = now
+            elapsed = now - self.started_at
+            made = done - self.first_done
+            left = (self.total - done) * elapsed / made if made else 0.0
+            _stderr(
+                f"[{done}/{self.total}] {100 * share:.0f}% "
+                f"{_duration(elapsed)} elapsed, ~{_duration(left)} left; "
+                f"{failures} failed; last: {self.current}"
+            )
+
+    def stop(self) -> None:
+        pass
+
+
+class RichProgress:
+    """A rich progress bar on stderr: cells, current config and dataset, failures."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.console = Console(stderr=True)
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("cells"),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            TextColumn("[red]{task.fields[failures]}"),
+            console=self.console,
+            transient=False,
+        )
+        self.task = None
+
+    def start(self, total: int, done: int, failures: int) -> None:
+        self.bar.start()
+        self.task = self.bar.add_task(
+            "starting", total=total, completed=done, failures=self._fails(failures)
+        )
+
+    @staticmethod
+    def _fails(failures: int) -> str:
+        return f"{failures} failed" if failures else ""
+
+    def started(self, config: str, dataset: str) -> None:
+        self.bar.update(self.task, description=f"{config} on {dataset}")
+
+    def finished(self, done: int, failures: int, failure_line: str | None) -> None:
+        if failure_line:
+            self.bar.console.print(failure_line, markup=False, highlight=False)
+        self.bar.update(self.task, completed=done, failures=self._fails(failures))
+
+    def stop(self) -> None:
+        self.bar.stop()
+
+
+# ---------------------------------------------------------------- summary
+
+
+def _print_summary(rows, runner) -> None:
+    table = runner.summarize(rows)
+    if len(table) == 0:
+        typer.echo("no cells")
+        return
+    header = ["config", "dataset", "solved", "optimal", "median ms", "median expanded",
+              "failed", "skipped"]  # fmt: skip
+    lines = []
+    for r in table.itertuples():
+        failed = ", ".join(f"{n} {s}" for s, n in sorted(r.failures.items()))
+        lines.append([
+            r.config,
+            r.dataset,
+            f"{r.solved}/{r.instances - r.skipped}",
+            "-" if r.optimal_share is None or r.optimal_share != r.optimal_share
+            else f"{100 * r.optimal_share:.0f}%",
+            _num(r.median_seconds, 1e3),
+            _num(r.median_expanded, 1),
+            failed,
+            str(r.skipped) if r.skipped else "",
+        ])  # fmt: skip
+    widths = [
+        max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)
+    ]
+    right = {2, 3, 4, 5}
+
+    def fmt(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    typer.echo(fmt(header))
+    typer.echo(fmt(["-" * w for w in widths]))
+    for line in lines:
+        typer.echo(fmt(line))
+    skipped = runner.skipped_reasons(rows)
+    if skipped:
+        typer.echo("skipped (the solver declined these; not failures):")
+        for config, dataset, count, reason in skipped:
+            typer.echo(f"  {config} on {dataset} ({count} instances): {reason}")
+
+
+def _num(value: float | None, scale: float) -> str:
+    if value is None or value != value:
+        return "-"
+    value *= scale
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"

@@ -1,0 +1,416 @@
+"""Stored results: one directory per run, ``rows.csv`` plus ``meta.json``.
+
+The contract is ``notes/results-schema.md`` (reporter and compare read it):
+``results/<run_id>/`` is created once and never overwritten; rows are appended as
+cells finish, each batch flushed and fsynced, one physical line per row (text fields
+are kept on one line), so a run killed at any moment leaves at most one torn last
+line, which readers drop and :func:`repair_rows` cuts off before a resume appends.
+Standard library only, except :func:`read_run`, which returns a pandas DataFrame.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import astuple, dataclass, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = (
+    1  # bump on any change of columns or their meaning; readers reject others
+)
+# History:
+#   1 - first version (notes/results-schema.md), plus the trailing ``extra`` column:
+#       per-algorithm counters beyond the four fixed ones, as a JSON object.
+
+ROWS_FILE = "rows.csv"
+META_FILE = "meta.json"
+STATUSES = ("solved", "unsolvable", "timeout", "memout", "error", "invalid", "skipped")
+MEASURES = ("time", "memory")
+#: Longest text kept in ``moves`` / ``message``; a runaway solver's output is cut.
+MAX_TEXT = 4000
+
+
+class ResultsError(Exception):
+    """A run directory that cannot be read or written; the message names the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """One pass (a timed repeat or the memory pass) of one config on one instance."""
+
+    run_id: str
+    dataset: str
+    instance: str
+    size: str  # "3x3"
+    goal: str  # goal name or its tokens
+    solvable: bool
+    optimal_length: int | None  # from the dataset (or the 3x3 oracle); None if unknown
+    solver: str  # registry name
+    heuristic: str  # "none" for blind solvers
+    config: str  # display label, "astar_dict[manhattan]"
+    measure: str  # "time" | "memory"
+    repeat: int  # 0..R-1 for time rows, 0 for the memory row
+    status: str  # one of STATUSES
+    message: str  # why, for anything but a clean solve; "" otherwise
+    moves: str | None  # the returned move string (None: none returned)
+    path_length: int | None
+    is_optimal: bool | None  # None unless path_length and optimal_length are known
+    expanded: int | None
+    generated: int | None
+    max_frontier: int | None
+    iterations: int | None
+    seconds: float | None  # wall time of the solve call (time rows only)
+    cpu_seconds: float | None  # CPU time of the worker process during the call
+    peak_bytes: int | None  # tracemalloc peak (memory rows only)
+    peak_rss_bytes: int | None  # worker's peak resident set (memory rows only)
+    h_start: int | None  # heuristic at the start board (None for blind solvers)
+    extra: str  # JSON object of per-algorithm counters, "" when none
+
+    @property
+    def key(self) -> tuple[str, str, str, str, int]:
+        return row_key(
+            self.config, self.dataset, self.instance, self.measure, self.repeat
+        )
+
+
+COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))
+_INT_COLUMNS = (
+    "optimal_length",
+    "repeat",
+    "path_length",
+    "expanded",
+    "generated",
+    "max_frontier",
+    "iterations",
+    "peak_bytes",
+    "peak_rss_bytes",
+    "h_start",
+)
+_FLOAT_COLUMNS = ("seconds", "cpu_seconds")
+_BOOL_COLUMNS = ("solvable", "is_optimal")
+
+
+def row_key(config: str, dataset: str, instance: str, measure: str, repeat: int):
+    """The identity of a stored row: a resumed run never writes a key twice."""
+    return (config, dataset, instance, measure, int(repeat))
+
+
+# ------------------------------------------------------------------ run ids
+
+
+def git_info(root: Path | None = None) -> dict[str, Any]:
+    """``{"commit": sha or None, "dirty": bool or None}`` of the harness checkout."""
+    root = root or Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit or None, "dirty": bool(status.strip())}
+
+
+def make_run_id(git: dict[str, Any], now: datetime | None = None) -> str:
+    """``20261202T170000Z-3f9c2a1b`` (+ ``-dirty``); ``nogit`` outside a checkout."""
+    now = now or datetime.now(UTC)
+    stamp = now.strftime("%Y%m%dT%H%M%SZ")
+    commit = (git.get("commit") or "nogit")[:8]
+    return f"{stamp}-{commit}" + ("-dirty" if git.get("dirty") else "")
+
+
+def new_run_dir(out_dir: Path | str, run_id: str) -> Path:
+    """Create ``out_dir/run_id`` (or ``run_id-2``, ``-3``... if taken) and return it;
+    an existing directory is never reused."""
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ResultsError(
+            f"cannot create results folder {out}: {err.strerror}"
+        ) from None
+    for n in range(1, 1000):
+        path = out / (run_id if n == 1 else f"{run_id}-{n}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise ResultsError(f"cannot create {path}: {err.strerror}") from None
+        return path
+    raise ResultsError(f"{out}: too many runs named {run_id}")
+
+
+# --------------------------------------------------------------------- meta
+
+
+def environment_meta() -> dict[str, Any]:
+    """Python, package versions, platform and CPU: what a reader needs to compare."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    packages = {}
+    for name in ("npuzzle-harness", "numpy", "numba", "pandas", "rich", "typer"):
+        try:
+            packages[name] = version(name)
+        except PackageNotFoundError:
+            packages[name] = None
+    return {
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "packages": packages,
+        "platform": platform.platform(),
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def timer_meta() -> dict[str, Any]:
+    """The clocks used for the solve call and their resolutions."""
+    perf = time.get_clock_info("perf_counter")
+    cpu = time.get_clock_info("process_time")
+    return {
+        "wall_clock": f"time.perf_counter_ns ({perf.implementation})",
+        "perf_counter_resolution_s": perf.resolution,
+        "cpu_clock": f"time.process_time_ns ({cpu.implementation})",
+        "process_time_resolution_s": cpu.resolution,
+    }
+
+
+def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
+    """Replace ``meta.json`` atomically (temp file, fsync, rename)."""
+    meta = {"schema_version": SCHEMA_VERSION, **meta}
+    path = Path(run_dir) / META_FILE
+    tmp = path.with_suffix(".json.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(meta, fh, indent=2, sort_keys=False, default=str)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def read_meta(run_dir: Path | str) -> dict[str, Any]:
+    """``meta.json`` of a run; ResultsError if missing, malformed or of another
+    schema version."""
+    path = Path(run_dir) / META_FILE
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: no such file (not a run directory?)") from None
+    except (OSError, ValueError) as err:
+        raise ResultsError(f"{path}: cannot read: {err}") from None
+    if not isinstance(meta, dict):
+        raise ResultsError(f"{path}: not a JSON object")
+    version = meta.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ResultsError(
+            f"{path}: schema_version {version!r} is not supported by this harness "
+            f"(it reads version {SCHEMA_VERSION}); use the harness version that "
+            "wrote it"
+        )
+    return meta
+
+
+# --------------------------------------------------------------------- rows
+
+
+_NEWLINES = re.compile(r"[\r\n]+")
+
+
+def _one_line(text: str) -> str:
+    text = _NEWLINES.sub(" ", text)
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float):
+        return repr(value)
+    return _one_line(str(value))
+
+
+def format_rows(rows: Iterable[ResultRow]) -> str:
+    """CSV text of ``rows`` (no header), exactly one ``\\n``-terminated line per row."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    for row in rows:
+        writer.writerow([_cell(v) for v in astuple(row)])
+    return buf.getvalue()
+
+
+def append_rows(run_dir: Path, rows: Iterable[ResultRow]) -> int:
+    """Append rows to ``rows.csv`` (header first if new) in one write, then fsync.
+    Returns how many rows were written."""
+    rows = list(rows)
+    path = Path(run_dir) / ROWS_FILE
+    text = format_rows(rows)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        if os.fstat(fd).st_size == 0:
+            text = ",".join(COLUMNS) + "\n" + text
+        data = text.encode("utf-8")
+        while data:
+            written = os.write(fd, data)
+            data = data[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return len(rows)
+
+
+def repair_rows(run_dir: Path) -> int:
+    """Cut a torn last line (no final newline: the writer was killed mid-write) off
+    ``rows.csv`` so appends start on a fresh line. Returns the bytes removed."""
+    path = Path(run_dir) / ROWS_FILE
+    if not path.exists():
+        return 0
+    with open(path, "rb+") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return 0
+        # Walk back to the last newline; rows are short, so read a tail window.
+        window = min(size, 1 << 20)
+        fh.seek(size - window)
+        tail = fh.read(window)
+        cut = tail.rfind(b"\n")
+        keep = size - window + cut + 1 if cut >= 0 else 0
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return size - keep
+
+
+def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
+    """The stored rows as dicts of strings; a torn last line is dropped. ResultsError
+    for a header that is not this schema's or a malformed complete line."""
+    path = Path(run_dir) / ROWS_FILE
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        raw = raw[: raw.rfind(b"\n") + 1]  # the torn last line never counts
+    lines = raw.decode("utf-8", errors="replace").splitlines()
+    if not lines:
+        return []
+    header = next(csv.reader([lines[0]]))
+    if tuple(header) != COLUMNS:
+        missing = [c for c in COLUMNS if c not in header]
+        unknown = [c for c in header if c not in COLUMNS]
+        raise ResultsError(
+            f"{path}: line 1: columns do not match schema {SCHEMA_VERSION}"
+            + (f" (missing: {', '.join(missing)})" if missing else "")
+            + (f" (unknown: {', '.join(unknown)})" if unknown else "")
+        )
+    out = []
+    for number, values in enumerate(csv.reader(lines[1:]), start=2):
+        if len(values) != len(COLUMNS):
+            raise ResultsError(
+                f"{path}: line {number}: {len(values)} fields, expected {len(COLUMNS)}"
+            )
+        out.append(dict(zip(COLUMNS, values, strict=True)))
+    return out
+
+
+def stored_keys(run_dir: Path | str) -> set[tuple[str, str, str, str, int]]:
+    """Keys of the rows already stored (what a resume must not redo)."""
+    return {
+        row_key(
+            r["config"], r["dataset"], r["instance"], r["measure"], int(r["repeat"])
+        )
+        for r in read_row_dicts(run_dir)
+    }
+
+
+def rows_frame(rows: Iterable[ResultRow] | Iterable[dict[str, Any]]):
+    """A typed DataFrame in schema column order (nullable ints, NaN for missing)."""
+    import pandas as pd
+
+    records = [
+        dict(zip(COLUMNS, astuple(r), strict=True)) if isinstance(r, ResultRow) else r
+        for r in rows
+    ]
+    frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
+    return _typed(frame)
+
+
+def _typed(frame):
+    import pandas as pd
+
+    frame = frame.replace("", None) if len(frame) else frame
+    for col in _INT_COLUMNS:
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("Int64")
+    for col in _FLOAT_COLUMNS:
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+    for col in _BOOL_COLUMNS:
+        frame[col] = frame[col].map(_to_bool).astype("boolean")
+    for col in COLUMNS:
+        if col not in _INT_COLUMNS + _FLOAT_COLUMNS + _BOOL_COLUMNS:
+            frame[col] = frame[col].astype("string")
+    frame["message"] = frame["message"].fillna("")
+    frame["extra"] = frame["extra"].fillna("")
+    return frame
+
+
+_BOOLS = {"True": True, "true": True, "False": False, "false": False}
+
+
+def _to_bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    return _BOOLS.get(value) if isinstance(value, str) else None
+
+
+def read_run(run_dir: Path | str):
+    """``(meta, rows)`` of a stored run: the meta dict and a typed DataFrame with the
+    schema's columns. ResultsError (one line, naming the file) for an unreadable run
+    or an unknown schema version."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise ResultsError(f"{run_dir}: no such run directory")
+    meta = read_meta(run_dir)
+    return meta, rows_frame(read_row_dicts(run_dir))
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC time with seconds, ``2026-12-02T17:00:00Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def python_argv() -> list[str]:
+    """The command line as typed (program name shortened to its file name)."""
+    return [Path(sys.argv[0]).name, *sys.argv[1:]] if sys.argv else []

@@ -1,0 +1,1000 @@
+"""The runner: every selected solver config on every instance, measured honestly.
+
+All measurement lives here and in the worker (:mod:`harness.executors`): the timed
+region is the solve call alone (``perf_counter_ns`` wall, ``process_time_ns`` CPU),
+with ``gc.collect()`` before and the collector off during it; set-up (imports,
+heuristic tables, ``prepare``) is timed separately into meta.json. Memory is a
+separate untimed pass. Every answer is replayed and checked against the dataset's
+optimum (or the exact 3x3 oracle), and counters must agree across all passes.
+
+Rows are appended to ``rows.csv`` as each cell (config x instance) finishes, so an
+interrupted or killed run resumes without redoing or duplicating a row.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness import results as res
+from harness.datasets import Dataset, Instance
+from harness.executors import (
+    MAX_MOVES_CHARS,
+    Attempt,
+    Executor,
+    InlineExecutor,
+    LocalPool,
+    Pass,
+    Setup,
+    Task,
+    TaskResult,
+    TaskStarted,
+)
+from harness.puzzle import IllegalMoveError, apply_moves, format_board, goal_name
+from harness.solver import SolverConfig, load_plugin, select_solvers
+
+DEFAULT_REPEATS = 3
+DEFAULT_MEMORY_LIMIT_MB = 4096
+DEFAULT_SETUP_TIMEOUT = 600.0
+DEFAULT_OUT = Path("results")
+COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
+FAILURES = ("timeout", "memout", "error", "invalid")
+
+
+class RunError(Exception):
+    """Bad selection or options, or a run that cannot be resumed: one line."""
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C (or SIGTERM) stopped the run; finished rows are stored."""
+
+    def __init__(self, run_dir: Path, done: int, total: int) -> None:
+        super().__init__(f"interrupted after {done} of {total} cells")
+        self.run_dir, self.done, self.total = run_dir, done, total
+
+
+# -------------------------------------------------------------------- plan
+
+
+@dataclass(slots=True)
+class Plan:
+    """What to run and how: the grid of configs x datasets and the options."""
+
+    configs: list[SolverConfig]
+    datasets: list[Dataset]
+    plugins: tuple[str, ...] = ()
+    repeats: int = DEFAULT_REPEATS
+    timeout: float | None = None  # None: each solver's own budget_seconds
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB
+    memory_pass: bool = True
+    disable_gc: bool = True
+    setup_timeout: float = DEFAULT_SETUP_TIMEOUT
+    #: (dataset, instance id) -> optimum from the exact 3x3 oracle, when unlabelled
+    oracle_optima: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def timeout_for(self, config: SolverConfig) -> float:
+        return self.timeout if self.timeout is not None else config.spec.budget_seconds
+
+    def passes(self) -> tuple[Pass, ...]:
+        timed = tuple(Pass("time", r) for r in range(self.repeats))
+        return timed + ((Pass("memory", 0),) if self.memory_pass else ())
+
+    def optimum(self, dataset: Dataset, inst: Instance) -> int | None:
+        if inst.optimal_length is not None:
+            return inst.optimal_length
+        return self.oracle_optima.get((dataset.name, inst.id))
+
+    def options(self, jobs: int) -> dict[str, Any]:
+        return {
+            "solvers": [c.label for c in self.configs],
+            "datasets": [d.name for d in self.datasets],
+            "plugins": list(self.plugins),
+            "repeats": self.repeats,
+            "timeout": self.timeout,
+            "timeout_by_config": {c.label: self.timeout_for(c) for c in self.configs},
+            "memory_limit_mb": self.memory_limit_mb,
+            "memory_pass": self.memory_pass,
+            "gc_disabled_during_timing": self.disable_gc,
+            "setup_timeout": self.setup_timeout,
+            "jobs": jobs,
+        }
+
+
+def resolve_plugins(plugins: Iterable[str]) -> tuple[str, ...]:
+    """Load each plugin (module name or .py path) here; return the targets workers
+    load (paths made absolute). RunError naming the plugin if one fails."""
+    out = []
+    for target in plugins:
+        path = Path(target)
+        if target.endswith(".py") or path.is_file():
+            target = str(path.resolve()) if path.exists() else target
+        try:
+            load_plugin(target)
+        except ImportError as err:
+            raise RunError(f"--plugin {target}: {err}") from None
+        if target not in out:
+            out.append(target)
+    return tuple(out)
+
+
+def resolve_solvers(spec: str | Sequence[str | SolverConfig]) -> list[SolverConfig]:
+    """``"all"``, ``"a,b[h]"`` or a list of labels / configs -> configs."""
+    if isinstance(spec, str):
+        text = spec
+    else:
+        if all(isinstance(s, SolverConfig) for s in spec):
+            return list(dict.fromkeys(spec))  # type: ignore[arg-type]
+        text = ",".join(s.label if isinstance(s, SolverConfig) else s for s in spec)
+    try:
+        return select_solvers(text)
+    except KeyError as err:
+        raise RunError(f"--solvers: {err.args[0] if err.args else err}") from None
+
+
+def resolve_datasets(spec: str | Dataset | Sequence[str | Dataset]) -> list[Dataset]:
+    """``"default"``, ``"all"``, ``"a,b"`` (names or paths) or Dataset objects."""
+    from harness import datasets as ds
+
+    if isinstance(spec, Dataset):
+        items: list[str | Dataset] = [spec]
+    elif isinstance(spec, str):
+        items = [spec]
+    else:
+        items = list(spec)
+    out: list[Dataset] = []
+    for item in items:
+        if isinstance(item, Dataset):
+            out.append(item)
+            continue
+        try:
+            out.extend(ds.select_datasets(str(item)))
+        except (ValueError, OSError) as err:  # DatasetError is a ValueError
+            raise RunError(f"--datasets: {err}") from None
+    if not out:
+        raise RunError("--datasets: no dataset named")
+    names: dict[str, Dataset] = {}
+    for d in out:
+        if d.name in names and names[d.name].checksum != d.checksum:
+            raise RunError(f"--datasets: two different datasets are named {d.name!r}")
+        names[d.name] = d
+    return list(names.values())
+
+
+def make_plan(
+    solvers: str | Sequence[str | SolverConfig] = "all",
+    datasets: str | Dataset | Sequence[str | Dataset] = "default",
+    *,
+    plugins: Iterable[str] = (),
+    repeats: int = DEFAULT_REPEATS,
+    timeout: float | None = None,
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
+    memory_pass: bool = True,
+    disable_gc: bool = True,
+    setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
+    use_oracle: bool = True,
+) -> Plan:
+    """Resolve names into a :class:`Plan`; RunError (one line) on bad input."""
+    if repeats < 1:
+        raise RunError(f"--repeats {repeats}: must be at least 1")
+    if timeout is not None and not timeout > 0:
+        raise RunError(f"--timeout {timeout}: must be a positive number of seconds")
+    if memory_limit_mb is not None and memory_limit_mb <= 0:
+        memory_limit_mb = None  # 0 means no limit
+    if not setup_timeout > 0:
+        raise RunError(f"--setup-timeout {setup_timeout}: must be positive")
+    plugin_targets = resolve_plugins(plugins)
+    plan = Plan(
+        configs=resolve_solvers(solvers),
+        datasets=resolve_datasets(datasets),
+        plugins=plugin_targets,
+        repeats=repeats,
+        timeout=timeout,
+        memory_limit_mb=memory_limit_mb,
+        memory_pass=memory_pass,
+        disable_gc=disable_gc,
+        setup_timeout=setup_timeout,
+    )
+    if use_oracle:
+        plan.oracle_optima = oracle_optima(plan.datasets)
+    return plan
+
+
+def oracle_optima(datasets: Iterable[Dataset]) -> dict[tuple[str, str], int]:
+    """Exact optima for solvable small-grid (<= 9 cells) instances the dataset left
+    unlabelled, from :mod:`harness.oracle` when it is available."""
+    wanted = [
+        (d, i)
+        for d in datasets
+        for i in d.instances
+        if i.solvable and i.optimal_length is None and i.grid.cells <= 9
+    ]
+    if not wanted:
+        return {}
+    try:
+        from harness import oracle
+        from harness.puzzle import rank
+    except ImportError:
+        return {}
+    out = {}
+    for d, inst in wanted:
+        try:
+            table = oracle.distances(inst.goal, inst.grid)
+        except (ValueError, AttributeError):
+            continue
+        dist = int(table[rank(inst.start)])
+        if dist >= 0:
+            out[(d.name, inst.id)] = dist
+    return out
+
+
+# -------------------------------------------------------------------- cells
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One config on one instance; ``refusal`` says why the solver declined it."""
+
+    config: SolverConfig
+    dataset: Dataset
+    instance: Instance
+    refusal: str | None = None
+
+
+def plan_cells(plan: Plan) -> list[Cell]:
+    """The grid, config-major (so a worker reuses its set-up), refusals resolved."""
+    from harness.heuristics import all_heuristics
+
+    heuristics = all_heuristics()
+    cells = []
+    for config in plan.configs:
+        for dataset in plan.datasets:
+            for inst in dataset.instances:
+                cells.append(
+                    Cell(
+                        config,
+                        dataset,
+                        inst,
+                        _refusal(config, inst, plan.optimum(dataset, inst), heuristics),
+                    )
+                )  # noqa: E501
+    return cells
+
+
+def _refusal(
+    config: SolverConfig, inst: Instance, depth: int | None, heuristics
+) -> str | None:
+    if config.heuristic is not None:
+        info = heuristics.get(config.heuristic)
+        reason = info.refuses(inst.grid) if info is not None else None
+        if reason:
+            return (
+                f"heuristic {config.heuristic} does not apply to {inst.grid.label}: "
+                f"{reason}"
+            )
+    try:
+        return config.spec.refuses(inst.grid, depth, config.heuristic)
+    except Exception as err:  # a plugin's refuses() itself is broken
+        return f"(refuses() raised {type(err).__name__}: {err})"
+
+
+# --------------------------------------------------------------- judging
+
+
+def judge(
+    attempt: Attempt, inst: Instance, optimum: int | None, declares_optimal: bool
+) -> tuple[str, str, int | None, bool | None]:
+    """``(status, message, path_length, is_optimal)`` of one returned or failed pass;
+    every move string is replayed from the start board."""
+    if attempt.outcome != "returned":
+        return attempt.outcome, attempt.message, None, None
+    kind = attempt.moves_type
+    if kind not in ("str", "NoneType"):
+        return (
+            "invalid",
+            f"returned a {kind} ({attempt.moves}), not a move string or None",
+            None,
+            None,
+        )  # noqa: E501
+    moves = attempt.moves
+    if moves is None:
+        if inst.solvable:
+            known = f" (optimum: {optimum} moves)" if optimum is not None else ""
+            return (
+                "invalid",
+                f"said unsolvable, but the board is solvable{known}",
+                None,
+                None,
+            )
+        return "unsolvable", "", None, None
+    length = attempt.moves_chars
+    if length > MAX_MOVES_CHARS:
+        return (
+            "invalid",
+            f"returned a move string of {length:,} characters; not replayed",
+            length,
+            None,
+        )  # noqa: E501
+    try:
+        end = apply_moves(inst.start, moves, inst.grid)
+    except IllegalMoveError as err:
+        return "invalid", f"illegal path: {err}", length, None
+    if not inst.solvable:
+        # Unreachable if replay is right (parity); kept so the message exists.
+        return "invalid", "returned a path for an unsolvable board", length, None
+    if end != inst.goal:
+        return (
+            "invalid",
+            f"path of {length} moves ends at {format_board(end)}, not at the goal",
+            length,
+            None,
+        )  # noqa: E501
+    if optimum is None:
+        return "solved", "", length, None
+    if length > optimum and declares_optimal:
+        return (
+            "invalid",
+            (
+                f"path of {length} moves, but the optimum is {optimum} and the solver "
+                "declares itself optimal"
+            ),
+            length,
+            False,
+        )
+    if length < optimum:
+        return (
+            "solved",
+            (
+                f"path of {length} moves is shorter than the dataset's optimum "
+                f"{optimum}: the dataset's label is wrong"
+            ),
+            length,
+            True,
+        )
+    return "solved", "", length, length == optimum
+
+
+def _counter_signature(counters: dict[str, Any] | None) -> tuple:
+    return tuple(sorted((counters or {}).items()))
+
+
+def _stored_signature(row: dict[str, str]) -> tuple:
+    sig = {k: int(row[k]) for k in COUNTER_COLUMNS if row.get(k, "") != ""}
+    if row.get("extra"):
+        try:
+            sig.update(
+                {f"extra_{k}": int(v) for k, v in json.loads(row["extra"]).items()}
+            )
+        except (ValueError, AttributeError):
+            pass
+    return tuple(sorted(sig.items()))
+
+
+def nondeterminism(
+    attempts: Sequence[Attempt], stored: Sequence[dict[str, str]] = ()
+) -> str | None:
+    """A message when passes that finished disagree on counters or moves, else None."""
+    seen: list[tuple[str, tuple, Any]] = []
+    for row in stored:
+        if (
+            row["status"] in ("solved", "unsolvable", "invalid")
+            and row["expanded"] != ""
+        ):
+            name = f"{row['measure']} {row['repeat']} (stored)"
+            seen.append((name, _stored_signature(row), row["moves"] or None))
+    for a in attempts:
+        if a.outcome != "returned" or a.counters is None:
+            continue
+        seen.append(
+            (f"{a.measure} {a.repeat}", _counter_signature(a.counters), a.moves)
+        )
+        if a.check_counters is not None:
+            seen.append(
+                (
+                    "memory 0 (tracemalloc solve)",
+                    _counter_signature(a.check_counters),
+                    a.check_moves,
+                )
+            )
+    if len(seen) < 2:
+        return None
+    ref_name, ref_sig, ref_moves = seen[0]
+    for name, sig, moves in seen[1:]:
+        if sig != ref_sig:
+            a, b = dict(ref_sig), dict(sig)
+            diffs = [
+                f"{k} {a.get(k)} ({ref_name}) vs {b.get(k)} ({name})"
+                for k in sorted(set(a) | set(b))
+                if a.get(k) != b.get(k)
+            ]
+            return "nondeterministic counters: " + "; ".join(diffs[:3])
+        if (moves or None) != (ref_moves or None):
+            return (
+                f"nondeterministic moves: {ref_name} and {name} returned different "
+                "paths"
+            )
+    return None
+
+
+def build_rows(
+    run_id: str,
+    cell: Cell,
+    result: TaskResult,
+    optimum: int | None,
+    stored: Sequence[dict[str, str]] = (),
+) -> list[res.ResultRow]:
+    """The stored rows of one finished task: judged, checked for determinism."""
+    inst, config = cell.instance, cell.config
+    drift = nondeterminism(result.attempts, stored)
+    rows = []
+    for a in result.attempts:
+        status, message, length, is_optimal = judge(
+            a, inst, optimum, config.spec.optimal
+        )
+        counters = a.counters or {}
+        if a.outcome == "returned" and "_error" in counters:
+            status, message = "invalid", f"counters unusable: {counters['_error']}"
+            counters = {}
+        if drift and a.outcome == "returned":
+            status = "invalid"
+            message = drift + (f"; {message}" if message else "")
+        extra = {k[6:]: v for k, v in counters.items() if k.startswith("extra_")}
+        timed = a.measure == "time" and a.outcome == "returned"
+        rows.append(
+            res.ResultRow(
+                run_id=run_id,
+                dataset=cell.dataset.name,
+                instance=inst.id,
+                size=inst.grid.label,
+                goal=goal_name(inst.goal, inst.grid),
+                solvable=inst.solvable,
+                optimal_length=optimum if inst.solvable else None,
+                solver=config.spec.name,
+                heuristic=config.heuristic_column,
+                config=config.label,
+                measure=a.measure,
+                repeat=a.repeat,
+                status=status,
+                message=message,
+                moves=a.moves if isinstance(a.moves, str) else None,
+                path_length=length,
+                is_optimal=is_optimal,
+                expanded=counters.get("expanded"),
+                generated=counters.get("generated"),
+                max_frontier=counters.get("max_frontier"),
+                iterations=counters.get("iterations"),
+                seconds=a.seconds if timed else None,
+                cpu_seconds=a.cpu_seconds if timed else None,
+                peak_bytes=a.peak_bytes if a.measure == "memory" else None,
+                peak_rss_bytes=a.peak_rss_bytes if a.measure == "memory" else None,
+                h_start=result.h_start if config.heuristic else None,
+                extra=json.dumps(extra, sort_keys=True) if extra else "",
+            )
+        )
+    return rows
+
+
+def skipped_rows(run_id: str, cell: Cell, passes: Sequence[Pass], optimum: int | None):
+    """Rows of a refused cell: one per pass, status ``skipped`` with the reason."""
+    inst, config = cell.instance, cell.config
+    return [
+        res.ResultRow(
+            run_id,
+            cell.dataset.name,
+            inst.id,
+            inst.grid.label,
+            goal_name(inst.goal, inst.grid),
+            inst.solvable,
+            optimum if inst.solvable else None,
+            config.spec.name,
+            config.heuristic_column,
+            config.label,
+            p.measure,
+            p.repeat,
+            "skipped",
+            cell.refusal or "",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            "",
+        )
+        for p in passes
+    ]
+
+
+# ----------------------------------------------------------------- progress
+
+
+class Progress(Protocol):
+    """Where the runner reports progress (a rich bar, plain lines, or nothing)."""
+
+    def start(self, total: int, done: int, failures: int) -> None: ...
+    def started(self, config: str, dataset: str) -> None: ...
+    def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
+    def stop(self) -> None: ...
+
+
+class NoProgress:
+    def start(self, total: int, done: int, failures: int) -> None: ...
+    def started(self, config: str, dataset: str) -> None: ...
+    def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
+    def stop(self) -> None: ...
+
+
+# ---------------------------------------------------------------- the run
+
+
+@dataclass(slots=True)
+class Outcome:
+    run_dir: Path
+    meta: dict[str, Any]
+    total: int
+    done: int
+    failures: int
+    resumed: bool = False
+
+
+def new_meta(
+    plan: Plan, run_id: str, jobs: int, git: dict[str, Any], argv: list[str]
+) -> dict:
+    """meta.json at the start of a run (``finished_utc`` None, ``complete`` False)."""
+    datasets = {
+        d.name: {
+            "sha256": d.checksum,
+            "path": str(d.path) if d.path else None,
+            "size": d.grid.label,
+            "goal": goal_name(d.goal, d.grid),
+            "instances": len(d.instances),
+            "optimal_from_oracle": sum(1 for k in plan.oracle_optima if k[0] == d.name),
+        }
+        for d in plan.datasets
+    }
+    solvers = {
+        c.label: {
+            "solver": c.spec.name,
+            "heuristic": c.heuristic_column,
+            "source_sha256": c.spec.source_sha256(),
+            "optimal": c.spec.optimal,
+            "module": c.spec.module,
+            "budget_seconds": c.spec.budget_seconds,
+        }
+        for c in plan.configs
+    }
+    warnings = []
+    if jobs > 1:
+        warnings.append(
+            f"{jobs} workers ran at once: they share caches and memory bandwidth, so "
+            "times can be higher and noisier than with --jobs 1"
+        )
+    return {
+        "run_id": run_id,
+        "started_utc": res.utc_now(),
+        "finished_utc": None,
+        "git": git,
+        **res.environment_meta(),
+        "argv": argv,
+        "options": plan.options(jobs),
+        "datasets": datasets,
+        "solvers": solvers,
+        "timer": {
+            **res.timer_meta(),
+            "timed_region": "the solve call alone; gc.collect() before it"
+            + ("; gc disabled during it" if plan.disable_gc else "; gc enabled"),
+            "memory_pass": (
+                "untimed: peak_rss_bytes = worker VmHWM during a plain solve (reset "
+                "via /proc/self/clear_refs; includes the interpreter and prepared "
+                "tables, see setup[].rss_baseline_bytes), then peak_bytes = "
+                "tracemalloc peak of a second solve (Python allocations only)"
+            ),
+            "memory_limit": "RLIMIT_AS = worker size at the call + memory_limit_mb",
+        },
+        "setup": [],
+        "warnings": warnings,
+        "resumes": [],
+        "interrupted": False,
+        "complete": False,
+    }
+
+
+def _setup_entry(s: Setup) -> dict[str, Any]:
+    from harness.puzzle import parse_size
+
+    return {
+        "config": s.config,
+        "size": s.size,
+        "goal": goal_name(s.goal, parse_size(s.size)),
+        "seconds": s.seconds,
+        "note": s.note if s.ok else s.error,
+        "worker": s.worker,
+        "ok": s.ok,
+        "import_seconds": s.import_seconds,
+        "heuristic_seconds": s.heuristic_seconds,
+        "prepare_seconds": s.prepare_seconds,
+        "rss_baseline_bytes": s.rss_baseline_bytes,
+    }
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def make_executor(jobs: int, run_dir: Path) -> Executor:
+    """``jobs`` >= 1: a local process pool; 0: inline in this process (no isolation)."""
+    if jobs == 0:
+        return InlineExecutor()
+    return LocalPool(jobs, log_path=str(run_dir / "workers.log"))
+
+
+def execute(
+    plan: Plan,
+    run_dir: Path,
+    meta: dict[str, Any],
+    *,
+    executor: Executor,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Run every cell of ``plan`` whose rows are not yet in ``run_dir``; append rows
+    as cells finish. RunInterrupted after a clean stop on KeyboardInterrupt."""
+    progress = progress or NoProgress()
+    run_id = meta["run_id"]
+    passes = plan.passes()
+    stored_rows = res.read_row_dicts(run_dir)
+    stored_by_cell: dict[tuple[str, str, str], list[dict[str, str]]] = {}
+    for row in stored_rows:
+        stored_by_cell.setdefault(
+            (row["config"], row["dataset"], row["instance"]), []
+        ).append(row)
+    cells = plan_cells(plan)
+    total = len(cells)
+    done = failures = 0
+    skipped: list[res.ResultRow] = []
+    by_task: dict[int, Cell] = {}
+    for cell in cells:
+        key = (cell.config.label, cell.dataset.name, cell.instance.id)
+        have = {(r["measure"], int(r["repeat"])) for r in stored_by_cell.get(key, [])}
+        todo = tuple(p for p in passes if (p.measure, p.repeat) not in have)
+        optimum = plan.optimum(cell.dataset, cell.instance)
+        if not todo:
+            done += 1
+            failures += any(r["status"] in FAILURES for r in stored_by_cell[key])
+        elif cell.refusal is not None:
+            skipped += skipped_rows(run_id, cell, todo, optimum)
+            done += 1
+        else:
+            task = Task(
+                id=len(by_task),
+                config=cell.config.label,
+                plugins=plan.plugins,
+                rows=cell.instance.grid.rows,
+                cols=cell.instance.grid.cols,
+                start=cell.instance.start,
+                goal=cell.instance.goal,
+                passes=todo,
+                timeout=plan.timeout_for(cell.config),
+                memory_limit_mb=plan.memory_limit_mb,
+                setup_timeout=plan.setup_timeout,
+                disable_gc=plan.disable_gc,
+                dataset=cell.dataset.name,
+                instance=cell.instance.id,
+            )
+            by_task[task.id] = cell
+            executor.submit(task)
+    if skipped:
+        res.append_rows(run_dir, skipped)
+    res.write_meta(run_dir, meta)
+    progress.start(total, done, failures)
+    try:
+        for event in executor.events():
+            if isinstance(event, TaskStarted):
+                progress.started(event.task.config, event.task.dataset)
+                continue
+            cell = by_task[event.task.id]
+            key = (cell.config.label, cell.dataset.name, cell.instance.id)
+            optimum = plan.optimum(cell.dataset, cell.instance)
+            rows = build_rows(run_id, cell, event, optimum, stored_by_cell.get(key, ()))
+            res.append_rows(run_dir, rows)
+            if event.setups:
+                meta["setup"].extend(_setup_entry(s) for s in event.setups)
+                res.write_meta(run_dir, meta)
+            done += 1
+            bad = next((r for r in rows if r.status in FAILURES), None)
+            failures += bad is not None
+            line = (
+                f"{bad.status}: {cell.config.label} on {cell.dataset.name} "
+                f"{cell.instance.id}: {bad.message}"
+                if bad is not None
+                else None
+            )
+            progress.finished(done, failures, line)
+    except KeyboardInterrupt:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second ^C waits
+        try:
+            executor.shutdown(cancel=True)
+            progress.stop()
+            meta["interrupted"] = True
+            res.write_meta(run_dir, meta)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        raise RunInterrupted(run_dir, done, total) from None
+    except BaseException:
+        executor.shutdown(cancel=True)
+        progress.stop()
+        raise
+    executor.shutdown()
+    progress.stop()
+    meta["finished_utc"] = res.utc_now()
+    meta["interrupted"] = False
+    meta["complete"] = True
+    res.write_meta(run_dir, meta)
+    return Outcome(run_dir, meta, total, done, failures)
+
+
+def start(
+    plan: Plan,
+    out: Path | str = DEFAULT_OUT,
+    *,
+    jobs: int | None = None,
+    argv: list[str] | None = None,
+) -> tuple[Path, dict[str, Any]]:
+    """Create the run directory and its first meta.json; returns both."""
+    jobs = default_jobs() if jobs is None else jobs
+    git = res.git_info()
+    run_dir = res.new_run_dir(out, res.make_run_id(git))
+    meta = new_meta(
+        plan, run_dir.name, jobs, git, argv if argv is not None else res.python_argv()
+    )
+    res.write_meta(run_dir, meta)
+    return run_dir, meta
+
+
+def find_run(run_id: str, out: Path | str = DEFAULT_OUT) -> Path:
+    """The directory of ``run_id`` under ``out`` (or a path to a run directory)."""
+    candidates = [Path(out) / run_id, Path(run_id)]
+    for path in candidates:
+        if (path / res.META_FILE).is_file():
+            return path
+    raise RunError(f"--resume {run_id}: no run directory {candidates[0]} (see --out)")
+
+
+def plan_from_meta(
+    meta: dict[str, Any], datasets: Sequence[Dataset] | None = None
+) -> Plan:
+    """Rebuild the plan of a stored run for resuming; RunError if its datasets or
+    solver sources changed since (mixing them would make the run dishonest)."""
+    opts = meta.get("options") or {}
+    try:
+        plugins = resolve_plugins(opts.get("plugins", []))
+        configs = resolve_solvers(opts["solvers"])
+        if datasets is None:
+            recorded = meta.get("datasets", {})
+            datasets = resolve_datasets(
+                [recorded.get(n, {}).get("path") or n for n in opts["datasets"]]
+            )
+    except KeyError as err:
+        raise RunError(f"meta.json lacks {err}; cannot resume this run") from None
+    for d in datasets:
+        want = meta.get("datasets", {}).get(d.name, {}).get("sha256")
+        if want is not None and want != d.checksum:
+            raise RunError(
+                f"dataset {d.name} changed since the run started (checksum "
+                f"{d.checksum[:12]} != {want[:12]}); start a new run"
+            )
+    for c in configs:
+        want = meta.get("solvers", {}).get(c.label, {}).get("source_sha256")
+        have = c.spec.source_sha256()
+        if want and have and want != have:
+            raise RunError(
+                f"solver {c.label}'s source changed since the run started; "
+                "start a new run instead of mixing results of two versions"
+            )
+    plan = Plan(
+        configs=configs,
+        datasets=list(datasets),
+        plugins=plugins,
+        repeats=int(opts.get("repeats", DEFAULT_REPEATS)),
+        timeout=opts.get("timeout"),
+        memory_limit_mb=opts.get("memory_limit_mb"),
+        memory_pass=bool(opts.get("memory_pass", True)),
+        disable_gc=bool(opts.get("gc_disabled_during_timing", True)),
+        setup_timeout=float(opts.get("setup_timeout", DEFAULT_SETUP_TIMEOUT)),
+    )
+    plan.oracle_optima = oracle_optima(plan.datasets)
+    return plan
+
+
+def prepare_resume(
+    run_id: str,
+    out: Path | str = DEFAULT_OUT,
+    *,
+    jobs: int | None = None,
+    argv: list[str] | None = None,
+    datasets: Sequence[Dataset] | None = None,
+) -> tuple[Plan, Path, dict[str, Any]]:
+    """Open a stored run for completion: plan, directory, meta (with the resume noted).
+    A torn last line of rows.csv (killed mid-write) is cut off here."""
+    run_dir = find_run(run_id, out)
+    try:
+        meta = res.read_meta(run_dir)
+    except res.ResultsError as err:
+        raise RunError(str(err)) from None
+    plan = plan_from_meta(meta, datasets)
+    dropped = res.repair_rows(run_dir)
+    jobs = default_jobs() if jobs is None else jobs
+    meta.setdefault("resumes", []).append(
+        {
+            "at_utc": res.utc_now(),
+            "argv": argv if argv is not None else res.python_argv(),
+            "jobs": jobs,
+            "torn_bytes_dropped": dropped,
+            "git": res.git_info(),
+        }
+    )
+    meta["options"]["jobs_by_session"] = [meta["options"].get("jobs")] + [
+        r["jobs"] for r in meta["resumes"]
+    ]
+    meta["complete"] = False
+    meta["finished_utc"] = None
+    return plan, run_dir, meta
+
+
+# --------------------------------------------------------------- summary
+
+
+def summarize(rows) -> Any:
+    """Per config x dataset: instances, solved (correct answers in every timed
+    repeat), optimal share, median seconds and expanded, failures and skips."""
+    import pandas as pd
+
+    out = []
+    if rows is None or len(rows) == 0:
+        return pd.DataFrame(out)
+    for (config, dataset), group in rows.groupby(["config", "dataset"], sort=False):
+        per_instance = []
+        for _, g in group.groupby("instance", sort=False):
+            statuses = list(g["status"])
+            timed = g[g["measure"] == "time"]
+            ok = len(timed) > 0 and bool(
+                timed["status"].isin(["solved", "unsolvable"]).all()
+            )
+            first_bad = next((s for s in statuses if s in FAILURES), None)
+            per_instance.append(
+                {
+                    "skipped": "skipped" in statuses,
+                    "ok": ok and first_bad is None,
+                    "bad": first_bad,
+                    "seconds": timed["seconds"].median() if ok else None,
+                    "expanded": timed["expanded"].iloc[0]
+                    if ok and len(timed)
+                    else None,
+                    "is_optimal": timed["is_optimal"].iloc[0]
+                    if ok and len(timed)
+                    else None,
+                }
+            )
+        frame = pd.DataFrame(per_instance)
+        solved = frame[frame["ok"]]
+        known = solved["is_optimal"].dropna()
+        bad = frame["bad"].dropna().value_counts()
+        out.append(
+            {
+                "config": config,
+                "dataset": dataset,
+                "instances": len(frame),
+                "solved": int(frame["ok"].sum()),
+                "optimal_share": float(known.astype(bool).mean())
+                if len(known)
+                else None,
+                "median_seconds": float(pd.to_numeric(solved["seconds"]).median())
+                if len(solved)
+                else None,
+                "median_expanded": float(pd.to_numeric(solved["expanded"]).median())
+                if len(solved)
+                else None,
+                "failures": {k: int(v) for k, v in bad.items()},
+                "skipped": int(frame["skipped"].sum()),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def skipped_reasons(rows) -> list[tuple[str, str, int, str]]:
+    """``(config, dataset, instances, reason)`` for every refused pair."""
+    if rows is None or len(rows) == 0:
+        return []
+    sk = rows[
+        (rows["status"] == "skipped")
+        & (rows["measure"] == "time")
+        & (rows["repeat"] == 0)
+    ]
+    out = []
+    for (config, dataset, reason), g in sk.groupby(
+        ["config", "dataset", "message"], sort=False
+    ):
+        out.append(
+            (str(config), str(dataset), int(g["instance"].nunique()), str(reason))
+        )
+    return out
+
+
+# -------------------------------------------------------------------- API
+
+
+def run(
+    solvers: str | Sequence[str | SolverConfig] = "all",
+    datasets: str | Dataset | Sequence[str | Dataset] = "default",
+    *,
+    repeats: int = DEFAULT_REPEATS,
+    timeout: float | None = None,
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
+    jobs: int | None = None,
+    out: Path | str = DEFAULT_OUT,
+    plugins: Iterable[str] = (),
+    memory_pass: bool = True,
+    disable_gc: bool = True,
+    setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
+    resume: str | None = None,
+    report: bool = False,
+    progress: Progress | None = None,
+    executor_factory: Callable[[int, Path], Executor] | None = None,
+):
+    """Run the grid, store it under ``out/<run_id>/`` and return its rows as a
+    pandas DataFrame (the same rows as rows.csv; ``.attrs["run_dir"]`` is the path).
+    ``resume=RUN_ID`` completes a stored run instead (its own options apply)."""
+    if resume is not None:
+        plan, run_dir, meta = prepare_resume(
+            resume,
+            out,
+            jobs=jobs,
+            datasets=None if isinstance(datasets, str) else resolve_datasets(datasets),
+        )
+        jobs = meta["resumes"][-1]["jobs"]
+    else:
+        plan = make_plan(
+            solvers,
+            datasets,
+            plugins=plugins,
+            repeats=repeats,
+            timeout=timeout,
+            memory_limit_mb=memory_limit_mb,
+            memory_pass=memory_pass,
+            disable_gc=disable_gc,
+            setup_timeout=setup_timeout,
+        )
+        jobs = default_jobs() if jobs is None else jobs
+        run_dir, meta = start(plan, out, jobs=jobs)
+    executor = (executor_factory or make_executor)(jobs, run_dir)
+    execute(plan, run_dir, meta, executor=executor, progress=progress)
+    if report:
+        write_report_if_available(run_dir)
+    _, frame = res.read_run(run_dir)
+    frame.attrs["run_dir"] = str(run_dir)
+    return frame
+
+
+def write_report_if_available(run_dir: Path) -> str | None:
+    """Call the reporter on this run; a one-line reason when it could not."""
+    try:
+        from harness.report import write_report
+    except ImportError:
+        return "the reporter (harness.report) is not available"
+    try:
+        write_report([run_dir], run_dir)
+    except Exception as err:
+        return f"{type(err).__name__}: {err}"
+    return None
