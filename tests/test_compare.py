@@ -1,0 +1,503 @@
+"""``harness compare`` on crafted runs: every verdict and every exit code.
+
+Runs are written from code into tmp_path following the results contract
+(notes/results-schema.md): meta.json plus rows.csv in the contract's column order.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.compare import (
+    EXIT_OK,
+    EXIT_REGRESSION,
+    Incomparable,
+    Thresholds,
+    compare_runs,
+    render,
+)
+from harness.results import COLUMNS
+
+INSTANCES = [f"d20-{i:04d}" for i in range(8)]
+CONFIGS = [("astar_dict", "manhattan"), ("bfs", "none")]
+SHA = "a" * 64
+
+
+def base_cells() -> dict:
+    """(solver, heuristic, instance) -> cell facts; times grow with the instance."""
+    cells = {}
+    for s, (solver, h) in enumerate(CONFIGS):
+        for i, inst in enumerate(INSTANCES):
+            cells[(solver, h, inst)] = {
+                "status": "solved",
+                "path_length": 20,
+                "expanded": 1000 * (s + 1) + 37 * i,
+                "generated": 2500 * (s + 1) + 91 * i,
+                "max_frontier": 400 + i,
+                "iterations": 0,
+                "seconds": 0.004 * (1 + i) * (s + 1),
+            }
+    return cells
+
+
+def write_run(
+    root: Path,
+    run_id: str,
+    cells: dict,
+    *,
+    repeats: int = 5,
+    jitter: float = 0.02,
+    seed: int = 0,
+    meta: dict | None = None,
+    dataset: str = "3x3-d20",
+    cpu: bool = True,
+) -> Path:
+    """Write a run: ``repeats`` time rows per cell (lognormal jitter) + a memory row."""
+    rng = np.random.default_rng(seed)
+    run = root / run_id
+    run.mkdir(parents=True)
+    with (run / "rows.csv").open("w", newline="") as f:
+        out = csv.DictWriter(f, COLUMNS)
+        out.writeheader()
+        for (solver, h, inst), c in cells.items():
+            good = c["status"] in ("solved", "unsolvable")
+            base = {
+                "run_id": run_id,
+                "dataset": dataset,
+                "instance": inst,
+                "size": "3x3",
+                "goal": "standard",
+                "solvable": True,
+                "optimal_length": 20,
+                "solver": solver,
+                "heuristic": h,
+                "config": solver if h == "none" else f"{solver}[{h}]",
+                "status": c["status"],
+                "message": "",
+                "moves": "u" * c["path_length"] if good else "",
+                "path_length": c["path_length"] if good else "",
+                "is_optimal": c["path_length"] == 20 if good else "",
+                **{
+                    k: c[k] if good else ""
+                    for k in ("expanded", "generated", "max_frontier", "iterations")
+                },
+                "h_start": 10 if h != "none" else "",
+                "extra": c.get("extra", ""),
+            }
+            for r in range(repeats):
+                t = c["seconds"] * float(np.exp(rng.normal(0, jitter)))
+                out.writerow(
+                    {
+                        **base,
+                        "measure": "time",
+                        "repeat": r,
+                        "seconds": t if good else "",
+                        "cpu_seconds": t * 0.98 if good and cpu else "",
+                    }
+                )
+            out.writerow(
+                {
+                    **base,
+                    "measure": "memory",
+                    "repeat": 0,
+                    "peak_bytes": 123456,
+                    "peak_rss_bytes": 9999999,
+                }
+            )
+    solvers = {
+        (s if h == "none" else f"{s}[{h}]"): {
+            "solver": s,
+            "heuristic": h,
+            "source_sha256": "f" * 64,
+            "optimal": True,
+        }
+        for s, h, _ in cells
+    }
+    info = {
+        "schema_version": 1,
+        "run_id": run_id,
+        "started_utc": "2026-12-02T17:00:00Z",
+        "finished_utc": "2026-12-02T17:01:00Z",
+        "git": {"commit": "3f9c2a1b" * 5, "dirty": False},
+        "python": "3.11.9",
+        "packages": {},
+        "platform": "Linux-x86_64",
+        "cpu_model": "Test CPU @ 2.0GHz",
+        "cpu_count": 2,
+        "argv": ["harness", "run"],
+        "options": {
+            "repeats": repeats,
+            "timeout": 60,
+            "memory_limit_mb": 2048,
+            "jobs": 1,
+        },
+        "datasets": {
+            dataset: {
+                "sha256": SHA,
+                "path": f"datasets/{dataset}.jsonl",
+                "size": "3x3",
+                "goal": "standard",
+                "instances": len(INSTANCES),
+            }
+        },
+        "solvers": solvers,
+        "timer": {"perf_counter_resolution_s": 1e-9},
+        "setup": [],
+        "complete": True,
+    }
+    info.update(meta or {})
+    (run / "meta.json").write_text(json.dumps(info))
+    return run
+
+
+def slowed(cells: dict, factor: float, config: str | None = "astar_dict") -> dict:
+    return {
+        k: {**c, "seconds": c["seconds"] * factor} if config in (None, k[0]) else c
+        for k, c in cells.items()
+    }
+
+
+@pytest.fixture
+def base_run(tmp_path: Path) -> Path:
+    return write_run(tmp_path, "base", base_cells(), seed=1)
+
+
+def test_unchanged_rerun_is_within_noise(tmp_path, base_run):
+    new = write_run(tmp_path, "new", base_cells(), seed=2)
+    comp = compare_runs(base_run, new)
+    assert comp.exit_code == EXIT_OK
+    assert comp.matched_cells == len(CONFIGS) * len(INSTANCES)
+    assert comp.metric == "cpu_seconds"
+    assert not comp.counter_changes and not comp.status_changes
+    for summary in comp.configs.values():
+        assert summary.time.verdict.startswith("within noise")
+        assert summary.time.low < 1 < summary.time.high
+    assert "result: no regression (exit 0)" in render(comp)
+
+
+def test_twofold_slowdown_is_a_significant_regression(tmp_path, base_run):
+    new = write_run(tmp_path, "new", slowed(base_cells(), 2.0), seed=2)
+    comp = compare_runs(base_run, new)
+    assert comp.exit_code == EXIT_REGRESSION
+    t = comp.configs["astar_dict[manhattan]"].time
+    assert t.regression and t.significant
+    assert t.ratio == pytest.approx(2.0, rel=0.05)
+    assert t.low > 1.8 and t.verdict == f"{t.ratio:.2f}x slower, significant"
+    assert comp.configs["bfs"].time.verdict.startswith("within noise")
+    assert comp.regressions == [f"astar_dict[manhattan]: {t.verdict}"]
+
+
+def test_small_significant_slowdown_stays_under_the_threshold(tmp_path, base_run):
+    new = write_run(tmp_path, "new", slowed(base_cells(), 1.10), seed=2, jitter=0.005)
+    comp = compare_runs(base_run, new)
+    t = comp.configs["astar_dict[manhattan]"].time
+    assert t.significant and not t.regression
+    assert "under the 1.25x threshold" in t.verdict
+    assert comp.exit_code == EXIT_OK
+    # the same change fails a stricter gate
+    strict = compare_runs(base_run, new, Thresholds(min_ratio=1.05))
+    assert strict.exit_code == EXIT_REGRESSION
+
+
+def test_large_but_noisy_change_is_not_significant(tmp_path):
+    # two instances, jitter of +-60%: a 1.3x shift cannot be told from noise
+    cells = {k: c for k, c in base_cells().items() if k[2] in INSTANCES[:2]}
+    base = write_run(tmp_path, "base", cells, seed=3, jitter=0.6, repeats=3)
+    new = write_run(tmp_path, "new", slowed(cells, 1.3), seed=4, jitter=0.6, repeats=3)
+    t = compare_runs(base, new).configs["astar_dict[manhattan]"].time
+    assert not t.significant and not t.regression
+    assert t.verdict.startswith("within noise (")
+
+
+def test_speedup_is_reported_and_passes(tmp_path, base_run):
+    new = write_run(tmp_path, "new", slowed(base_cells(), 0.5), seed=2)
+    comp = compare_runs(base_run, new)
+    t = comp.configs["astar_dict[manhattan]"].time
+    assert t.improvement and not t.regression
+    assert t.verdict == f"{1 / t.ratio:.2f}x faster, significant"
+    assert comp.exit_code == EXIT_OK
+
+
+def test_more_expansions_is_a_regression_reported_exactly(tmp_path, base_run):
+    cells = base_cells()
+    key = ("astar_dict", "manhattan", INSTANCES[3])
+    before = cells[key]["expanded"]
+    cells[key] = {**cells[key], "expanded": before + 5}
+    comp = compare_runs(base_run, write_run(tmp_path, "new", cells, seed=2))
+    assert comp.exit_code == EXIT_REGRESSION
+    [change] = comp.counter_changes
+    assert (change.config, change.instance, change.counter) == (
+        "astar_dict[manhattan]",
+        INSTANCES[3],
+        "expanded",
+    )
+    assert (change.base, change.new, change.regression) == (before, before + 5, True)
+    assert f"expanded {before:,} -> {before + 5:,} (+5" in render(comp)
+    assert comp.regressions == ["astar_dict[manhattan]: 1 counter increase(s)"]
+
+
+def test_fewer_expansions_is_a_change_but_not_a_regression(tmp_path, base_run):
+    cells = base_cells()
+    key = ("bfs", "none", INSTANCES[0])
+    cells[key] = {
+        **cells[key],
+        "expanded": cells[key]["expanded"] - 100,
+        "generated": cells[key]["generated"] - 250,
+    }
+    comp = compare_runs(base_run, write_run(tmp_path, "new", cells, seed=2))
+    assert comp.exit_code == EXIT_OK
+    assert {c.counter for c in comp.counter_changes} == {"expanded", "generated"}
+    assert not any(c.regression for c in comp.counter_changes)
+    assert comp.configs["bfs"].counter_changes == 2
+
+
+def test_frontier_change_is_reported_without_failing(tmp_path, base_run):
+    cells = base_cells()
+    key = ("bfs", "none", INSTANCES[1])
+    cells[key] = {**cells[key], "max_frontier": cells[key]["max_frontier"] + 1}
+    comp = compare_runs(base_run, write_run(tmp_path, "new", cells, seed=2))
+    assert [c.counter for c in comp.counter_changes] == ["max_frontier"]
+    assert comp.exit_code == EXIT_OK
+
+
+def test_longer_path_is_a_regression(tmp_path, base_run):
+    cells = base_cells()
+    key = ("astar_dict", "manhattan", INSTANCES[5])
+    cells[key] = {**cells[key], "path_length": 22}
+    comp = compare_runs(base_run, write_run(tmp_path, "new", cells, seed=2))
+    assert comp.exit_code == EXIT_REGRESSION
+    assert [(c.counter, c.base, c.new) for c in comp.counter_changes] == [
+        ("path_length", 20, 22)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "code"),
+    [
+        ("solved", "timeout", EXIT_REGRESSION),
+        ("solved", "invalid", EXIT_REGRESSION),
+        ("timeout", "error", EXIT_REGRESSION),
+        ("timeout", "solved", EXIT_OK),
+        ("error", "timeout", EXIT_OK),
+    ],
+)
+def test_status_changes(tmp_path, before, after, code):
+    key = ("bfs", "none", INSTANCES[2])
+    cells_b, cells_n = base_cells(), base_cells()
+    cells_b[key] = {**cells_b[key], "status": before}
+    cells_n[key] = {**cells_n[key], "status": after}
+    comp = compare_runs(
+        write_run(tmp_path, "b", cells_b, seed=1),
+        write_run(tmp_path, "n", cells_n, seed=2),
+    )
+    [change] = comp.status_changes
+    assert (change.base, change.new) == (before, after)
+    assert change.regression == (code == EXIT_REGRESSION)
+    assert comp.exit_code == code
+    assert f"{before} -> {after}" in render(comp)
+
+
+def test_one_timed_out_repeat_makes_the_cell_worse(tmp_path, base_run):
+    new = write_run(tmp_path, "new", base_cells(), seed=2)
+    rows = (new / "rows.csv").read_text().splitlines()
+    hit = next(i for i, r in enumerate(rows) if ",d20-0004," in r and ",bfs," in r)
+    rows[hit] = rows[hit].replace(",solved,", ",timeout,")
+    (new / "rows.csv").write_text("\n".join(rows) + "\n")
+    comp = compare_runs(base_run, new)
+    assert [(c.instance, c.new) for c in comp.status_changes] == [
+        ("d20-0004", "timeout")
+    ]
+    assert comp.exit_code == EXIT_REGRESSION
+
+
+def test_wall_time_is_used_when_cpu_time_is_missing(tmp_path, base_run):
+    new = write_run(tmp_path, "new", base_cells(), seed=2, cpu=False)
+    comp = compare_runs(base_run, new)
+    assert comp.metric == "seconds"
+    assert any("wall time" in n for n in comp.notes)
+
+
+def test_instances_under_the_time_threshold_are_left_out(tmp_path):
+    cells = base_cells()
+    for k in cells:
+        if k[2] in INSTANCES[:3]:
+            cells[k] = {**cells[k], "seconds": 2e-6}
+    base = write_run(tmp_path, "base", cells, seed=1)
+    # the microsecond instances triple, the rest is unchanged: no regression
+    tiny = {
+        k: {**c, "seconds": c["seconds"] * 3} if c["seconds"] < 1e-4 else c
+        for k, c in cells.items()
+    }
+    comp = compare_runs(base, write_run(tmp_path, "new", tiny, seed=2))
+    t = comp.configs["bfs"].time
+    assert (t.instances, t.dropped_fast) == (5, 3)
+    assert comp.exit_code == EXIT_OK
+    # with no floor, they are counted and the geomean moves
+    counted = compare_runs(base, tmp_path / "new", Thresholds(time_threshold=0))
+    assert counted.configs["bfs"].time.instances == 8
+    assert counted.configs["bfs"].time.ratio > 1.4
+
+
+def test_single_instance_single_repeat_says_it_has_no_noise_estimate(tmp_path):
+    cells = {k: c for k, c in base_cells().items() if k[2] == INSTANCES[0]}
+    base = write_run(tmp_path, "base", cells, repeats=1)
+    new = write_run(tmp_path, "new", slowed(cells, 1.5), repeats=1)
+    t = compare_runs(base, new).configs["astar_dict[manhattan]"].time
+    assert not t.has_noise_estimate and t.regression
+    assert t.verdict.endswith("no noise estimate (1 instance, 1 repeat)")
+
+
+def test_reference_config_absorbs_a_machine_wide_drift(tmp_path, base_run):
+    new = write_run(tmp_path, "new", slowed(base_cells(), 1.6, config=None), seed=2)
+    assert compare_runs(base_run, new).exit_code == EXIT_REGRESSION
+    comp = compare_runs(base_run, new, Thresholds(reference="bfs"))
+    assert comp.exit_code == EXIT_OK
+    assert comp.configs["astar_dict[manhattan]"].time.ratio == pytest.approx(
+        1, abs=0.05
+    )
+
+
+def test_no_time_compares_counters_only(tmp_path, base_run):
+    new = write_run(tmp_path, "new", slowed(base_cells(), 3.0), seed=2)
+    comp = compare_runs(base_run, new, Thresholds(check_time=False))
+    assert comp.exit_code == EXIT_OK and comp.metric is None
+
+
+def test_environment_differences_are_warned(tmp_path, base_run):
+    new = write_run(
+        tmp_path,
+        "new",
+        base_cells(),
+        seed=2,
+        meta={"python": "3.12.1", "cpu_model": "Other CPU"},
+    )
+    warnings = " ".join(compare_runs(base_run, new).warnings)
+    assert "Python version differs: '3.11.9' vs '3.12.1'" in warnings
+    assert "CPU model differs" in warnings
+
+
+def test_configs_and_cells_in_one_run_only_are_noted(tmp_path, base_run):
+    cells = {
+        k: c
+        for k, c in base_cells().items()
+        if not (k[0] == "bfs" and k[2] == INSTANCES[7])
+    }
+    cells[("ida_star", "manhattan", INSTANCES[0])] = base_cells()[
+        ("astar_dict", "manhattan", INSTANCES[0])
+    ]
+    comp = compare_runs(base_run, write_run(tmp_path, "new", cells, seed=2))
+    assert "only in new (not compared): ida_star[manhattan]" in comp.notes
+    assert any("1 cell(s) missing from the new run" in w for w in comp.warnings)
+    assert comp.exit_code == EXIT_OK
+
+
+def test_nondeterministic_counters_are_warned(tmp_path, base_run):
+    new = write_run(tmp_path, "new", base_cells(), seed=2)
+    rows = (new / "rows.csv").read_text().splitlines()
+    hit = next(i for i, r in enumerate(rows) if ",d20-0001," in r and ",time,2," in r)
+    fields = next(csv.reader([rows[hit]]))
+    fields[COLUMNS.index("expanded")] = "1"
+    rows[hit] = ",".join(fields)
+    (new / "rows.csv").write_text("\n".join(rows) + "\n")
+    comp = compare_runs(base_run, new)
+    assert any("counters differ between repeats" in w for w in comp.warnings)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"schema_version": 2}, "schema_version 2"),
+        (
+            {"datasets": {"3x3-d20": {"sha256": "b" * 64}}},
+            "dataset '3x3-d20' has different boards",
+        ),
+    ],
+)
+def test_incomparable_meta(tmp_path, base_run, change, reason):
+    new = write_run(tmp_path, "new", base_cells(), meta=change)
+    with pytest.raises(Incomparable, match=reason):
+        compare_runs(base_run, new)
+
+
+def test_no_dataset_in_common_is_incomparable(tmp_path, base_run):
+    new = write_run(tmp_path, "new", base_cells(), dataset="4x4-quick")
+    with pytest.raises(Incomparable, match="no dataset in common"):
+        compare_runs(base_run, new)
+
+
+def test_no_config_in_common_is_incomparable(tmp_path, base_run):
+    cells = {("ida_star", "misplaced", k[2]): c for k, c in base_cells().items()}
+    with pytest.raises(Incomparable, match="no solver config in common"):
+        compare_runs(base_run, write_run(tmp_path, "new", cells))
+
+
+def test_no_cell_in_common_is_incomparable(tmp_path, base_run):
+    cells = {(k[0], k[1], "other-" + k[2]): c for k, c in base_cells().items()}
+    with pytest.raises(Incomparable, match="no .* cell in common"):
+        compare_runs(base_run, write_run(tmp_path, "new", cells))
+
+
+# ------------------------------------------------------------------ command line
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, ["compare", *args])
+
+
+def test_cli_exit_codes_and_formats(tmp_path, base_run):
+    same = write_run(tmp_path, "same", base_cells(), seed=2)
+    slow = write_run(tmp_path, "slow", slowed(base_cells(), 2.0), seed=2)
+
+    ok = invoke(str(base_run), str(same))
+    assert ok.exit_code == 0, ok.output
+    assert "within noise" in ok.output and "result: no regression" in ok.output
+
+    bad = invoke(str(base_run), str(slow), "--format", "json")
+    assert bad.exit_code == 1
+    doc = json.loads(bad.stdout)
+    assert doc["exit_code"] == 1 and doc["metric"] == "cpu_seconds"
+    assert doc["configs"]["astar_dict[manhattan]"]["time"]["regression"] is True
+
+    md = invoke(str(base_run), str(slow), "--format", "markdown")
+    assert md.exit_code == 1
+    assert "| astar_dict[manhattan] |" in md.output and "REGRESSION" in md.output
+
+    relaxed = invoke(str(base_run), str(slow), "--min-ratio", "2.5")
+    assert relaxed.exit_code == 0
+
+
+def test_cli_run_ids_resolve_under_results_dir(tmp_path, base_run):
+    write_run(tmp_path, "again", base_cells(), seed=5)
+    result = invoke("base", "again", "--results-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+
+
+def test_cli_incomparable_says_why_in_one_line(tmp_path, base_run):
+    new = write_run(tmp_path, "new", base_cells(), meta={"schema_version": 7})
+    result = invoke(str(base_run), str(new))
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert result.stderr.startswith("error: cannot compare: ")
+    assert "schema_version 7" in result.stderr
+
+    missing = invoke(str(base_run), str(tmp_path / "nope"))
+    assert missing.exit_code == 2
+    assert "no meta.json" in missing.stderr and "Traceback" not in missing.output
+
+    as_json = invoke(str(base_run), str(new), "--format", "json")
+    assert json.loads(as_json.stdout)["comparable"] is False
+
+
+def test_cli_unreadable_rows_are_incomparable_not_a_traceback(tmp_path, base_run):
+    new = write_run(tmp_path, "new", base_cells())
+    (new / "rows.csv").write_text("run_id,dataset\nx,y\n")
+    result = invoke(str(base_run), str(new))
+    assert result.exit_code == 2
+    assert "rows.csv: line 1: columns do not match" in result.stderr
