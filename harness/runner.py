@@ -395,7 +395,7 @@ def nondeterminism(
         if a.check_counters is not None:
             seen.append(
                 (
-                    "memory 0 (tracemalloc solve)",
+                    "memory 0, tracemalloc solve",
                     _counter_signature(a.check_counters),
                     a.check_moves,
                 )

@@ -148,3 +148,69 @@ def wrong_type(start, goal, grid, *, counters, heuristic):
 def noop(start, goal, grid, *, counters, heuristic):
     """Does nothing (the runner-overhead baseline); correct only when start == goal."""
     return ""
+
+
+_prepared: list[tuple] = []
+
+
+def _prepare_astar(grid: Grid, goal: Board, heuristic) -> None:
+    """Stands in for table building / compilation: set-up the runner times apart."""
+    _prepared.append((grid.label, goal))
+    time.sleep(0.05)
+
+
+@register(
+    "good_astar",
+    optimal=True,
+    heuristics=("manhattan", "misplaced"),
+    prepare=_prepare_astar,
+    budget_seconds=20,
+)
+def good_astar(start, goal, grid, *, counters, heuristic):
+    """A* with the given heuristic (FIFO ties): optimal, deterministic."""
+    import heapq
+    from itertools import count
+
+    if not _prepared:
+        raise RuntimeError("solve called before prepare")
+    tie = count()
+    frontier = [(heuristic(start), next(tie), 0, start)]
+    best_g = {start: 0}
+    parent: dict[Board, tuple[Board, str] | None] = {start: None}
+    while frontier:
+        _, _, g, board = heapq.heappop(frontier)
+        if g > best_g[board]:
+            continue
+        counters.expanded += 1
+        if board == goal:
+            path = []
+            while parent[board] is not None:
+                board, move = parent[board]
+                path.append(move)
+            return "".join(reversed(path))
+        for move, child in grid.successors(board):
+            counters.generated += 1
+            if child not in best_g or g + 1 < best_g[child]:
+                best_g[child] = g + 1
+                parent[child] = (board, move)
+                heapq.heappush(
+                    frontier, (g + 1 + heuristic(child), next(tie), g + 1, child)
+                )
+        counters.max_frontier = max(counters.max_frontier, len(frontier))
+    return None
+
+
+@register("sleepy", optimal=True, budget_seconds=20)
+def sleepy(start, goal, grid, *, counters, heuristic):
+    """Correct but slow (BFS, then a pause): lets tests interrupt a run half-way."""
+    time.sleep(0.15)
+    return _bfs(start, goal, grid, counters)
+
+
+@register("extra_counters", optimal=True, budget_seconds=20)
+def extra_counters(start, goal, grid, *, counters, heuristic):
+    """BFS that also fills a per-algorithm counter (stored in the ``extra`` column)."""
+    path = _bfs(start, goal, grid, counters)
+    counters.iterations = 1
+    counters.extra["duplicates"] = counters.generated - counters.expanded
+    return path

@@ -1,0 +1,517 @@
+"""The runner: statuses of misbehaving solvers, validation, set-up, skips, resume.
+
+Solvers come from ``tests/plugins/misbehaving.py`` through the plugin mechanism;
+datasets are tiny in-memory ones (``tests/plugins/tiny.py``), mostly on the 2x3
+board so even exhaustive searches finish in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from plugins.tiny import make_dataset, tiny, walk
+
+import harness
+from harness import results as res
+from harness import runner
+from harness.executors import Attempt, Pass, Task, Worker
+from harness.heuristics import make_heuristic
+from harness.puzzle import goal_board, grid
+from harness.solver import load_plugin
+
+PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+load_plugin(PLUGIN)
+
+G23 = grid(2, 3)
+GOAL23 = goal_board("standard", G23)
+
+
+def mix23(name: str = "mix23"):
+    """Two solvable 2x3 boards (depths > 0) and one unsolvable one."""
+    swapped = list(GOAL23)
+    swapped[0], swapped[1] = swapped[1], swapped[0]
+    boards = [
+        walk(GOAL23, G23, 7, seed=1),
+        walk(GOAL23, G23, 5, seed=2),
+        tuple(swapped),
+    ]
+    return make_dataset(name, boards, G23, GOAL23)
+
+
+MISBEHAVING = (
+    "hang",
+    "hang_hard",
+    "raises",
+    "exits",
+    "segfault",
+    "hog",
+    "illegal",
+    "says_unsolvable",
+    "long_optimal",
+    "flaky_counters",
+    "wrong_type",
+    "wrong_end",
+)
+GOOD = ("good_bfs", "good_greedy", "good_astar[manhattan]", "extra_counters")
+
+
+@pytest.fixture(scope="module")
+def bad_run(tmp_path_factory):
+    """One run: every misbehaving solver interleaved with good ones, 2 workers."""
+    out = tmp_path_factory.mktemp("results")
+    order = []
+    for bad, good in zip(MISBEHAVING, GOOD * 3, strict=False):
+        order += [bad, good]
+    frame = harness.run(
+        order,
+        [mix23()],
+        repeats=2,
+        memory_limit_mb=300,
+        jobs=2,
+        out=out,
+        plugins=[PLUGIN],
+    )
+    meta, stored = res.read_run(frame.attrs["run_dir"])
+    return frame, stored, meta
+
+
+def cells(frame, config: str):
+    return frame[frame["config"] == config]
+
+
+def first_row(frame, config: str, solvable: bool = True):
+    rows = cells(frame, config)
+    rows = rows[(rows["solvable"] == solvable) & (rows["measure"] == "time")]
+    return rows.sort_values(["instance", "repeat"]).iloc[0]
+
+
+@pytest.mark.slow
+def test_every_cell_has_exactly_one_row_per_pass(bad_run):
+    frame, stored, meta = bad_run
+    configs = set(meta["options"]["solvers"])
+    assert len(configs) == len(MISBEHAVING) + len(GOOD)
+    keys = list(
+        zip(frame.config, frame.instance, frame.measure, frame.repeat, strict=True)
+    )
+    assert len(keys) == len(set(keys)) == len(configs) * 3 * (2 + 1)
+    assert meta["complete"] is True and meta["finished_utc"]
+    # harness.run returns exactly what rows.csv holds
+    assert frame.equals(stored)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "config, status, fragment",
+    [
+        ("hang", "timeout", "exceeded the 0.5 s time limit"),
+        ("hang_hard", "timeout", "ignored the in-process alarm"),
+        ("raises", "error", "ValueError: deliberate failure in the solver"),
+        ("exits", "error", "exited with code 3"),
+        ("segfault", "error", "killed by SIGSEGV"),
+        ("hog", "memout", "MemoryError at the 300 MB memory limit"),
+        ("illegal", "invalid", "illegal path: move"),
+        ("says_unsolvable", "invalid", "said unsolvable, but the board is solvable"),
+        ("long_optimal", "invalid", "declares itself optimal"),
+        ("flaky_counters", "invalid", "nondeterministic counters: expanded"),
+        ("wrong_type", "invalid", "returned a list"),
+        ("wrong_end", "invalid", "not at the goal"),
+    ],
+)
+def test_misbehaviour_gets_its_status_and_message(bad_run, config, status, fragment):
+    frame, _, _ = bad_run
+    row = first_row(frame, config)
+    assert row["status"] == status
+    assert fragment in row["message"]
+    # the other passes of that cell say why they were not run (or fail the same way)
+    rest = cells(frame, config)
+    rest = rest[(rest["instance"] == row["instance"])]
+    assert set(rest["status"]) == {status}
+
+
+@pytest.mark.slow
+def test_failed_passes_are_not_retried_after_a_timeout(bad_run):
+    frame, _, _ = bad_run
+    rows = cells(frame, "hang")
+    later = rows[(rows["measure"] == "memory") | (rows["repeat"] == 1)]
+    assert later["message"].str.startswith("not run after timeout").all()
+
+
+@pytest.mark.slow
+def test_good_solvers_are_correct_between_misbehaving_ones(bad_run):
+    frame, _, meta = bad_run
+    for config in ("good_bfs", "good_astar[manhattan]", "extra_counters"):
+        rows = cells(frame, config)
+        solvable = rows[rows["solvable"]]
+        assert (solvable["status"] == "solved").all(), solvable["message"].tolist()
+        assert solvable["is_optimal"].all()
+        assert (solvable["path_length"] == solvable["optimal_length"]).all()
+        assert (rows[~rows["solvable"]]["status"] == "unsolvable").all()
+        timed = rows[rows["measure"] == "time"]
+        assert (timed["seconds"] > 0).all() and (timed["cpu_seconds"] >= 0).all()
+        assert timed["peak_bytes"].isna().all() and timed["peak_rss_bytes"].isna().all()
+        memory = rows[rows["measure"] == "memory"]
+        assert memory["seconds"].isna().all()
+        assert (memory["peak_bytes"] > 0).all()
+        assert (memory["peak_rss_bytes"] > 10 * 2**20).all()  # includes the interpreter
+        # counters agree across every pass of a cell
+        for _, per_cell in rows.groupby("instance"):
+            assert per_cell["expanded"].nunique() == 1
+            assert per_cell["generated"].nunique() == 1
+    greedy = cells(frame, "good_greedy")
+    solved = greedy[greedy["solvable"]]
+    assert (solved["status"] == "solved").all()
+    assert (~solved["is_optimal"]).all()  # longer is fine from a non-optimal solver
+    assert (solved["path_length"] == solved["optimal_length"] + 2).all()
+
+
+@pytest.mark.slow
+def test_unsolvable_board_is_judged_per_solver(bad_run):
+    frame, _, _ = bad_run
+    # says_unsolvable is right on the unsolvable board, even after crashes elsewhere
+    assert first_row(frame, "says_unsolvable", solvable=False)["status"] == "unsolvable"
+    row = first_row(frame, "good_bfs", solvable=False)
+    assert row["status"] == "unsolvable" and pd_isna(row["optimal_length"])
+
+
+def pd_isna(value) -> bool:
+    import pandas as pd
+
+    return bool(pd.isna(value))
+
+
+@pytest.mark.slow
+def test_heuristic_start_value_and_extra_counters(bad_run):
+    frame, _, _ = bad_run
+    rows = cells(frame, "good_astar[manhattan]")
+    assert set(rows["solver"]) == {"good_astar"}
+    assert set(rows["heuristic"]) == {"manhattan"}
+    h = make_heuristic("manhattan", GOAL23, G23)
+    ds = mix23()
+    for inst in ds.instances:
+        values = rows[rows["instance"] == inst.id]["h_start"]
+        assert set(values) == {h(inst.start)}
+    assert cells(frame, "good_bfs")["h_start"].isna().all()
+    extra = cells(frame, "extra_counters")
+    solved = extra[extra["status"] == "solved"]
+    for text, exp, gen in zip(
+        solved["extra"], solved["expanded"], solved["generated"], strict=True
+    ):
+        assert json.loads(text) == {"duplicates": gen - exp}
+    assert (solved["iterations"] == 1).all()
+
+
+@pytest.mark.slow
+def test_setup_is_recorded_and_redone_after_a_replacement(bad_run):
+    _, _, meta = bad_run
+    setups = [s for s in meta["setup"] if s["config"] == "good_astar[manhattan]"]
+    assert setups and all(s["ok"] for s in setups)
+    assert all(s["prepare_seconds"] >= 0.05 for s in setups)  # the plugin's prepare
+    assert len(setups) <= 2 * 3  # at most once per worker process that ran it
+    exits = [s for s in meta["setup"] if s["config"] == "exits"]
+    assert len(exits) == 3  # each crash replaces the worker: set up again
+    assert any("replacement" in s["note"] for s in exits)
+
+
+def test_prepare_runs_once_per_worker(tmp_path):
+    ds = make_dataset("walks", [walk(GOAL23, G23, d, seed=d) for d in range(1, 6)], G23)
+    frame = harness.run(
+        ["good_astar[misplaced]"],
+        [ds],
+        repeats=1,
+        memory_pass=False,
+        jobs=1,
+        out=tmp_path,
+        plugins=[PLUGIN],
+    )
+    meta, _ = res.read_run(frame.attrs["run_dir"])
+    assert [s["config"] for s in meta["setup"]] == ["good_astar[misplaced]"]
+    assert (frame["status"] == "solved").all()
+    assert set(frame["measure"]) == {"time"}
+
+
+def test_refused_pairs_are_skipped_not_failed(tmp_path):
+    g4 = grid(4)
+    goal4 = goal_board("standard", g4)
+    four = make_dataset("four", [walk(goal4, g4, 3, seed=1)], g4, goal4)
+    frame = harness.run(
+        ["good_bfs", "good_greedy"],
+        [four, mix23()],
+        repeats=2,
+        jobs=1,
+        out=tmp_path,
+        plugins=[PLUGIN],
+        memory_pass=False,
+    )
+    skipped = frame[frame["status"] == "skipped"]
+    assert set(skipped["config"]) == {"good_bfs"} and set(skipped["dataset"]) == {
+        "four"
+    }
+    assert len(skipped) == 2  # one row per pass, like any other cell
+    assert (skipped["message"] == "plain BFS would exhaust memory on 4x4").all()
+    assert runner.skipped_reasons(frame) == [
+        ("good_bfs", "four", 1, "plain BFS would exhaust memory on 4x4")
+    ]
+    summary = runner.summarize(frame).set_index(["config", "dataset"])
+    assert summary.loc[("good_bfs", "four"), "skipped"] == 1
+    assert summary.loc[("good_bfs", "four"), "failures"] == {}
+    assert summary.loc[("good_greedy", "four"), "solved"] == 1
+
+
+def test_oracle_supplies_unknown_3x3_optima(tmp_path):
+    pytest.importorskip("harness.oracle")
+    g, goal = grid(3), goal_board("standard", grid(3))
+    unlabelled = make_dataset(
+        "unlabelled", [walk(goal, g, 9, seed=5)], g, goal, label=False
+    )
+    assert unlabelled.instances[0].optimal_length is None
+    frame = harness.run(
+        ["good_bfs", "long_optimal"],
+        [unlabelled],
+        repeats=1,
+        memory_pass=False,
+        jobs=1,
+        out=tmp_path,
+        plugins=[PLUGIN],
+    )
+    bfs = frame[frame["config"] == "good_bfs"].iloc[0]
+    assert bfs["optimal_length"] == bfs["path_length"] and bfs["is_optimal"]
+    longer = frame[frame["config"] == "long_optimal"].iloc[0]
+    assert (
+        longer["status"] == "invalid" and "declares itself optimal" in longer["message"]
+    )
+    meta, _ = res.read_run(frame.attrs["run_dir"])
+    assert meta["datasets"]["unlabelled"]["optimal_from_oracle"] == 1
+
+
+def test_meta_describes_the_run(tmp_path):
+    frame = harness.run(
+        ["good_bfs"],
+        [mix23()],
+        repeats=1,
+        jobs=1,
+        out=tmp_path,
+        plugins=[PLUGIN],
+        timeout=7.5,
+    )
+    meta, _ = res.read_run(frame.attrs["run_dir"])
+    assert meta["schema_version"] == res.SCHEMA_VERSION
+    assert meta["run_id"] == Path(frame.attrs["run_dir"]).name
+    assert meta["options"]["timeout_by_config"] == {"good_bfs": 7.5}
+    assert meta["options"]["plugins"] == [str(Path(PLUGIN).resolve())]
+    assert meta["datasets"]["mix23"]["sha256"] == mix23().checksum
+    assert meta["datasets"]["mix23"]["size"] == "2x3"
+    spec = meta["solvers"]["good_bfs"]
+    assert spec["optimal"] is True and len(spec["source_sha256"]) == 64
+    assert meta["timer"]["perf_counter_resolution_s"] > 0
+    assert meta["packages"]["pandas"] and meta["python"].startswith("CPython")
+    assert set(frame["run_id"]) == {meta["run_id"]}
+
+
+def test_rejects_bad_options():
+    with pytest.raises(runner.RunError, match="unknown solver 'nosuch'"):
+        runner.make_plan("nosuch", [mix23()])
+    with pytest.raises(runner.RunError, match="--repeats 0"):
+        runner.make_plan("good_bfs", [mix23()], repeats=0)
+    with pytest.raises(runner.RunError, match="--timeout"):
+        runner.make_plan("good_bfs", [mix23()], timeout=0)
+    with pytest.raises(runner.RunError, match="--plugin"):
+        runner.make_plan("good_bfs", [mix23()], plugins=["/no/such/plugin.py"])
+    with pytest.raises(runner.RunError, match="two different datasets"):
+        runner.make_plan("good_bfs", [mix23(), tiny("mix23")])
+
+
+# ------------------------------------------------------------ judge and checks
+
+
+def _inst(solvable: bool = True):
+    ds = mix23()
+    return next(i for i in ds.instances if i.solvable == solvable)
+
+
+def _returned(moves, kind: str | None = None) -> Attempt:
+    chars = len(moves) if isinstance(moves, str) else 0
+    return Attempt(
+        "time",
+        0,
+        "returned",
+        moves=moves,
+        moves_type=kind or type(moves).__name__,
+        moves_chars=chars,
+        counters={"expanded": 1},
+    )
+
+
+def test_judge_replays_every_answer():
+    inst = _inst()
+    path = _shortest(inst)
+    assert runner.judge(_returned(path), inst, len(path), True) == (
+        "solved",
+        "",
+        len(path),
+        True,
+    )
+    status, message, _, _ = runner.judge(
+        _returned("u" * 3 + path), inst, len(path), True
+    )
+    assert status == "invalid" and message.startswith("illegal path: move")
+    status, message, _, _ = runner.judge(_returned("x"), inst, len(path), True)
+    assert status == "invalid" and "not one of u, d, l, r" in message
+    status, message, _, _ = runner.judge(_returned(path[:-1]), inst, len(path), False)
+    assert status == "invalid" and "not at the goal" in message
+    detour = path + _undo_pair(inst)
+    assert runner.judge(_returned(detour), inst, len(path), False)[::3] == (
+        "solved",
+        False,
+    )
+    status, message, _, ok = runner.judge(_returned(detour), inst, len(path), True)
+    assert status == "invalid" and ok is False and "declares itself optimal" in message
+    # unknown optimum: valid path, optimality unknown
+    assert runner.judge(_returned(path), inst, None, True) == (
+        "solved",
+        "",
+        len(path),
+        None,
+    )
+    status, message, _, _ = runner.judge(_returned(None), inst, len(path), True)
+    assert status == "invalid" and "solvable" in message
+    status, message, _, _ = runner.judge(_returned(["u"], "list"), inst, 3, True)
+    assert status == "invalid" and "returned a list" in message
+    # a shorter path than the label: the dataset is wrong, not the solver
+    status, message, _, ok = runner.judge(_returned(path), inst, len(path) + 2, True)
+    assert status == "solved" and "label is wrong" in message
+
+
+def test_judge_unsolvable_board():
+    inst = _inst(solvable=False)
+    assert runner.judge(_returned(None), inst, None, True)[:2] == ("unsolvable", "")
+    status, message, _, _ = runner.judge(_returned(""), inst, None, True)
+    assert status == "invalid" and "unsolvable" in message
+    failed = Attempt("time", 0, "timeout", message="exceeded the 1 s time limit")
+    assert runner.judge(failed, inst, None, True) == (
+        "timeout",
+        "exceeded the 1 s time limit",
+        None,
+        None,
+    )
+
+
+def _shortest(inst) -> str:
+    from collections import deque
+
+    parent = {inst.start: None}
+    queue = deque([inst.start])
+    while queue:
+        board = queue.popleft()
+        if board == inst.goal:
+            break
+        for move, child in inst.grid.successors(board):
+            if child not in parent:
+                parent[child] = (board, move)
+                queue.append(child)
+    path, board = [], inst.goal
+    while parent[board] is not None:
+        board, move = parent[board]
+        path.append(move)
+    return "".join(reversed(path))
+
+
+def _undo_pair(inst) -> str:
+    move, _ = next(iter(inst.grid.successors(inst.goal)))
+    return move + {"u": "d", "d": "u", "l": "r", "r": "l"}[move]
+
+
+def test_nondeterminism_compares_all_passes_and_stored_rows():
+    a = Attempt(
+        "time",
+        0,
+        "returned",
+        moves="ud",
+        moves_type="str",
+        moves_chars=2,
+        counters={"expanded": 5, "generated": 9},
+    )
+    b = Attempt(
+        "time",
+        1,
+        "returned",
+        moves="ud",
+        moves_type="str",
+        moves_chars=2,
+        counters={"expanded": 5, "generated": 9},
+    )
+    assert runner.nondeterminism([a, b]) is None
+    c = Attempt(
+        "memory",
+        0,
+        "returned",
+        moves="ud",
+        moves_type="str",
+        moves_chars=2,
+        counters={"expanded": 5, "generated": 9},
+        check_counters={"expanded": 6, "generated": 9},
+        check_moves="ud",
+    )
+    message = runner.nondeterminism([a, c])
+    assert message == (
+        "nondeterministic counters: expanded 5 (time 0) "
+        "vs 6 (memory 0, tracemalloc solve)"
+    )
+    d = Attempt(
+        "time",
+        1,
+        "returned",
+        moves="du",
+        moves_type="str",
+        moves_chars=2,
+        counters={"expanded": 5, "generated": 9},
+    )
+    assert "nondeterministic moves" in runner.nondeterminism([a, d])
+    stored = {
+        "measure": "time",
+        "repeat": "0",
+        "status": "solved",
+        "moves": "ud",
+        "expanded": "4",
+        "generated": "9",
+        "max_frontier": "",
+        "iterations": "",
+        "extra": "",
+    }
+    assert "expanded 4 (time 0 (stored)) vs 5 (time 1)" in runner.nondeterminism(
+        [b], [stored]
+    )
+    timeout = Attempt("time", 1, "timeout", message="late")
+    assert runner.nondeterminism([a, timeout]) is None
+
+
+def test_worker_in_process_times_only_the_solve():
+    """The Worker class directly: set-up recorded once, passes in order, clocks set."""
+    inst = _inst()
+    task = Task(
+        0,
+        "good_astar[manhattan]",
+        (PLUGIN,),
+        2,
+        3,
+        inst.start,
+        inst.goal,
+        (Pass("time", 0), Pass("time", 1), Pass("memory", 0)),
+        5.0,
+        200,
+    )
+    worker = Worker(0)
+    first = worker.run(task)
+    second = worker.run(task)
+    assert len(first.setups) == 1 and first.setups[0].prepare_seconds >= 0.05
+    assert second.setups == []  # prepared state kept between tasks of the config
+    assert [(a.measure, a.repeat) for a in first.attempts] == [
+        ("time", 0),
+        ("time", 1),
+        ("memory", 0),
+    ]
+    timed = first.attempts[0]
+    # the timed region excludes the 50 ms prepare
+    assert timed.outcome == "returned" and 0 < timed.seconds < 0.05
+    assert first.attempts[2].peak_bytes > 0 and first.attempts[2].seconds is None
