@@ -1,0 +1,312 @@
+"""``harness datasets list|show|generate|rebuild``: inspect and make dataset files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli import app, fail
+
+datasets_app = typer.Typer(
+    no_args_is_help=True,
+    help="List, inspect, generate and rebuild benchmark datasets.",
+)
+app.add_typer(datasets_app, name="datasets")
+
+
+class Format(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class Generator(StrEnum):
+    random_walk = "random_walk"
+    uniform = "uniform"
+    unsolvable = "unsolvable"
+    depth_strata = "depth_strata"
+
+
+def _depths(summary: dict) -> str:
+    low, high = summary["min_depth"], summary["max_depth"]
+    if low is None:
+        return "-"
+    return str(low) if low == high else f"{low}..{high}"
+
+
+def _csv(rows: list[dict]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else [],
+                            lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _print_table(title: str | None, columns: list[str], rows: list[list[str]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for i, col in enumerate(columns):
+        table.add_column(col, justify="left" if i == 0 else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    console = Console()
+    if not console.is_terminal:  # piped: never truncate names to 80 columns
+        console = Console(width=max(console.width, 200))
+    console.print(table)
+
+
+@datasets_app.command("list")
+def list_command(
+    format: Annotated[
+        Format, typer.Option("--format", "-f", help="Output format.")
+    ] = Format.table,
+) -> None:
+    """Every dataset on the search path: size, goal, instances, depths, solvability.
+
+    Searched, first match wins: $NPUZZLE_DATASETS, ./datasets, the repository's
+    datasets/. A file that does not load is reported on stderr (exit status 1).
+    """
+    from harness.datasets import DatasetError, list_datasets, load_dataset, summarize
+
+    rows, broken = [], []
+    for name, path in list_datasets():
+        try:
+            s = summarize(load_dataset(path))
+        except DatasetError as err:
+            broken.append(str(err))
+            continue
+        rows.append({
+            "name": name, "size": s["size"], "goal": s["goal"],
+            "instances": s["instances"], "depths": _depths(s),
+            "solvable": s["solvable"], "unsolvable": s["unsolvable"],
+            "path": str(path),
+        })
+    if format is Format.json:
+        typer.echo(json.dumps(rows, indent=2))
+    elif format is Format.csv:
+        typer.echo(_csv(rows), nl=False)
+    elif rows:
+        _print_table(None, ["name", "size", "goal", "instances", "depths", "solvable",
+                            "unsolvable"],
+                     [[str(r[k]) for k in list(r)[:-1]] for r in rows])
+    else:
+        typer.echo("no datasets found (searched $NPUZZLE_DATASETS, ./datasets and "
+                   "the repository's datasets/)")
+    for message in broken:
+        typer.echo(f"error: {message}", err=True)
+    if broken:
+        raise typer.Exit(1)
+
+
+@datasets_app.command("show")
+def show_command(
+    name: Annotated[str, typer.Argument(help="Dataset name or path to a .jsonl file.")],
+    format: Annotated[
+        Format, typer.Option("--format", "-f", help="Output format.")
+    ] = Format.table,
+    instances: Annotated[
+        bool, typer.Option("--instances", help="Also list every instance.")
+    ] = False,
+) -> None:
+    """Summary and optimal-depth histogram of one dataset (validated on load)."""
+    from harness.datasets import DatasetError, load_dataset, summarize
+    from harness.puzzle import format_board
+
+    try:
+        ds = load_dataset(name)
+    except DatasetError as err:
+        raise fail(str(err)) from None
+    s = summarize(ds)
+    listing = [
+        {"id": i.id, "board": format_board(i.start), "solvable": i.solvable,
+         "optimal_length": i.optimal_length, "optimal_source": i.optimal_source}
+        for i in ds.instances
+    ]
+    if format is Format.json:
+        s["histogram"] = {str(k): v for k, v in s["histogram"].items()}
+        if instances:
+            s["instance_list"] = listing
+        typer.echo(json.dumps(s, indent=2, ensure_ascii=False))
+        return
+    if format is Format.csv:
+        if instances:
+            typer.echo(_csv(listing), nl=False)
+            return
+        rows = [{"dataset": ds.name, "depth": d, "count": c}
+                for d, c in s["histogram"].items()]
+        if s["unknown_depth"]:
+            rows.append({"dataset": ds.name, "depth": "unknown",
+                         "count": s["unknown_depth"]})
+        if s["unsolvable"]:
+            rows.append({"dataset": ds.name, "depth": "unsolvable",
+                         "count": s["unsolvable"]})
+        typer.echo(_csv(rows), nl=False)
+        return
+    params = " ".join(f"{k}={v}" for k, v in s["params"].items())
+    for label, value in [
+        ("name", s["name"]), ("path", s["path"]), ("size", s["size"]),
+        ("goal", f"{s['goal']} ({format_board(ds.goal)})"),
+        ("instances", f"{s['instances']} ({s['solvable']} solvable, "
+                      f"{s['unsolvable']} unsolvable, {s['unknown_depth']} of "
+                      "unknown depth)"),
+        ("depths", f"{_depths(s)}, mean {s['mean_depth']}"
+                   if s["mean_depth"] is not None else "-"),
+        ("optimum from", ", ".join(s["optimal_sources"]) or "-"),
+        ("generator", f"{s['generator']} {params} seed={s['seed']}"),
+        ("command", s["command"] or "-"),
+        ("description", s["description"] or "-"),
+        ("sha256", s["sha256"]),
+    ]:
+        typer.echo(f"{label:>13}: {value}")
+    if s["histogram"]:
+        peak = max(s["histogram"].values())
+        rows = [[str(d), str(c), "#" * max(1, round(30 * c / peak))]
+                for d, c in s["histogram"].items()]
+        _print_table("optimal depth histogram", ["depth", "boards", ""], rows)
+    if instances:
+        _print_table("instances", ["id", "board", "solvable", "optimal", "source"],
+                     [[r["id"], r["board"], str(r["solvable"]).lower(),
+                       "-" if r["optimal_length"] is None else str(r["optimal_length"]),
+                       r["optimal_source"] or "-"] for r in listing])
+
+
+def _progress():
+    """(callback, closer) showing a rich bar on a terminal, nothing otherwise."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.progress import Progress
+
+    bar = Progress(transient=True)
+    bar.start()
+    task = bar.add_task("labelling", total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return update, bar.stop
+
+
+@datasets_app.command("generate")
+def generate_command(
+    generator: Annotated[Generator, typer.Argument(help="How boards are drawn.")],
+    name: Annotated[str, typer.Option(help="Dataset name (file NAME.jsonl).")],
+    size: Annotated[str, typer.Option(help="Board size ROWSxCOLS, e.g. 3x3.")] = "3x3",
+    count: Annotated[
+        int, typer.Option(min=0, help="Boards (depth_strata: boards per depth).")
+    ] = 100,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the bit stream.")] = 0,
+    goal: Annotated[
+        str, typer.Option(help="standard, spiral, blank-first or board tokens.")
+    ] = "standard",
+    length: Annotated[
+        int | None, typer.Option(min=0, help="random_walk: blank moves per walk.")
+    ] = None,
+    depth: Annotated[
+        str | None,
+        typer.Option(help="depth_strata: depths, e.g. 0..31 or 20,22 (default: all)."),
+    ] = None,
+    unsolvable: Annotated[
+        int, typer.Option(min=0, help="depth_strata: also this many unsolvable boards.")
+    ] = 0,
+    label: Annotated[
+        str,
+        typer.Option(help="Optimal lengths: auto (oracle up to 3x3), oracle, none or "
+                          "solver:NAME[HEURISTIC]."),
+    ] = "auto",
+    description: Annotated[str, typer.Option(help="Free text for the header.")] = "",
+    out: Annotated[Path, typer.Option(help="Folder to write NAME.jsonl in.")] = Path(
+        "datasets"
+    ),
+    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+) -> None:
+    """Generate a dataset deterministically from (generator, parameters, seed)."""
+    from harness.datasets import (
+        DatasetError,
+        generate,
+        parse_depths,
+        save_dataset,
+        summarize,
+    )
+    from harness.puzzle import BoardError, goal_board, parse_size
+
+    try:
+        g = parse_size(size)
+    except BoardError as err:
+        raise fail(f"--size: {err}") from None
+    try:
+        target = goal_board(goal, g)
+    except BoardError as err:
+        raise fail(f"--goal: {err}") from None
+    path = out / f"{name}.jsonl"
+    if path.exists() and not force:
+        raise fail(f"{path} already exists (use --force to overwrite)")
+    update, close = _progress()
+    try:
+        ds = generate(
+            generator.value, g, target, name=name, seed=seed, count=count,
+            length=length, depths=parse_depths(depth) if depth else None,
+            unsolvable=unsolvable, label=label, description=description,
+            progress=update,
+        )
+        written = save_dataset(ds, out, force=force)
+    except DatasetError as err:
+        raise fail(str(err)) from None
+    finally:
+        close()
+    s = summarize(ds)
+    typer.echo(f"wrote {written}: {s['instances']} instances, depths {_depths(s)}, "
+               f"sha256 {ds.checksum[:12]}")
+
+
+@datasets_app.command("rebuild")
+def rebuild_command(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(help="Committed datasets to rebuild (default: all of them)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder to write to (default: the repository's datasets/)."),
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1 if any file differs."),
+    ] = False,
+) -> None:
+    """Rebuild the committed datasets from their recipes (harness/committed.py)."""
+    from harness import committed
+    from harness.datasets import DatasetError, dumps_dataset, save_dataset
+
+    folder = out or Path(committed.__file__).resolve().parent.parent / "datasets"
+    differ = []
+    update, close = _progress()
+    try:
+        for name in names or list(committed.RECIPES):
+            ds = committed.build(name)
+            path = folder / f"{name}.jsonl"
+            same = path.is_file() and path.read_bytes() == dumps_dataset(ds).encode()
+            if check:
+                typer.echo(f"{name}: {'ok' if same else 'DIFFERS'} ({path})")
+                if not same:
+                    differ.append(name)
+            else:
+                save_dataset(ds, folder, force=True)
+                typer.echo(f"{name}: {'unchanged' if same else 'written'} ({path})")
+    except DatasetError as err:
+        raise fail(str(err)) from None
+    finally:
+        close()
+    if differ:
+        typer.echo(f"error: {len(differ)} dataset file(s) differ from their recipes: "
+                   f"{', '.join(differ)}", err=True)
+        raise typer.Exit(1)
