@@ -30,7 +30,7 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 # Command modules register themselves on ``app`` when imported.
-for _name in ("solve", "datasets", "run", "report", "compare"):
+for _name in ("solve", "datasets", "run", "report", "compare", "gate"):
     try:
         __import__(f"harness.cli.{_name}")
     except ModuleNotFoundError as _err:  # a command module not written yet
