@@ -1,0 +1,247 @@
+"""``harness solve`` (the online-judge task) and ``harness solvers`` (what is there).
+
+``solve`` reads whitespace-separated tokens from standard input until end of file,
+groups them into boards and prints one line per board: the blank's moves, or
+``unsolvable``. All input is validated before the first board is solved, so a typo
+in the last board costs nothing. Every answer is replayed before it is printed.
+
+Default solver: ``astar_dict[manhattan]`` on 3x3 and smaller (181,440 boards at
+most; ~0.05 s on the hardest). On larger boards the fastest one available:
+``ida_star_jit[linear_conflict]`` when that compiled solver is installed (numba,
+compiled once and cached), else ``ida_star[linear_conflict]`` (pure Python, which
+on Korf's 15-puzzles needs ~10x fewer nodes than manhattan for ~5x the cost per
+node). Pattern databases are faster still on deep 15-puzzles but are built on first
+use, so they are opt-in: ``--solver ida_star_jit[pdb663]``.
+
+Only the standard library, typer and the harness core are imported here: no pandas,
+matplotlib or numba on the 3x3 path.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from typing import Annotated
+
+import typer
+
+from harness.cli import app, fail
+from harness.puzzle import (
+    GOAL_NAMES,
+    MAX_SIDE,
+    MIN_SIDE,
+    Board,
+    BoardError,
+    Grid,
+    IllegalMoveError,
+    apply_moves,
+    goal_board,
+    is_solvable,
+    parse_board,
+    parse_size,
+)
+
+#: Used when --solver is not given, by board size (see the module docstring).
+DEFAULT_SMALL = "astar_dict[manhattan]"
+DEFAULT_LARGE = ("ida_star_jit[linear_conflict]", "ida_star[linear_conflict]")
+
+
+def default_solver(grid: Grid) -> str:
+    """The solver ``harness solve`` uses on ``grid`` when none is named."""
+    if grid.cells <= 9:
+        return DEFAULT_SMALL
+    from harness.solver import all_solvers, entry_point_names
+
+    available = set(all_solvers()) | set(entry_point_names())
+    for label in DEFAULT_LARGE:
+        if label.split("[")[0] in available:
+            return label
+    return DEFAULT_LARGE[-1]
+
+
+def _tokens(text: str, grid: Grid) -> list[tuple[str, int]]:
+    """(token, line number) for every token. A word of exactly ``cells`` characters
+    on a board of at most 9 cells is a compact board (``123x46758``): one token per
+    character, as no single tile token can be that long."""
+    out: list[tuple[str, int]] = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        for word in re.sub(r"[/,|]", " ", line).split():
+            if grid.cells <= 9 and len(word) == grid.cells:
+                out.extend((ch, line_no) for ch in word)
+            else:
+                out.append((word, line_no))
+    return out
+
+
+def read_boards(text: str, grid: Grid) -> list[Board]:
+    """Every board in ``text``; BoardError naming line, board and token otherwise."""
+    tokens = _tokens(text, grid)
+    n = grid.cells
+    boards: list[Board] = []
+    for index in range(0, len(tokens), n):
+        chunk = tokens[index : index + n]
+        number = index // n + 1
+        if len(chunk) < n:
+            raise BoardError(
+                f"line {chunk[-1][1]}: board {number} is incomplete: "
+                f"{len(chunk)} of {n} tokens ({n - len(chunk)} missing)"
+            )
+        try:
+            boards.append(parse_board([t for t, _ in chunk], grid))
+        except BoardError as err:
+            where = re.match(r"token (\d+) ", str(err))
+            line = chunk[int(where.group(1)) - 1][1] if where else chunk[0][1]
+            raise BoardError(f"line {line}: board {number}: {err}") from None
+    return boards
+
+
+@app.command()
+def solve(
+    solver: Annotated[
+        str | None,
+        typer.Option(
+            help="NAME or NAME[HEURISTIC] (see `harness solvers`). Default: "
+            f"{DEFAULT_SMALL} up to 3x3; larger: {' or '.join(DEFAULT_LARGE)}.",
+        ),
+    ] = None,
+    goal: Annotated[
+        str,
+        typer.Option(help=f"{' | '.join(GOAL_NAMES)} | the goal's tokens in quotes."),
+    ] = "standard",
+    size: Annotated[
+        str, typer.Option(help=f"Board size ROWSxCOLS, sides {MIN_SIDE} to {MAX_SIDE}.")
+    ] = "3x3",
+    stats: Annotated[
+        bool,
+        typer.Option(
+            "--stats", help="Per board: length, seconds and counters, on stderr."
+        ),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Run a solver even where it declines the size."),
+    ] = False,
+) -> None:
+    """Solve boards read from standard input (tokens until end of file): one line
+    per board, the blank's moves (u d l r) or 'unsolvable'."""
+    from harness.heuristics import make_heuristic
+    from harness.solver import Counters, parse_config
+
+    try:
+        g = parse_size(size)
+    except BoardError as err:
+        raise fail(f"--size: {err}") from None
+    try:
+        target = goal_board(goal, g)
+    except BoardError as err:
+        raise fail(f"--goal: {err}") from None
+    label = solver or default_solver(g)
+    try:
+        config = parse_config(label)
+    except (KeyError, ImportError) as err:
+        raise fail(f"--solver: {err.args[0] if err.args else err}") from None
+    spec = config.spec
+    reason = spec.refuses(g, None, config.heuristic)
+    if reason and not force:
+        raise fail(
+            f"{config.label} declines {g.label} boards: {reason} (--force runs it)"
+        )
+
+    if sys.stdin.isatty():
+        typer.echo("reading boards from standard input; end with Ctrl-D", err=True)
+    try:
+        boards = read_boards(sys.stdin.read(), g)
+    except BoardError as err:
+        raise fail(f"stdin {err}") from None
+    except UnicodeDecodeError as err:
+        raise fail(f"stdin: not text ({err.reason} at byte {err.start})") from None
+    if not boards:
+        raise fail(f"stdin: no board (expected {g.cells} tokens per {g.label} board)")
+
+    try:
+        h = make_heuristic(config.heuristic, target, g) if config.heuristic else None
+        if spec.prepare is not None:
+            spec.prepare(g, target, h)
+    except (KeyError, ValueError) as err:
+        raise fail(
+            f"--solver {config.label}: {err.args[0] if err.args else err}"
+        ) from None
+
+    for number, board in enumerate(boards, start=1):
+        counters = Counters()
+        started = time.perf_counter()
+        try:
+            moves = spec.solve(board, target, g, counters=counters, heuristic=h)
+        except Exception as err:  # a solver bug must not become a traceback
+            raise fail(
+                f"board {number}: {config.label} failed: {type(err).__name__}: {err}",
+                code=1,
+            ) from None
+        seconds = time.perf_counter() - started
+        _check(moves, board, target, g, number, config.label)
+        typer.echo("unsolvable" if moves is None else moves)
+        if stats:
+            length = "unsolvable" if moves is None else f"{len(moves)} moves"
+            counts = " ".join(f"{k}={v}" for k, v in counters.as_dict().items())
+            typer.echo(
+                f"board {number}: {length}, {seconds:.4f} s, {config.label}, {counts}",
+                err=True,
+            )
+
+
+def _check(
+    moves: str | None, board: Board, goal: Board, g: Grid, number: int, label: str
+) -> None:
+    """Replay the answer: a wrong one is reported, never printed as a solution."""
+    if moves is None:
+        if is_solvable(board, goal, g):
+            raise fail(f"board {number}: {label} said unsolvable, but it is not", 1)
+        return
+    try:
+        reached = apply_moves(board, moves, g)
+    except IllegalMoveError as err:
+        raise fail(
+            f"board {number}: {label} returned an illegal path: {err}", 1
+        ) from None
+    if reached != goal:
+        raise fail(f"board {number}: {label}'s path does not reach the goal", 1)
+
+
+@app.command("solvers")
+def list_solvers() -> None:
+    """List every solver and heuristic: description, optimality, accepted sizes."""
+    from harness.heuristics import all_heuristics
+    from harness.puzzle import grid
+    from harness.solver import all_solvers, entry_point_names
+
+    specs = all_solvers()
+    typer.echo("Solvers (use NAME or NAME[HEURISTIC] with --solver / --solvers):")
+    for name, spec in specs.items():
+        optimal = "optimal" if spec.optimal else "not optimal"
+        typer.echo(f"  {name}: {spec.description or '(no description)'}")
+        typer.echo(f"      {optimal}; sizes: {spec.sizes}")
+        if spec.heuristics:
+            hs = ", ".join(
+                f"{h} (default)" if h == spec.default_heuristic else h
+                for h in spec.heuristics
+            )
+            typer.echo(f"      heuristics: {hs}")
+        else:
+            typer.echo("      blind (no heuristic)")
+    sizes = [grid(r, c) for r in range(MIN_SIDE, MAX_SIDE + 1) for c in range(r, 6)]
+    typer.echo("Heuristics (all admissible lower bounds; none counts the blank):")
+    for name, info in all_heuristics().items():
+        accepted = [g.label for g in sizes if not info.refuses(g)]
+        where = "any size" if len(accepted) == len(sizes) else ", ".join(accepted)
+        typer.echo(f"  {name}: {info.description}")
+        typer.echo(f"      sizes: {where or 'none'}")
+    plugins = [n for n in entry_point_names() if n not in specs]
+    if plugins:
+        typer.echo("Plugins offered by installed packages (loaded when named):")
+        for name in plugins:
+            typer.echo(f"  {name}")
+    large = default_solver(grid(4))
+    typer.echo(
+        f"Default for `harness solve`: {DEFAULT_SMALL} up to 3x3, {large} above."
+    )
