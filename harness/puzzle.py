@@ -185,7 +185,7 @@ def parse_board(text: str | Sequence[str], g: Grid | None = None) -> Board:
     for pos, token in enumerate(tokens, start=1):
         if token in BLANK_TOKENS:
             value = 0
-        elif token.isdigit():
+        elif token.isascii() and token.isdigit():  # "²".isdigit(), int("²") fails
             value = int(token)
             if not 1 <= value <= n - 1:
                 raise BoardError(
