@@ -174,26 +174,39 @@ def random_walk_boards(
     return _distinct(draw, count, "random_walk")
 
 
+def random_permutation(n: int, stream: BitStream) -> list[int]:
+    """A uniformly random permutation of 0..n-1 (Fisher-Yates on ``stream``)."""
+    cells = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = stream.below(i + 1)
+        cells[i], cells[j] = cells[j], cells[i]
+    return cells
+
+
+def uniform_board(
+    g: Grid, goal: Board, stream: BitStream, *, solvable: bool = True
+) -> Board:
+    """One board drawn uniformly from the solvable (or unsolvable) class of ``goal``."""
+    cells = random_permutation(g.cells, stream)
+    if is_solvable(tuple(cells), goal, g) != solvable:
+        # Swapping the first two tiles flips the parity class and is its own inverse,
+        # so every board of the wanted class has exactly two equally likely
+        # preimages: the result stays uniform over that class.
+        a, b = [cell for cell, tile in enumerate(cells) if tile != 0][:2]
+        cells[a], cells[b] = cells[b], cells[a]
+    return tuple(cells)
+
+
 def uniform_boards(
     g: Grid, goal: Board, *, count: int, stream: BitStream, solvable: bool = True
 ) -> list[Board]:
     """``count`` distinct boards drawn uniformly from the solvable (or, with
     ``solvable=False``, the unsolvable) half of all boards toward ``goal``."""
-
-    def draw() -> Board:
-        cells = list(range(g.cells))
-        for i in range(g.cells - 1, 0, -1):  # Fisher-Yates: uniform permutation
-            j = stream.below(i + 1)
-            cells[i], cells[j] = cells[j], cells[i]
-        if is_solvable(tuple(cells), goal, g) != solvable:
-            # Swapping the first two tiles flips the parity class and is its own
-            # inverse, so each board of the wanted class has exactly two preimages:
-            # the result stays uniform over that class.
-            a, b = [cell for cell, tile in enumerate(cells) if tile != 0][:2]
-            cells[a], cells[b] = cells[b], cells[a]
-        return tuple(cells)
-
-    return _distinct(draw, count, "uniform" if solvable else "unsolvable")
+    return _distinct(
+        lambda: uniform_board(g, goal, stream, solvable=solvable),
+        count,
+        "uniform" if solvable else "unsolvable",
+    )
 
 
 def depth_strata_boards(
