@@ -656,7 +656,10 @@ def _verdict(
             False,
             f"not timed ({why})",
         )
-    size = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
+    if 1 / 1.005 < ratio < 1.005:
+        size = "same speed"
+    else:
+        size = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
     if not noisy:
         # one instance, one repeat: nothing to estimate noise from; the
         # threshold alone decides, and the verdict says so
@@ -721,10 +724,21 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
     metric = comp.metric or "not compared"
     out.append(
         f"{'- ' if md else ''}matched {comp.matched_cells} cells; time metric: "
-        f"{metric}; regression threshold {comp.thresholds.min_ratio:g}x"
+        f"{metric} (median of repeats, geomean over the 'timed' instances: those "
+        f"over {comp.thresholds.time_threshold:g} s); regression: significant and "
+        f">= {comp.thresholds.min_ratio:g}x"
     )
     out.append("")
-    header = ["config", "cells", "counters", "status", "time new/base", ci, "verdict"]
+    header = [
+        "config",
+        "cells",
+        "counters",
+        "status",
+        "timed",
+        "new/base",
+        ci,
+        "verdict",
+    ]
     body = []
     for s in comp.configs.values():
         t = s.time
@@ -745,6 +759,7 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
             )
         )
         ratio = f"{t.ratio:.3f}" if t and t.ratio is not None else "-"
+        timed = str(t.instances) if t else "-"
         interval = f"{t.low:.3f}-{t.high:.3f}" if t and t.has_noise_estimate else "-"
         verdict = t.verdict if t else "time not compared"
         if t and t.regression:
@@ -752,7 +767,7 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         if s.source_changed:
             verdict += " [source changed]"
         body.append(
-            [s.config, str(s.cells), counters, status, ratio, interval, verdict]
+            [s.config, str(s.cells), counters, status, timed, ratio, interval, verdict]
         )
     out += _table(header, body, md)
     for title, items, fmt_item in (
