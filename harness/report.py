@@ -71,6 +71,9 @@ HOW_TO_READ = (
     "The table shows the median over instances.",
     "Optimal paths (%) = share of solved instances whose path length equals the "
     "dataset's optimum (where the optimum is known).",
+    "A dataset holding both solvable and unsolvable boards is reported as two parts, "
+    "'name (solvable)' and 'name (unsolvable)': proving a board unsolvable takes a "
+    "full search and would swamp the times of the solvable boards.",
     "Peak memory comes from a separate, untimed pass: the largest tracemalloc peak "
     "(Python allocations) and the largest worker RSS peak over the cell's instances; "
     "MiB = 2^20 bytes.",
@@ -212,7 +215,21 @@ def _normalise(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
                 f"{path}: line {int(np.flatnonzero(bad)[0]) + 2}: empty {col}"
             )
     out["solvable"] = out["solvable"].fillna(0.0).astype(bool)
-    return out
+    return _split_mixed(out)
+
+
+def _split_mixed(rows: pd.DataFrame) -> pd.DataFrame:
+    """Report a dataset holding both solvable and unsolvable boards as two parts,
+    ``name (solvable)`` and ``name (unsolvable)``: a proof of unsolvability is a full
+    search and would swamp the times of the solvable boards in one median."""
+    rows["dataset_name"] = rows["dataset"]
+    rows["boards"] = np.where(rows["solvable"], "solvable", "unsolvable")
+    kinds = rows.groupby("dataset")["solvable"].nunique()
+    mixed = rows["dataset"].isin(kinds[kinds > 1].index)
+    rows.loc[mixed, "dataset"] = (
+        rows.loc[mixed, "dataset"] + " (" + rows.loc[mixed, "boards"] + ")"
+    )
+    return rows
 
 
 def _bool_column(col: pd.Series, name: str, path: Path) -> np.ndarray:
@@ -268,7 +285,8 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
     timed = rows[rows["measure"] == "time"]
     memory = rows[rows["measure"] == "memory"]
     # Static facts of the instance and config, from whichever row comes first.
-    static_cols = ["size", "goal", "solvable", "optimal_length", "solver", "heuristic"]
+    static_cols = ["dataset_name", "boards", "size", "goal", "solvable",
+                   "optimal_length", "solver", "heuristic"]  # fmt: skip
     base = rows.groupby(INSTANCE, sort=True)[static_cols].first()
     base["h_start"] = rows.groupby(INSTANCE)["h_start"].max()
     # Status: worst over timed repeats; instances with only a memory row use that.
@@ -321,6 +339,8 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     inst = instances(rows)
     cols = [
         *CELL,
+        "dataset_name",
+        "boards",
         "solver",
         "heuristic",
         "size",
@@ -339,7 +359,7 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     if inst.empty:
         return pd.DataFrame(columns=cols)
     g = inst.groupby(CELL, sort=True)
-    out = g[["solver", "heuristic", "size"]].first()
+    out = g[["dataset_name", "boards", "solver", "heuristic", "size"]].first()
     out["instances"] = g.size()
     counts = pd.crosstab([inst[c] for c in CELL], inst["status"])
     for status in STATUSES:
@@ -472,8 +492,8 @@ def findings(run: Run) -> list[str]:
                 first = hit.iloc[0]
                 why = f": {first.message}" if first.message else ""
                 (wrong if status == "invalid" else failed).append(
-                    f"{config}: {_n(len(hit), status + ' result')} on {dataset} "
-                    f"({_names(hit.instance)}{why})."
+                    f"{config} on {dataset}: {_n(len(hit), status + ' result')} "
+                    f"({_names(hit.instance)}){why}."
                 )
         mixed = cells[(cells.answered_repeats > 0) & ~cells.status.isin(ANSWERED)]
         for _, r in mixed.iterrows():
@@ -522,10 +542,17 @@ def _fastest(dataset: str, cells: pd.DataFrame) -> list[str]:
     )
     if len(best) > 1:
         nxt = best.iloc[1]
-        text += (
-            f"; the next, {nxt.config}, takes {_fmt_ms(nxt.median_ms)} ms "
-            f"({nxt.median_ms / top.median_ms:.2f}x as long)"
-        )
+        ratio = nxt.median_ms / top.median_ms
+        if ratio < 1 + NOISE:
+            text += (
+                f"; {nxt.config} is within timing noise ({_fmt_ms(nxt.median_ms)}"
+                " ms): call it a tie"
+            )
+        else:
+            text += (
+                f"; the next, {nxt.config}, takes {_fmt_ms(nxt.median_ms)} ms "
+                f"({ratio:.2f}x as long)"
+            )
     text += "."
     quicker = ranked[(ranked.answered < most) & (ranked.median_ms < top.median_ms)]
     for _, r in quicker.iterrows():
@@ -920,6 +947,13 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
     sections = []
     about = _Section("Runs")
     about.tables.append(("", _runs_table(runs)))
+    for run in runs:
+        setup = _setup_table(run)
+        if setup is not None:
+            label = f" of {run.label}" if len(runs) > 1 else ""
+            about.tables.append(
+                (f"One-time set-up{label} (not part of any solve time)", setup)
+            )
     sections.append(about)
     stands = _Section("What stands out")
     if len(runs) > 1:
@@ -976,11 +1010,39 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
 
 
 def _dataset_caption(run: Run, dataset: str, cells: pd.DataFrame) -> str:
-    info = (run.meta.get("datasets") or {}).get(dataset, {})
+    info = (run.meta.get("datasets") or {}).get(cells["dataset_name"].iat[0], {})
     size = info.get("size") or cells["size"].iat[0]
     goal = info.get("goal", "")
-    n = info.get("instances", int(cells.instances.max()))
+    n = int(cells.instances.max())
     return f"{dataset} ({size}{', goal ' + str(goal) if goal else ''}, {n} instances)"
+
+
+def _plain(value: Any) -> str:
+    """Lists and dicts from meta.json as people write them, not as Python reprs."""
+    if isinstance(value, list | tuple):
+        return ", ".join(map(_plain, value)) if value else "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items()) or "none"
+    return str(value)
+
+
+def _seconds(value: Any) -> str:
+    if not isinstance(value, int | float):
+        return "–"
+    return "< 0.001" if value < 0.001 else _sig(float(value))
+
+
+def _setup_table(run: Run) -> pd.DataFrame | None:
+    """meta.json's per-config set-up (imports, tables, compilation), if recorded."""
+    setup = [s for s in run.meta.get("setup") or [] if isinstance(s, dict)]
+    if not setup:
+        return None
+    return pd.DataFrame({
+        "config": [str(s.get("config", "?")) for s in setup],
+        "board": [f"{s.get('size', '?')}, goal {s.get('goal', '?')}" for s in setup],
+        "set-up (s)": [_seconds(s.get("seconds")) for s in setup],
+        "note": [str(s.get("note") or "") for s in setup],
+    })  # fmt: skip
 
 
 def _runs_table(runs: list[Run]) -> pd.DataFrame:
@@ -1004,7 +1066,7 @@ def _runs_table(runs: list[Run]) -> pd.DataFrame:
             "python": m.get("python", "?"),
             "platform": m.get("platform", "?"),
             "CPU": f"{m.get('cpu_model', '?')} (x{m.get('cpu_count', '?')})",
-            "options": ", ".join(f"{k}={v}" for k, v in opts.items()) or "–",
+            "options": "; ".join(f"{k}={_plain(v)}" for k, v in opts.items()) or "–",
             "datasets": ", ".join(sorted(m.get("datasets") or {}))
             or ", ".join(sorted(run.rows["dataset"].unique())),
             "configs": ", ".join(sorted(run.rows["config"].unique())),

@@ -126,6 +126,22 @@ def test_unsolvable_cells_match_hand_computation(table):
         assert math.isnan(cell.median_ms)
 
 
+def test_mixed_dataset_is_reported_as_solvable_and_unsolvable_parts(tmp_path):
+    # One dataset holding both kinds of boards: the fixture's two datasets merged.
+    run = tmp_path / "run"
+    shutil.copytree(RUN_A, run)
+    text = (run / "rows.csv").read_text().replace(",8-unsolvable,", ",8-depths,")
+    (run / "rows.csv").write_text(text)
+    mixed = report.summary(report.load_run(run).rows).set_index(["dataset", "config"])
+    assert set(mixed.index.get_level_values("dataset")) == {
+        "8-depths (solvable)", "8-depths (unsolvable)"}  # fmt: skip
+    # the same hand-computed numbers as when the boards were two datasets
+    man = mixed.loc[("8-depths (unsolvable)", "astar_dict[manhattan]")]
+    assert (man.instances, man.median_ms) == (2, pytest.approx(1260))
+    assert mixed.loc[("8-depths (solvable)", "bfs")].median_ms == pytest.approx(20.75)
+    assert set(mixed.dataset_name) == {"8-depths"}
+
+
 def test_summary_ranks_by_answered_then_time(run_a):
     ranked = report.summary(run_a.rows)
     depths = ranked[ranked.dataset == "8-depths"].config.tolist()
@@ -203,10 +219,13 @@ def test_findings_name_the_facts(run_a):
         in text
     )
     assert "d08-0000: 10 moves, optimum 8" in text
-    assert "greedy[manhattan]: 1 invalid result on 8-depths (d04-0000" in text
-    assert "ida_star[manhattan]: 1 error result on 8-depths (d08-0001" in text
-    assert "bfs: 1 memout result on 8-unsolvable (u-0001" in text
-    assert "astar_dict[misplaced]: 1 timeout result on 8-unsolvable" in text
+    assert "greedy[manhattan] on 8-depths: 1 invalid result (d04-0000)" in text
+    assert (
+        "ida_star[manhattan] on 8-depths: 1 error result (d08-0001): RecursionError"
+        in text
+    )
+    assert "bfs on 8-unsolvable: 1 memout result (u-0001)" in text
+    assert "astar_dict[misplaced] on 8-unsolvable: 1 timeout result" in text
     assert "answered in 2 of 3 repeats but timeout" in text
     assert "greedy[manhattan] skipped 2 instances of 8-unsolvable" in text
     # greedy does not claim optimality: described, not accused
