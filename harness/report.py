@@ -11,9 +11,7 @@ How the numbers are made is :data:`HOW_TO_READ`, printed at the end of every rep
 from __future__ import annotations
 
 import base64
-import csv
 import html
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -24,8 +22,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-SCHEMA_VERSION = 1
-STATUSES = ("solved", "unsolvable", "timeout", "memout", "error", "invalid", "skipped")
+from harness.results import (
+    MEASURES,
+    STATUSES,
+    ResultsError,
+    read_meta,
+    read_row_dicts,
+)
+
 ANSWERED = ("solved", "unsolvable")
 PROBLEMS = ("invalid", "error", "memout", "timeout")
 #: Worst first wins when an instance's repeats disagree.
@@ -35,7 +39,6 @@ SEVERITY = {
         ("solved", "unsolvable", "skipped", "timeout", "memout", "error", "invalid")
     )
 }
-MEASURES = ("time", "memory")
 REQUIRED_COLUMNS = (
     "run_id", "dataset", "instance", "size", "goal", "solvable", "optimal_length",
     "solver", "heuristic", "config", "measure", "repeat", "status", "message",
@@ -119,11 +122,7 @@ def load_run(run_dir: Path | str) -> Run:
 
 def _read_stored(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame]:
     """``(meta, rows as strings)`` via harness.results, which owns the format (schema
-    check, header, torn last line); typing is ours, so a bad token is named."""
-    try:
-        from harness.results import ResultsError, read_meta, read_row_dicts
-    except ImportError:  # results module not there: read the contract ourselves
-        return _read_meta(run_dir / "meta.json"), _read_rows(run_dir / "rows.csv")
+    version, header, torn last line); typing is ours, so a bad token is named."""
     try:
         meta = read_meta(run_dir)
         records = read_row_dicts(run_dir)
@@ -131,52 +130,6 @@ def _read_stored(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame]:
         raise ReportError(str(err)) from None
     columns = list(records[0]) if records else list(REQUIRED_COLUMNS)
     return meta, pd.DataFrame.from_records(records, columns=columns)
-
-
-def _read_meta(path: Path) -> dict[str, Any]:
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReportError(f"{path}: missing (not a run directory?)") from None
-    except json.JSONDecodeError as err:
-        raise ReportError(
-            f"{path}: line {err.lineno}: invalid JSON ({err.msg})"
-        ) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ReportError(f"{path}: cannot read ({err})") from None
-    if not isinstance(meta, dict):
-        raise ReportError(f"{path}: not a JSON object")
-    if meta.get("schema_version") != SCHEMA_VERSION:
-        raise ReportError(
-            f"{path}: schema_version {meta.get('schema_version')!r} is not supported "
-            f"(this reporter reads {SCHEMA_VERSION})"
-        )
-    return meta
-
-
-def _read_rows(path: Path) -> pd.DataFrame:
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            reader = csv.reader(fh)
-            header = next(reader, None)
-            if header is None:
-                raise ReportError(f"{path}: empty (no header line)")
-            records = []
-            for rec in reader:  # every line a row: index i is line i + 2
-                if len(rec) != len(header):
-                    raise ReportError(
-                        f"{path}: line {reader.line_num}: {len(rec)} fields, "
-                        f"expected {len(header)}"
-                    )
-                records.append(rec)
-    except csv.Error as err:
-        raise ReportError(f"{path}: malformed CSV ({err})") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ReportError(f"{path}: cannot read ({err})") from None
-    missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    if missing:
-        raise ReportError(f"{path}: line 1: missing column(s) {', '.join(missing)}")
-    return pd.DataFrame(records, columns=header)
 
 
 def _normalise(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
