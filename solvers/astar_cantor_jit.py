@@ -1,0 +1,143 @@
+"""A* on flat arrays indexed by Cantor rank, compiled with numba.
+
+Data structures: every board is its lexicographic rank (``harness.puzzle.rank``), so
+the best g (stored as g + 1, 0 = never seen) and the move that reached each board
+live in two uint8/int8 arrays of ``cells!`` entries; the frontier is a binary heap
+of (f, push count) keys in growable numpy arrays. The arrays are allocated zeroed
+per solve, so the operating system maps only the pages a search touches.
+
+Optimal: with an admissible heuristic. The goal is tested when popped; equal f pop
+first-in first-out and a board improved later leaves a stale entry that is skipped,
+so the counters equal ``astar_dict``'s (same successor order, same ties): expanded
+= boards popped and expanded (goal excluded), generated = successors created,
+max_frontier = largest heap size, stale entries included; extra["stale"] = stale
+entries popped. Boards of more than 12 cells are refused (13! ranks would not fit);
+deep boards over 9 cells too, since A* keeps every board it generates.
+
+Set-up (``prepare``): compiling the kernel or loading it from numba's cache.
+"""
+
+from __future__ import annotations
+
+from math import factorial
+
+from harness.heuristics import Heuristic, make_heuristic
+from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
+from harness.solver import Counters, register
+
+#: 12! = 479,001,600 ranks: two 479 MB arrays; 13! would need 12 GB.
+_MAX_CELLS = 12
+#: Deepest known optimum taken on boards over 9 cells (A* memory grows fast).
+_MAX_DEPTH_LARGE = {"misplaced": 30, "manhattan": 44, "linear_conflict": 46}
+
+
+def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
+    """Decline boards whose rank arrays would not fit, and deep boards over 3x3."""
+    if g.cells > _MAX_CELLS:
+        return (
+            f"{g.label} has {factorial(g.cells):,} ranks: flat arrays need at most "
+            f"{_MAX_CELLS} cells"
+        )
+    limit = _MAX_DEPTH_LARGE.get(heuristic or "manhattan", 40)
+    if g.cells > 9 and depth is not None and depth > limit:
+        return (
+            f"depth {depth} on {g.label} with {heuristic}: A* would store too many "
+            f"boards (takes depth <= {limit})"
+        )
+    return None
+
+
+_args_memo: dict[tuple, tuple] = {}
+
+
+def _kernel_args(goal: Board, g: Grid, heuristic: Heuristic) -> tuple:
+    """Heuristic arrays for the kernel: (cost, conflicts, lines...), once per goal."""
+    key = (heuristic.name, goal, g.rows, g.cols)
+    if key not in _args_memo:
+        import numpy as np
+
+        from harness import kernels
+
+        cost, line_cells, line_len, goal_row, goal_col, rows, _ = (
+            kernels.conflict_arrays(goal, g)
+        )
+        if heuristic.name == "linear_conflict":
+            conflicts = True
+        elif heuristic.tile_cost is not None:
+            cost = np.array(heuristic.tile_cost, dtype=np.int16)
+            conflicts = False
+        else:
+            raise ValueError(
+                f"astar_cantor_jit cannot evaluate heuristic {heuristic.name!r}"
+            )
+        fact = np.array([factorial(i) for i in range(g.cells + 1)], dtype=np.int64)
+        _args_memo[key] = (
+            kernels.neighbour_array(g),
+            (cost, conflicts, line_cells, line_len, goal_row, goal_col, rows, fact),
+        )
+    return _args_memo[key]
+
+
+def _run(start: Board, goal: Board, g: Grid, heuristic: Heuristic, stats) -> Moves:
+    import numpy as np
+
+    from harness import kernels
+
+    nbr, args = _kernel_args(goal, g, heuristic)
+    size = factorial(g.cells)
+    best_g = np.zeros(size, dtype=np.uint8)
+    parent_move = np.zeros(size, dtype=np.int8)
+    path = np.zeros(256, dtype=np.int8)
+    length = kernels.astar_cantor(
+        np.array(start, dtype=np.int8), np.array(goal, dtype=np.int8), nbr, *args,
+        best_g, parent_move, stats, path,
+    )
+    if length < 0:
+        raise AssertionError("solvable board but the heap ran dry")
+    return kernels.moves_to_str(path, length)
+
+
+def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
+    """Compile (or load from numba's cache) the kernel with a two-move solve."""
+    import numpy as np
+
+    h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, g)
+    move = g.neighbours[goal.index(0)][0][0]
+    _run(apply_moves(goal, move, g), goal, g, h, np.zeros(4, dtype=np.int64))
+
+
+@register(
+    "astar_cantor_jit",
+    optimal=True,
+    heuristics=("manhattan", "linear_conflict", "misplaced"),
+    default_heuristic="manhattan",
+    refuses=_refuses,
+    prepare=_prepare,
+    budget_seconds=60.0,
+    sizes=f"up to {_MAX_CELLS} cells (2x2 .. 3x4); over 9 cells depth-limited",
+)
+def solve(
+    start: Board,
+    goal: Board,
+    grid: Grid,
+    *,
+    counters: Counters,
+    heuristic: Heuristic | None = None,
+) -> Moves | None:
+    """Shortest move string from ``start`` to ``goal``; None when unsolvable."""
+    if grid.cells > _MAX_CELLS:
+        raise ValueError(f"astar_cantor_jit: {grid.label} has too many ranks")
+    if not is_solvable(start, goal, grid):
+        return None
+    import numpy as np
+
+    h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, grid)
+    stats = np.zeros(4, dtype=np.int64)
+    try:
+        return _run(start, goal, grid, h, stats)
+    finally:
+        counters.expanded += int(stats[0])
+        counters.generated += int(stats[1])
+        counters.max_frontier = max(counters.max_frontier, int(stats[2]))
+        if stats[3]:
+            counters.extra["stale"] = counters.extra.get("stale", 0) + int(stats[3])
