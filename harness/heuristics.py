@@ -159,3 +159,9 @@ def linear_conflict(goal: Board, g: Grid) -> Heuristic:
         return md.estimate(board) + 2 * extra
 
     return Heuristic("linear_conflict", goal, g, estimate)
+
+
+# Pattern-database heuristics (pdb44, pdb555, pdb663) register themselves here too,
+# so make_heuristic knows them whatever was imported first. harness.pdb imports only
+# the standard library at module level; its tables are made when a heuristic is.
+import harness.pdb  # noqa: E402, F401
