@@ -98,10 +98,23 @@ class Run:
     meta: dict[str, Any]
     rows: pd.DataFrame
     label: str = ""  # short name in multi-run tables: "run 1", "run 2", ...
+    _cache: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
 
     @property
     def run_id(self) -> str:
         return str(self.meta.get("run_id") or self.path.name)
+
+    def instances(self) -> pd.DataFrame:
+        """:func:`instances` of the rows, computed once."""
+        if "instances" not in self._cache:
+            self._cache["instances"] = instances(self.rows)
+        return self._cache["instances"]
+
+    def summary(self) -> pd.DataFrame:
+        """:func:`summary` of the rows, computed once."""
+        if "summary" not in self._cache:
+            self._cache["summary"] = summary(self.rows, inst=self.instances())
+        return self._cache["summary"]
 
 
 # ------------------------------------------------------------------ reading
@@ -285,11 +298,11 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
     return base.reset_index()
 
 
-def summary(rows: pd.DataFrame) -> pd.DataFrame:
+def summary(rows: pd.DataFrame, inst: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per (run_id, dataset, config): instance and status counts, optimal share,
     median / p90 time (ms), median counters, median b*, peak memory (MiB). Within a
     dataset, ranked by instances answered (most first), then median time."""
-    inst = instances(rows)
+    inst = instances(rows) if inst is None else inst
     cols = [
         *CELL,
         "dataset_name",
@@ -344,11 +357,11 @@ def compare(runs: Sequence[Run]) -> pd.DataFrame:
     median ratios over instances answered in both), median counters, and how many
     instances' counters changed."""
     base_run, rows = runs[0], []
-    base_inst = instances(base_run.rows)
-    base_sum = summary(base_run.rows)
+    base_inst = base_run.instances()
+    base_sum = base_run.summary()
     for new_run in runs[1:]:
-        new_inst = instances(new_run.rows)
-        new_sum = summary(new_run.rows)
+        new_inst = new_run.instances()
+        new_sum = new_run.summary()
         cells = sorted(
             set(map(tuple, base_sum[["dataset", "config"]].values))
             | set(map(tuple, new_sum[["dataset", "config"]].values))
@@ -427,7 +440,7 @@ def findings(run: Run) -> list[str]:
     """Plain sentences about one run, computed from its rows and meta.json: speed
     first, then wrong answers, failures, memory-pass failures, refusals."""
     speed, wrong, failed, memory, design, skips = [], [], [], [], [], []
-    inst = instances(run.rows)
+    inst = run.instances()
     head = []
     if not run.meta.get("complete", True) or run.meta.get("finished_utc", "") is None:
         head.append(
@@ -436,7 +449,7 @@ def findings(run: Run) -> list[str]:
         )
     if inst.empty:
         return [*head, "The run holds no result rows."]
-    for dataset, cells in summary(run.rows).groupby("dataset", sort=True):
+    for dataset, cells in run.summary().groupby("dataset", sort=True):
         speed.extend(_fastest(dataset, cells))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
@@ -870,7 +883,7 @@ def write_report(
     shown = runs[-1]  # the newest run is drawn; older runs appear in the comparison
     limit = (shown.meta.get("options") or {}).get("timeout")
     figures = plots.make_plots(
-        instances(shown.rows),
+        shown.instances(),
         colors,
         out / "plots",
         time_limit_s=limit if isinstance(limit, int | float) else None,
@@ -879,7 +892,7 @@ def write_report(
     if len(runs) > 1:
         figures.append(
             plots.compare_plot(
-                [instances(r.rows).assign(run=r.label) for r in runs],
+                [r.instances().assign(run=r.label) for r in runs],
                 colors,
                 out / "plots",
             )
@@ -941,7 +954,7 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
             if len(runs) > 1
             else "Results per dataset"
         )
-        table_run = summary(run.rows)
+        table_run = run.summary()
         for dataset, cells in table_run.groupby("dataset", sort=True):
             caption = _dataset_caption(run, dataset, cells)
             sec.tables.append((f"{caption}: answers", display_table(cells, "answers")))
@@ -1119,7 +1132,7 @@ def summary_blocks(runs: Sequence[Run]) -> list[tuple[str, pd.DataFrame]]:
             (f"{d}: {p.old_run.iat[0]} vs {n}", display_compare(p))
             for (d, n), p in table.groupby(["dataset", "new_run"], sort=True)
         ]
-    table = summary(runs[0].rows)
+    table = runs[0].summary()
     return [
         (f"{d} ({int(c.instances.max())} instances): {part}", display_table(c, part))
         for d, c in table.groupby("dataset", sort=True)
@@ -1134,7 +1147,7 @@ def format_summary(runs: Sequence[Run], fmt: str) -> str:
         table = (
             compare(runs).drop(columns=["changed_instances"])
             if len(runs) > 1
-            else summary(runs[0].rows)
+            else runs[0].summary()
         )
         if fmt == "csv":
             return table.to_csv(index=False)
