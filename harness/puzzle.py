@@ -210,7 +210,10 @@ def format_board(board: Board, g: Grid | None = None, *, as_grid: bool = False) 
     tokens = ["x" if v == 0 else str(v) for v in board]
     if not as_grid:
         return " ".join(tokens)
-    g = g or grid(round(len(board) ** 0.5))
+    if g is None:
+        g = grid(round(len(board) ** 0.5))
+        if g.cells != len(board):  # would silently drop cells of a 2x3 board
+            raise ValueError(f"{len(board)} cells: pass the grid of a non-square board")
     width = max(map(len, tokens))
     return "\n".join(
         " ".join(t.rjust(width) for t in tokens[r * g.cols : (r + 1) * g.cols])
