@@ -407,6 +407,7 @@ def compare(runs: Sequence[Run]) -> pd.DataFrame:
                     "changed_instances": [
                         _change_text(c) for _, c in changed.iterrows()
                     ],
+                    "same_source": _same_source(base_run, new_run, config),
                 }
             )
     return pd.DataFrame(rows)
@@ -417,6 +418,13 @@ def _paired(old: pd.DataFrame, new: pd.DataFrame, dataset: str, config: str):
     a = old[(old.dataset == dataset) & (old.config == config)][keep]
     b = new[(new.dataset == dataset) & (new.config == config)][keep]
     return a.merge(b, on="instance", how="outer", suffixes=("_old", "_new"))
+
+
+def _same_source(old: Run, new: Run, config: str) -> bool | None:
+    """Whether meta.json records the same solver source hash in both runs."""
+    a = ((old.meta.get("solvers") or {}).get(config) or {}).get("source_sha256")
+    b = ((new.meta.get("solvers") or {}).get(config) or {}).get("source_sha256")
+    return None if not a or not b else a == b
 
 
 def _change_text(row: pd.Series) -> str:
@@ -608,11 +616,17 @@ def _cell_changes(r: pd.Series) -> list[str]:
             f"against {int(r.old_answered)} in {r.old_run}."
         )
     if r.compared and abs(math.log(r.time_ratio)) > math.log1p(NOISE):
-        out.append(
+        text = (
             f"{where}: {_ratio_words(r.time_ratio)} in {r.new_run} than in "
             f"{r.old_run} (geometric mean of {r.compared} per-instance "
-            "median time ratios)."
+            "median time ratios)"
         )
+        if r.same_source and r.counters_changed == 0:
+            text += (
+                "; the solver's source and every counter are unchanged, so this is "
+                "more likely the machine (load, clock) than the code"
+            )
+        out.append(text + ".")
     if r.counters_changed:
         out.append(
             f"{where}: counters changed on {_n(r.counters_changed, 'instance')}"
@@ -1145,7 +1159,7 @@ def format_summary(runs: Sequence[Run], fmt: str) -> str:
     (aligned text), "markdown", "csv" or "json"; csv and json are unrounded."""
     if fmt in ("csv", "json"):
         table = (
-            compare(runs).drop(columns=["changed_instances"])
+            compare(runs).drop(columns=["changed_instances", "same_source"])
             if len(runs) > 1
             else runs[0].summary()
         )

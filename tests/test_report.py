@@ -274,6 +274,22 @@ def test_compare_ratio_is_geomean_and_counters_exact():
     assert "different Python (3.12.1)" in words
     assert "On 8-depths, only run 2 has bidir_bfs." in words
     assert "8-unsolvable is only in run 1." in words
+    # run B records new solver sources, so the speed-up is not put down to the machine
+    assert "more likely the machine" not in words
+
+
+def test_unchanged_source_and_counters_point_at_the_machine(tmp_path):
+    run = tmp_path / "b"
+    shutil.copytree(RUN_B, run)
+    meta = json.loads((run / "meta.json").read_text())
+    meta["solvers"]["astar_dict[manhattan]"]["source_sha256"] = "c" * 64  # as in A
+    (run / "meta.json").write_text(json.dumps(meta))
+    runs = report.load_runs([RUN_A, run])
+    words = report.compare_findings(runs, report.compare(runs))
+    line = next(w for w in words if w.startswith("astar_dict[manhattan] on 8-depths"))
+    assert "2.00x faster" in line and "more likely the machine" in line
+    # bfs's counters changed: a real change, never blamed on the machine
+    assert not any("bfs" in w and "machine" in w for w in words)
 
 
 # ------------------------------------------------------------- the files
