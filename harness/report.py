@@ -525,7 +525,7 @@ def _fastest(dataset: str, cells: pd.DataFrame) -> list[str]:
         else:
             text += (
                 f"; the next, {nxt.config}, takes {_fmt_ms(nxt.median_ms)} ms "
-                f"({ratio:.2f}x as long)"
+                f"({_sig(ratio)}x as long)"
             )
     text += "."
     quicker = ranked[(ranked.answered < most) & (ranked.median_ms < top.median_ms)]
@@ -639,7 +639,7 @@ def _cell_changes(r: pd.Series) -> list[str]:
 
 def _ratio_words(ratio: float) -> str:
     """0.5 -> '2.00x faster', 2 -> '2.00x slower' (ratio = new / old time)."""
-    return f"{1 / ratio:.2f}x faster" if ratio < 1 else f"{ratio:.2f}x slower"
+    return f"{_sig(1 / ratio)}x faster" if ratio < 1 else f"{_sig(ratio)}x slower"
 
 
 def _n(count: float, noun: str) -> str:
@@ -940,7 +940,9 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
         stands.bullets.extend(compare_findings(runs, table))
     for run in runs[-1:] if len(runs) > 1 else runs:
         prefix = f"{run.label}: " if len(runs) > 1 else ""
-        stands.bullets.extend(prefix + s for s in findings(run))
+        stands.bullets.extend(
+            prefix + (s[:1].lower() + s[1:] if prefix else s) for s in findings(run)
+        )
     skipped = [f.title for f in figures if f.skipped]
     if skipped:
         stands.bullets.append(
