@@ -959,10 +959,7 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
                 "over n instances answered in both; counters exact."
             ],
         )
-        for (dataset, _new), part in table.groupby(["dataset", "new_run"], sort=True):
-            comp.tables.append(
-                (f"{dataset}: {part.old_run.iat[0]} vs {_new}", display_compare(part))
-            )
+        comp.tables.extend(summary_blocks(runs, table))
         sections.append(comp)
     for run in reversed(runs):
         sec = _Section(
@@ -1139,14 +1136,18 @@ def _html(title: str, sections: list[_Section], out: Path) -> str:
     return "\n".join(parts)
 
 
-def summary_blocks(runs: Sequence[Run]) -> list[tuple[str, pd.DataFrame]]:
+def summary_blocks(
+    runs: Sequence[Run], table: pd.DataFrame | None = None
+) -> list[tuple[str, pd.DataFrame]]:
     """(caption, display table) pairs: per dataset answers and cost for one run,
-    the side-by-side comparison per dataset for several."""
+    the side-by-side comparison per dataset for several (``table``: compare(runs)),
+    leaving out datasets that only one run of the pair has."""
     if len(runs) > 1:
-        table = compare(runs)
+        table = compare(runs) if table is None else table
         return [
             (f"{d}: {p.old_run.iat[0]} vs {n}", display_compare(p))
             for (d, n), p in table.groupby(["dataset", "new_run"], sort=True)
+            if p.old_instances.notna().any() and p.new_instances.notna().any()
         ]
     table = runs[0].summary()
     return [

@@ -368,6 +368,9 @@ def test_two_runs_side_by_side_and_comparison_plot(pair):
     assert (out / "plots" / "compare_time.png").read_bytes().startswith(PNG_MAGIC)
     md = (out / "report.md").read_text()
     assert "## Side by side" in md
+    # 8-unsolvable is only in run 1: said in words, no table of dashes
+    assert "8-unsolvable is only in run 1." in md
+    assert "**8-unsolvable: run 1 vs run 2**" not in md
     assert "| astar_dict[manhattan] | 4/4 | 4/4 | 1.38 | 0.690 | 0.50 (n=4) |" in md
     # the plots show run 2, which has no memory pass and no unsolvable boards
     assert not (out / "plots" / "peak_memory.png").exists()
