@@ -1,15 +1,19 @@
 """Timing suite: every built-in solver x heuristic on fixed boards (pytest-benchmark).
 
 Set-up (heuristic tables, pattern databases, compiled kernels) happens before the
-timed rounds, plus one untimed warm-up round. Counters go into ``extra_info`` so
-a saved benchmark file says what was timed. ``test_bench_reference`` is a fixed
-pure-Python workload that does not depend on the harness: its time measures the
-machine, so base and head timings can be put on the same scale.
+timed rounds, plus one untimed warm-up solve that also sizes the number of rounds:
+at least ``NPUZZLE_BENCH_ROUNDS``, more for fast solves (about 0.25 s each).
+Counters go into ``extra_info`` so a saved benchmark file says what was timed.
+``test_bench_reference`` is a fixed pure-Python workload that does not depend on
+the harness: its time measures the machine, not the code.
 """
 
 from __future__ import annotations
 
+import math
 import random
+import time
+from collections.abc import Callable
 
 import pytest
 
@@ -20,6 +24,21 @@ from harness.solver import SolverConfig
 
 #: Boards timed per solver: mid and deep 3x3, and the quick 4x4 of the gate.
 BENCH_BOARDS = [b for b in BOARDS if b.name in ("3x3-d19-judge", "3x3-d24", "4x4-d16")]
+
+
+#: Fast benchmarks get more rounds, so each is timed for about this long in total:
+#: a median of 7 rounds of 20 us is at the mercy of one scheduler tick.
+TARGET_SECONDS = 0.25
+MAX_ROUNDS = 300
+
+
+def _rounds_for(minimum: int, run_once: Callable[[], object]) -> int:
+    """Rounds for a benchmark, from one untimed warm-up call (which also fills
+    caches and compiles): at least ``minimum``, enough for ~TARGET_SECONDS."""
+    t0 = time.perf_counter()  # sizing the benchmark, not a reported figure
+    run_once()
+    once = max(time.perf_counter() - t0, 1e-6)
+    return max(minimum, min(MAX_ROUNDS, math.ceil(TARGET_SECONDS / once)))
 
 
 def _applicable(config: SolverConfig, board: GateBoard) -> bool:
@@ -46,7 +65,9 @@ def test_bench_solver(benchmark, fresh_counters, rounds, config, board):
         spec.prepare(g, goal, h)
     setup = fresh_counters(board, h)
     benchmark.group = board.name
-    moves = benchmark.pedantic(spec.solve, setup=setup, rounds=rounds, warmup_rounds=1)
+    if benchmark.enabled:
+        rounds = _rounds_for(rounds, lambda: spec.solve(*setup()[0], **setup()[1]))
+    moves = benchmark.pedantic(spec.solve, setup=setup, rounds=rounds)
     counters = setup.last.as_dict()
     benchmark.extra_info.update(
         {"config": config.label, "board": board.name, "depth": board.depth, **counters}
@@ -76,5 +97,7 @@ def _reference_workload() -> int:
 
 def test_bench_reference(benchmark, rounds):
     benchmark.group = "reference"
-    distinct = benchmark.pedantic(_reference_workload, rounds=rounds, warmup_rounds=1)
+    if benchmark.enabled:
+        rounds = _rounds_for(rounds, _reference_workload)
+    distinct = benchmark.pedantic(_reference_workload, rounds=rounds)
     assert distinct == _reference_workload()  # deterministic workload
