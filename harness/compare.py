@@ -28,7 +28,14 @@ if TYPE_CHECKING:  # pandas is imported lazily: this module is reached from the 
 EXIT_OK, EXIT_REGRESSION, EXIT_INCOMPARABLE = 0, 1, 2
 SUPPORTED_SCHEMAS = (1,)
 CELL_KEY = ["solver", "heuristic", "dataset", "instance"]
-COUNTERS = ["expanded", "generated", "max_frontier", "iterations", "path_length"]
+COUNTERS = [
+    "expanded",
+    "generated",
+    "max_frontier",
+    "iterations",
+    "path_length",
+    "h_start",  # the heuristic at the start board: moves when the heuristic changes
+]
 #: A rise in these is a regression; a change in the others is only reported.
 WORSE_WHEN_HIGHER = {"expanded", "generated", "path_length"}
 #: Higher is worse. A correct answer (a path, or "unsolvable" on an unsolvable

@@ -88,7 +88,7 @@ def write_run(
                     k: c[k] if good else ""
                     for k in ("expanded", "generated", "max_frontier", "iterations")
                 },
-                "h_start": 10 if h != "none" else "",
+                "h_start": c.get("h_start", 10) if h != "none" else "",
                 "extra": c.get("extra", ""),
             }
             for r in range(repeats):
@@ -264,6 +264,17 @@ def test_frontier_change_is_reported_without_failing(tmp_path, base_run):
     cells[key] = {**cells[key], "max_frontier": cells[key]["max_frontier"] + 1}
     comp = compare_runs(base_run, write_run(tmp_path, "new", cells, seed=2))
     assert [c.counter for c in comp.counter_changes] == ["max_frontier"]
+    assert comp.exit_code == EXIT_OK
+
+
+def test_heuristic_value_change_is_reported_without_failing(tmp_path, base_run):
+    cells = base_cells()
+    key = ("astar_dict", "manhattan", INSTANCES[2])
+    cells[key] = {**cells[key], "h_start": 12}
+    comp = compare_runs(base_run, write_run(tmp_path, "new", cells, seed=2))
+    assert [(c.counter, c.base, c.new) for c in comp.counter_changes] == [
+        ("h_start", 10, 12)
+    ]
     assert comp.exit_code == EXIT_OK
 
 
