@@ -633,12 +633,21 @@ def save_dataset(ds: Dataset, target: Path | str, *, force: bool = False) -> Pat
 
 
 def load_dataset(name_or_path: str | Path, *, check_optima: bool = True) -> Dataset:
-    """Find (see :func:`find_dataset`), read and fully validate a dataset.
+    """Find (see :func:`find_dataset`), read and fully validate a dataset; a
+    committed dataset with no file on the search path is built from its recipe.
 
     ``check_optima`` compares 3x3 optimal lengths with the oracle (and bigger boards'
     with the parity and Manhattan bounds). DatasetError names file, line and reason.
     """
-    path = find_dataset(name_or_path)
+    try:
+        path = find_dataset(name_or_path)
+    except DatasetError:
+        # No file anywhere (e.g. an installed wheel): a committed dataset is rebuilt
+        # from its recipe, byte-identical to the file it would have been.
+        built = _builtin(name_or_path)
+        if built is None:
+            raise
+        return built
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as err:
@@ -867,13 +876,22 @@ def _check_name(name: str) -> None:
 # ------------------------------------------------------------ search path
 
 
+def _repo_datasets() -> Path | None:
+    """The checkout's ``datasets/`` (source or editable install), else None: an
+    installed wheel has no such folder and uses the built-in recipes instead."""
+    root = Path(__file__).resolve().parent.parent
+    return root / "datasets" if (root / "pyproject.toml").is_file() else None
+
+
 def dataset_dirs() -> list[Path]:
     """Folders searched for ``NAME.jsonl``, first match wins: ``$NPUZZLE_DATASETS``
     (os.pathsep-separated), ``./datasets``, then the repository's ``datasets/``."""
     dirs = [Path(p) for p in os.environ.get("NPUZZLE_DATASETS", "").split(os.pathsep)
             if p]
     dirs.append(Path.cwd() / "datasets")
-    dirs.append(Path(__file__).resolve().parent.parent / "datasets")
+    repo = _repo_datasets()
+    if repo is not None:
+        dirs.append(repo)
     out: list[Path] = []
     for d in dirs:
         if d.is_dir() and all(d.resolve() != o.resolve() for o in out):
@@ -881,11 +899,17 @@ def dataset_dirs() -> list[Path]:
     return out
 
 
+def _is_plain_name(name_or_path: str | Path) -> bool:
+    text = str(name_or_path)
+    return not (isinstance(name_or_path, Path) or text.endswith(".jsonl")
+                or os.sep in text or "/" in text)
+
+
 def find_dataset(name_or_path: str | Path) -> Path:
     """A path to an existing file, or the first ``NAME.jsonl`` on the search path."""
     text = str(name_or_path)
     path = Path(text)
-    if isinstance(name_or_path, Path) or path.suffix == ".jsonl" or os.sep in text:
+    if not _is_plain_name(name_or_path):
         if not path.is_file():
             raise DatasetError(f"{path}: no such dataset file")
         return path
@@ -893,18 +917,33 @@ def find_dataset(name_or_path: str | Path) -> Path:
         candidate = folder / f"{text}.jsonl"
         if candidate.is_file():
             return candidate
-    known = ", ".join(name for name, _ in list_datasets()) or "none"
+    known = ", ".join(dataset_names()) or "none"
     raise DatasetError(f"unknown dataset {text!r}; known: {known}")
 
 
 def list_datasets() -> list[tuple[str, Path]]:
-    """``(name, path)`` of every dataset on the search path, by name; a name found
-    in two folders is listed once, from the folder searched first."""
+    """``(name, path)`` of every dataset file on the search path, by name; a name
+    found in two folders is listed once, from the folder searched first."""
     found: dict[str, Path] = {}
     for folder in dataset_dirs():
         for path in sorted(folder.glob("*.jsonl")):
             found.setdefault(path.name.removesuffix(".jsonl"), path)
     return sorted(found.items())
+
+
+def dataset_names() -> list[str]:
+    """Every loadable name: the files on the search path plus the built-in recipes
+    of the committed datasets (built in memory when no file is found)."""
+    from harness.committed import RECIPES
+
+    return sorted({name for name, _ in list_datasets()} | set(RECIPES))
+
+
+def _builtin(name_or_path: str | Path) -> Dataset | None:
+    from harness.committed import RECIPES, build
+
+    name = str(name_or_path)
+    return build(name) if _is_plain_name(name_or_path) and name in RECIPES else None
 
 
 def select_datasets(spec: str, *, check_optima: bool = True) -> list[Dataset]:
@@ -915,7 +954,7 @@ def select_datasets(spec: str, *, check_optima: bool = True) -> list[Dataset]:
             continue
         if token in SELECTIONS:
             chosen = SELECTIONS[token]
-            names += [n for n, _ in list_datasets()] if chosen is None else chosen
+            names += dataset_names() if chosen is None else chosen
         else:
             names.append(token)
     if not names:

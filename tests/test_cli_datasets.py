@@ -54,6 +54,16 @@ def test_list_reports_a_broken_file_and_keeps_the_rest(tmp_path, monkeypatch) ->
     assert "broken.jsonl: line 1 bad JSON" in result.stderr
 
 
+def test_list_marks_built_in_datasets(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(D, "_repo_datasets", lambda: None)
+    monkeypatch.chdir(tmp_path)
+    rows = json.loads(invoke("list", "--format", "json").output)
+    assert {r["name"] for r in rows} == set(committed.RECIPES)
+    assert {r["path"] for r in rows} == {"built-in"}
+    result = invoke("rebuild", "8-seeds")
+    assert result.exit_code == 2 and "--out" in result.stderr
+
+
 def test_show_table_json_csv() -> None:
     result = invoke("show", "8-seeds")
     assert result.exit_code == 0

@@ -441,6 +441,25 @@ def test_explicit_paths_and_unknown_names(tmp_path) -> None:
         D.load_dataset(tmp_path / "missing.jsonl")
 
 
+def test_committed_datasets_are_built_in_when_no_file_is_found(
+    tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr(D, "_repo_datasets", lambda: None)  # as in a wheel install
+    monkeypatch.delenv("NPUZZLE_DATASETS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert D.list_datasets() == []
+    assert set(D.dataset_names()) == set(committed.RECIPES)
+    ds = D.load_dataset("8-mini")
+    assert ds.path is None
+    assert D.dumps_dataset(ds).encode() == (COMMITTED / "8-mini.jsonl").read_bytes()
+    assert [d.name for d in D.select_datasets("default")] == list(
+        D.SELECTIONS["default"])
+    with pytest.raises(D.DatasetError, match="unknown dataset 'zzz'; known: 15-"):
+        D.load_dataset("zzz")
+    with pytest.raises(D.DatasetError, match="no such dataset file"):
+        D.load_dataset("datasets/8-mini.jsonl")  # a path is never a recipe name
+
+
 def test_selections() -> None:
     default = D.select_datasets("default")
     assert [d.name for d in default] == list(D.SELECTIONS["default"])

@@ -74,14 +74,22 @@ def list_command(
     """Every dataset on the search path: size, goal, instances, depths, solvability.
 
     Searched, first match wins: $NPUZZLE_DATASETS, ./datasets, the repository's
-    datasets/. A file that does not load is reported on stderr (exit status 1).
+    datasets/; committed datasets missing from all of them are built from their
+    recipes. A file that does not load is reported on stderr (exit status 1).
     """
-    from harness.datasets import DatasetError, list_datasets, load_dataset, summarize
+    from harness.datasets import (
+        DatasetError,
+        dataset_names,
+        list_datasets,
+        load_dataset,
+        summarize,
+    )
 
+    files = dict(list_datasets())
     rows, broken = [], []
-    for name, path in list_datasets():
+    for name in dataset_names():
         try:
-            s = summarize(load_dataset(path))
+            s = summarize(load_dataset(files.get(name, name)))
         except DatasetError as err:
             broken.append(str(err))
             continue
@@ -89,7 +97,7 @@ def list_command(
             "name": name, "size": s["size"], "goal": s["goal"],
             "instances": s["instances"], "depths": _depths(s),
             "solvable": s["solvable"], "unsolvable": s["unsolvable"],
-            "path": str(path),
+            "path": s["path"] or "built-in",
         })
     if format is Format.json:
         typer.echo(json.dumps(rows, indent=2))
@@ -285,9 +293,16 @@ def rebuild_command(
 ) -> None:
     """Rebuild the committed datasets from their recipes (harness/committed.py)."""
     from harness import committed
-    from harness.datasets import DatasetError, dumps_dataset, save_dataset
+    from harness.datasets import (
+        DatasetError,
+        _repo_datasets,
+        dumps_dataset,
+        save_dataset,
+    )
 
-    folder = out or Path(committed.__file__).resolve().parent.parent / "datasets"
+    folder = out or _repo_datasets()
+    if folder is None:
+        raise fail("not in a source checkout: name the folder with --out")
     differ = []
     update, close = _progress()
     try:
