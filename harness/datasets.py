@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.puzzle import (
+    OPPOSITE,
     Board,
     BoardError,
     Grid,
@@ -164,7 +165,7 @@ def random_walk_boards(
             options = [
                 (move, target)
                 for move, target in g.neighbours[blank]
-                if previous == "" or move != _OPPOSITE[previous]
+                if previous == "" or move != OPPOSITE[previous]
             ]
             move, target = options[stream.below(len(options))]
             cells[blank], cells[target] = cells[target], 0
@@ -275,8 +276,6 @@ def _distinct(draw: Callable[[], Board], count: int, what: str) -> list[Board]:
         seen.setdefault(draw(), None)
     return list(seen)
 
-
-_OPPOSITE = {"u": "d", "d": "u", "l": "r", "r": "l"}
 
 
 def parse_depths(text: str) -> list[int]:
@@ -876,7 +875,7 @@ def _check_name(name: str) -> None:
 # ------------------------------------------------------------ search path
 
 
-def _repo_datasets() -> Path | None:
+def repo_datasets_dir() -> Path | None:
     """The checkout's ``datasets/`` (source or editable install), else None: an
     installed wheel has no such folder and uses the built-in recipes instead."""
     root = Path(__file__).resolve().parent.parent
@@ -889,7 +888,7 @@ def dataset_dirs() -> list[Path]:
     dirs = [Path(p) for p in os.environ.get("NPUZZLE_DATASETS", "").split(os.pathsep)
             if p]
     dirs.append(Path.cwd() / "datasets")
-    repo = _repo_datasets()
+    repo = repo_datasets_dir()
     if repo is not None:
         dirs.append(repo)
     out: list[Path] = []

@@ -55,7 +55,7 @@ def test_list_reports_a_broken_file_and_keeps_the_rest(tmp_path, monkeypatch) ->
 
 
 def test_list_marks_built_in_datasets(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(D, "_repo_datasets", lambda: None)
+    monkeypatch.setattr(D, "repo_datasets_dir", lambda: None)
     monkeypatch.chdir(tmp_path)
     rows = json.loads(invoke("list", "--format", "json").output)
     assert {r["name"] for r in rows} == set(committed.RECIPES)

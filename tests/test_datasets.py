@@ -444,7 +444,7 @@ def test_explicit_paths_and_unknown_names(tmp_path) -> None:
 def test_committed_datasets_are_built_in_when_no_file_is_found(
     tmp_path, monkeypatch
 ) -> None:
-    monkeypatch.setattr(D, "_repo_datasets", lambda: None)  # as in a wheel install
+    monkeypatch.setattr(D, "repo_datasets_dir", lambda: None)  # as in a wheel install
     monkeypatch.delenv("NPUZZLE_DATASETS", raising=False)
     monkeypatch.chdir(tmp_path)
     assert D.list_datasets() == []

@@ -295,12 +295,12 @@ def rebuild_command(
     from harness import committed
     from harness.datasets import (
         DatasetError,
-        _repo_datasets,
         dumps_dataset,
+        repo_datasets_dir,
         save_dataset,
     )
 
-    folder = out or _repo_datasets()
+    folder = out or repo_datasets_dir()
     if folder is None:
         raise fail("not in a source checkout: name the folder with --out")
     differ = []
