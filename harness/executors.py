@@ -274,6 +274,7 @@ class Worker:
         self.retire = False  # after a MemoryError: ask to be replaced
         self._rss_reset_ok: bool | None = None
         self._replacement = False
+        self.freeze_gc = False  # worker processes: gc.freeze() after each set-up
 
     # ---- alarm: the in-process time limit (the parent kills as a backstop)
 
@@ -330,6 +331,10 @@ class Worker:
             config.spec.prepare(g, task.goal, heuristic)
         t3 = time.perf_counter()
         gc.collect()
+        if self.freeze_gc:
+            # Imports and tables are permanent: keep them out of every later
+            # collection, so gc.collect() before each pass stays cheap.
+            gc.freeze()
         _trim_heap()
         rss_kb = _proc_status_kb("VmRSS")
         note = (
@@ -567,6 +572,7 @@ def worker_entry(fd: int, index: int, replacement: bool) -> None:
     conn = connection.Connection(fd)
     worker = Worker(index, conn.send)
     worker._replacement = replacement
+    worker.freeze_gc = True
     print(f"[worker {index} pid {os.getpid()}] started", file=sys.stderr, flush=True)
     while True:
         try:
@@ -642,14 +648,20 @@ class LocalPool:
 
     def events(self) -> Iterator[Event]:
         while self._outstanding:
-            for slot in self._slots:
-                if slot.task is None:
-                    task = self._next_for(slot)
-                    if task is None:
-                        break
-                    self._assign(slot, task)
-                    yield TaskStarted(task, slot.index)
+            yield from self._fill()
             yield from self._wait()
+
+    def _fill(self) -> list[TaskStarted]:
+        """Give every idle worker its next task."""
+        started = []
+        for slot in self._slots:
+            if slot.task is None:
+                task = self._next_for(slot)
+                if task is None:
+                    break
+                self._assign(slot, task)
+                started.append(TaskStarted(task, slot.index))
+        return started
 
     def shutdown(self, *, cancel: bool = False) -> None:
         for slot in self._slots:
@@ -732,18 +744,23 @@ class LocalPool:
         timeout = max(0.0, min(deadlines) - now) if deadlines else None
         # A worker's socket turns readable with a message, or with EOF when it dies.
         ready = set(connection.wait([s.conn for s in busy], timeout))
+        finished: list[TaskResult] = []
         for slot in busy:
             if slot.conn in ready:
-                alive = yield from self._drain(slot)
+                alive = self._drain(slot, finished)
                 if not alive and slot.task is not None:
-                    yield self._lost(slot)
+                    finished.append(self._lost(slot))
             elif slot.deadline is not None and time.monotonic() >= slot.deadline:
                 slot.killed_for_deadline = True
                 self._kill(slot)
-                yield self._lost(slot)
+                finished.append(self._lost(slot))
+        # Hand out the next tasks before the caller stores these results, so the
+        # workers solve while the parent writes and fsyncs rows.
+        yield from self._fill()
+        yield from finished
 
-    def _drain(self, slot: _Slot) -> Iterator[Event]:
-        """Handle every waiting message; returns False when the worker is gone."""
+    def _drain(self, slot: _Slot, finished: list[TaskResult]) -> bool:
+        """Handle every waiting message; False when the worker is gone."""
         while slot.task is not None:
             try:
                 if not slot.conn.poll():
@@ -775,7 +792,7 @@ class LocalPool:
                     except subprocess.TimeoutExpired:
                         self._kill(slot)
                     self._close(slot)
-                yield result
+                finished.append(result)
                 return True
         return True
 

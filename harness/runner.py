@@ -592,7 +592,8 @@ def new_meta(
         "timer": {
             **res.timer_meta(),
             "timed_region": "the solve call alone; gc.collect() before it"
-            + ("; gc disabled during it" if plan.disable_gc else "; gc enabled"),
+            + ("; gc disabled during it" if plan.disable_gc else "; gc enabled")
+            + "; worker objects from imports and set-up frozen (gc.freeze())",
             "memory_pass": (
                 "untimed: peak_rss_bytes = worker VmHWM during a plain solve (reset "
                 "via /proc/self/clear_refs; includes the interpreter and prepared "
@@ -856,15 +857,26 @@ def prepare_resume(
 # --------------------------------------------------------------- summary
 
 
-def summarize(rows) -> Any:
-    """Per config x dataset: instances, solved (correct answers in every timed
-    repeat), optimal share, median seconds and expanded, failures and skips."""
+def summarize(rows, meta: dict[str, Any] | None = None) -> Any:
+    """Per config x dataset: instances, solved (correct answers, "unsolvable" for an
+    unsolvable board included, in every timed repeat), optimal share, median seconds
+    and expanded, failures and skips. Ordered as the run's options list them."""
     import pandas as pd
 
     out = []
     if rows is None or len(rows) == 0:
         return pd.DataFrame(out)
-    for (config, dataset), group in rows.groupby(["config", "dataset"], sort=False):
+    opts = (meta or {}).get("options", {})
+    config_rank = {c: i for i, c in enumerate(opts.get("solvers", []))}
+    dataset_rank = {d: i for i, d in enumerate(opts.get("datasets", []))}
+    groups = sorted(
+        rows.groupby(["config", "dataset"], sort=False),
+        key=lambda item: (
+            config_rank.get(item[0][0], len(config_rank)),
+            dataset_rank.get(item[0][1], len(dataset_rank)),
+        ),
+    )
+    for (config, dataset), group in groups:
         per_instance = []
         for _, g in group.groupby("instance", sort=False):
             statuses = list(g["status"])

@@ -188,10 +188,10 @@ def run(
         raise typer.Exit(130) from None
 
     try:
-        _, rows = res.read_run(run_dir)
+        stored_meta, rows = res.read_run(run_dir)
     except res.ResultsError as err:
         raise fail(str(err)) from None
-    _print_summary(rows, runner)
+    _print_summary(rows, stored_meta, runner)
     if not no_report:
         problem = runner.write_report_if_available(run_dir)
         if problem:
@@ -245,7 +245,7 @@ class PlainProgress:
         self.total, self.done, self.first_done = total, done, done
         self.started_at = self.last_line = time.monotonic()
         if done:
-            _stderr(f"{done} of {total} cells already stored")
+            _stderr(f"{done} of {total} cells need no solving (refused or stored)")
 
     def started(self, config: str, dataset: str) -> None:
         self.current = f"{config} on {dataset}"
@@ -294,8 +294,9 @@ class RichProgress:
             MofNCompleteColumn(),
             TextColumn("cells"),
             TimeElapsedColumn(),
-            TextColumn("left"),
+            TextColumn("elapsed,"),
             TimeRemainingColumn(),
+            TextColumn("left"),
             TextColumn("[red]{task.fields[failures]}"),
             console=self.console,
             transient=False,
@@ -327,8 +328,8 @@ class RichProgress:
 # ---------------------------------------------------------------- summary
 
 
-def _print_summary(rows, runner) -> None:
-    table = runner.summarize(rows)
+def _print_summary(rows, meta, runner) -> None:
+    table = runner.summarize(rows, meta)
     if len(table) == 0:
         typer.echo("no cells")
         return
