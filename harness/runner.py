@@ -574,6 +574,11 @@ def new_meta(
         for c in plan.configs
     }
     warnings = []
+    if jobs == 0:
+        warnings.append(
+            "--jobs 0 solves inside the harness process: no isolation, so a crash or "
+            "a solver ignoring the time limit ends the whole run"
+        )
     if jobs > 1:
         warnings.append(
             f"{jobs} workers ran at once: they share caches and memory bandwidth, so "

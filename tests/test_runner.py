@@ -515,3 +515,30 @@ def test_worker_in_process_times_only_the_solve():
     # the timed region excludes the 50 ms prepare
     assert timed.outcome == "returned" and 0 < timed.seconds < 0.05
     assert first.attempts[2].peak_bytes > 0 and first.attempts[2].seconds is None
+
+
+def test_inline_executor_gives_the_same_rows(tmp_path):
+    """``--jobs 0`` (debugging, no isolation) judges exactly like the worker pool."""
+    kwargs = dict(repeats=2, out=tmp_path, plugins=[PLUGIN], memory_limit_mb=300)
+    inline = harness.run(
+        ["good_bfs", "raises", "long_optimal"], [mix23()], jobs=0, **kwargs
+    )
+    pooled = harness.run(
+        ["good_bfs", "raises", "long_optimal"], [mix23()], jobs=1, **kwargs
+    )
+    columns = [
+        "config",
+        "instance",
+        "measure",
+        "repeat",
+        "status",
+        "message",
+        "moves",
+        "expanded",
+        "generated",
+    ]
+    key = ["config", "instance", "measure", "repeat"]
+    a = inline[columns].sort_values(key).reset_index(drop=True)
+    b = pooled[columns].sort_values(key).reset_index(drop=True)
+    assert a.equals(b)
+    assert set(a["status"]) == {"solved", "unsolvable", "error", "invalid"}
