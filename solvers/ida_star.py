@@ -37,8 +37,9 @@ from harness.solver import Counters, register
 #: Deepest known optimum accepted on boards bigger than 3x3, per heuristic. Pure
 #: Python generates ~3M nodes/s with manhattan (~0.6M/s with linear_conflict, which
 #: needs ~10x fewer); Korf's 100 need 0.5M to 6e9 nodes with manhattan, and most
-#: beyond depth 52 need more than 1e8. misplaced: an estimate, weaker by far.
-_MAX_DEPTH_LARGE = {"misplaced": 30, "manhattan": 52, "linear_conflict": 54}
+#: beyond depth 52 need more than 1e8. misplaced on one random 4x4 board each at
+#: depth 26/28/30: 0.6M/4.4M/14M nodes (x ~3.5 per 2 moves), so 34 is ~3 min.
+_MAX_DEPTH_LARGE = {"misplaced": 34, "manhattan": 52, "linear_conflict": 54}
 
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:

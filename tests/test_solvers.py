@@ -326,6 +326,7 @@ def test_refusals() -> None:
     assert specs["ida_star"].refuses(g4, 45, "manhattan") is None
     assert specs["ida_star"].refuses(g4, 66, "manhattan")
     assert specs["ida_star"].refuses(g4, 50, "misplaced")
+    assert specs["ida_star"].refuses(g4, 30, "misplaced") is None
 
 
 def test_counts_are_deterministic() -> None:
