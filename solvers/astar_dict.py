@@ -35,8 +35,10 @@ from harness.solver import Counters, register
 #: Boards with more cells than this have more than 181,440 reachable boards.
 _SMALL_CELLS = 9
 #: Deepest known optimum accepted on larger boards, per heuristic: A* keeps every
-#: generated board, so deep 4x4 boards exhaust memory before time.
-_MAX_DEPTH_LARGE = {"misplaced": 30, "manhattan": 48, "linear_conflict": 50}
+#: generated board, so deep 4x4 boards exhaust memory before time. Measured on
+#: Korf's #71 (44 moves): 1.1 GB peak RSS with manhattan, 136 MB with
+#: linear_conflict; #13 (46 moves, linear_conflict): 210 MB.
+_MAX_DEPTH_LARGE = {"misplaced": 28, "manhattan": 46, "linear_conflict": 48}
 
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
