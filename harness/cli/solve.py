@@ -6,12 +6,13 @@ groups them into boards and prints one line per board: the blank's moves, or
 in the last board costs nothing. Every answer is replayed before it is printed.
 
 Default solver: ``astar_dict[manhattan]`` on 3x3 and smaller (181,440 boards at
-most; ~0.05 s on the hardest). On larger boards the fastest one available:
-``ida_star_jit[linear_conflict]`` when that compiled solver is installed (numba,
-compiled once and cached), else ``ida_star[linear_conflict]`` (pure Python, which
-on Korf's 15-puzzles needs ~10x fewer nodes than manhattan for ~5x the cost per
-node). Pattern databases are faster still on deep 15-puzzles but are built on first
-use, so they are opt-in: ``--solver ida_star_jit[pdb663]``.
+most; ~0.05 s on the hardest). On larger boards the first of
+``ida_star_jit[pdb663]`` (4x4 only: a 6-6-3 pattern database, built once in ~10 s
+of CPU and cached, after which even Korf's hardest 15-puzzles take well under a
+second), ``ida_star_jit[linear_conflict]`` (compiled with numba; other sizes), and
+``ida_star[linear_conflict]`` (pure Python, the fallback: on Korf's 15-puzzles it
+needs ~10x fewer nodes than manhattan for ~5x the cost per node) that is installed
+and takes the board size.
 
 Only the standard library, typer and the harness core are imported here: no pandas,
 matplotlib or numba on the 3x3 path.
@@ -44,19 +45,30 @@ from harness.puzzle import (
 
 #: Used when --solver is not given, by board size (see the module docstring).
 DEFAULT_SMALL = "astar_dict[manhattan]"
-DEFAULT_LARGE = ("ida_star_jit[linear_conflict]", "ida_star[linear_conflict]")
+DEFAULT_LARGE = (
+    "ida_star_jit[pdb663]",
+    "ida_star_jit[linear_conflict]",
+    "ida_star[linear_conflict]",
+)
 
 
 def default_solver(grid: Grid) -> str:
     """The solver ``harness solve`` uses on ``grid`` when none is named."""
     if grid.cells <= 9:
         return DEFAULT_SMALL
-    from harness.solver import all_solvers, entry_point_names
+    from harness.heuristics import all_heuristics
+    from harness.solver import all_solvers
 
-    available = set(all_solvers()) | set(entry_point_names())
+    solvers, heuristics = all_solvers(), all_heuristics()
     for label in DEFAULT_LARGE:
-        if label.split("[")[0] in available:
-            return label
+        name, heuristic = label[:-1].split("[")
+        if name not in solvers or heuristic not in heuristics:
+            continue
+        if heuristics[heuristic].refuses(grid) or solvers[name].refuses(
+            grid, None, heuristic
+        ):
+            continue
+        return label
     return DEFAULT_LARGE[-1]
 
 
@@ -101,8 +113,12 @@ def solve(
     solver: Annotated[
         str | None,
         typer.Option(
-            help="NAME or NAME[HEURISTIC] (see `harness solvers`). Default: "
-            f"{DEFAULT_SMALL} up to 3x3; larger: {' or '.join(DEFAULT_LARGE)}.",
+            # Rich markup would eat "[manhattan]": escape the brackets.
+            help=(
+                "NAME or NAME[HEURISTIC] (see `harness solvers`). Default: "
+                f"{DEFAULT_SMALL} up to 3x3; larger: the first of "
+                f"{', '.join(DEFAULT_LARGE)} that takes the size."
+            ).replace("[", "\\["),
         ),
     ] = None,
     goal: Annotated[
@@ -241,7 +257,7 @@ def list_solvers() -> None:
         typer.echo("Plugins offered by installed packages (loaded when named):")
         for name in plugins:
             typer.echo(f"  {name}")
-    large = default_solver(grid(4))
-    typer.echo(
-        f"Default for `harness solve`: {DEFAULT_SMALL} up to 3x3, {large} above."
+    larger = ", ".join(
+        f"{g.label} {default_solver(g)}" for g in (grid(4), grid(3, 4), grid(5))
     )
+    typer.echo(f"Default for `harness solve`: {DEFAULT_SMALL} up to 3x3; {larger}.")
