@@ -275,3 +275,16 @@ def test_solvers_lists_every_solver_and_heuristic() -> None:
     for name in all_heuristics():
         assert f"  {name}: " in text
     assert f"Default for `harness solve`: {DEFAULT_SMALL}" in text
+
+
+def test_default_solver_falls_back_when_the_compiled_one_is_missing(
+    monkeypatch,
+) -> None:
+    import harness.solver
+
+    assert default_solver(grid(3)) == DEFAULT_SMALL == "astar_dict[manhattan]"
+    assert default_solver(grid(2, 3)) == DEFAULT_SMALL
+    pure = {k: v for k, v in all_solvers().items() if not k.endswith("_jit")}
+    monkeypatch.setattr(harness.solver, "all_solvers", lambda: pure)
+    for g in (grid(4), grid(3, 4), grid(5)):
+        assert default_solver(g) == "ida_star[linear_conflict]"
