@@ -288,3 +288,13 @@ def test_default_solver_falls_back_when_the_compiled_one_is_missing(
     monkeypatch.setattr(harness.solver, "all_solvers", lambda: pure)
     for g in (grid(4), grid(3, 4), grid(5)):
         assert default_solver(g) == "ida_star[linear_conflict]"
+
+
+def test_solvers_lists_plugins_offered_by_installed_packages(monkeypatch) -> None:
+    import harness.solver
+
+    monkeypatch.setattr(harness.solver, "entry_point_names", lambda: ["shiny_astar"])
+    result = runner.invoke(app, ["solvers"])
+    assert result.exit_code == 0, result.output
+    assert "Plugins offered by installed packages" in result.stdout
+    assert "  shiny_astar" in result.stdout
