@@ -633,9 +633,14 @@ def pdb_bfs(n, nbr, goal_cells, goal_blank, mult, popcnt, lowbit, region_count,
     the minimum over blank cells, which is the table. One word per placement keeps
     a child's check-and-mark to one cache line. ``flags_*[index >> 12]`` mark
     blocks with frontier bits, so sparse layers skip most of the array.
-    Returns (deepest layer, states visited), or (-1, 0) for more than 8 regions."""
+    Returns (deepest layer, states visited, a value to ignore), or depth -1 for
+    more than 8 regions."""
     k = goal_cells.shape[0]
     pos = np.empty(k, dtype=np.int64)
+    owner = np.full(n, -1, dtype=np.int64)  # cell -> pattern tile slot, -1 if free
+    kid_index = np.empty(4 * k, dtype=np.int64)
+    kid_bit = np.empty(4 * k, dtype=np.uint32)
+    touch = np.uint32(0)  # xor of prefetched words: returned so loads are kept
     adjacent = np.zeros(n, dtype=np.int64)
     for c in range(n):
         for d in range(4):
@@ -684,43 +689,72 @@ def pdb_bfs(n, nbr, goal_cells, goal_blank, mult, popcnt, lowbit, region_count,
                         avail &= avail - 1
                     pos[i] = lowbit[avail]
                     occ |= np.int64(1) << pos[i]
+                    owner[pos[i]] = i
                 free = full & ~occ
                 if region_count[free] > 8:
-                    return -1, 0
+                    return -1, 0, touch
                 for rid in range(region_count[free]):
                     if not (mask >> rid) & 1:
                         continue
                     region = np.int64(region_mask[free, rid])
+                    # Phase 1: every child's index and region bit, and a load of
+                    # its word with no branch on the value, so the CPU fetches
+                    # all of them at once; phase 2 tests and marks them.
+                    kids = 0
                     for j in range(k):
                         p = pos[j]
                         targets = adjacent[p] & region
                         while targets:
                             q = lowbit[targets]
                             targets &= targets - 1
-                            # tile j slides into q; the blank ends on p
-                            pos[j] = q
-                            child = pattern_index(pos, k, mult, popcnt)
-                            pos[j] = p
+                            # Tile j slides into q; the blank ends on p. Index of
+                            # the child, incrementally: digit j moves by the cells
+                            # passed over that tiles before j do not hold, and each
+                            # later tile passed over shifts its own digit by one.
+                            lo = min(p, q)
+                            hi = max(p, q)
+                            step = hi - lo
+                            extra = 0
+                            for c in range(lo + 1, hi):
+                                o = owner[c]
+                                if o >= 0:
+                                    if o < j:
+                                        step -= 1
+                                    else:
+                                        extra += mult[o]
+                            change = step * mult[j] + extra
+                            child = index + change if q > p else index - change
                             free2 = free ^ (np.int64(1) << q) ^ (np.int64(1) << p)
-                            rid2 = region_label[free2, p]
+                            if region_count[free2] == 1:
+                                rid2 = 0  # the common case: skip the label table
+                            else:
+                                rid2 = region_label[free2, p]
                             if rid2 >= 8:
-                                return -1, 0
-                            b2 = np.uint32(1) << rid2
-                            seen = state[child]
-                            if seen & b2:
-                                continue
-                            seen |= b2 | (b2 << nxt_shift)
-                            if (seen >> _DIST_SHIFT) == 255:
-                                seen = (seen & np.uint32(0x00FFFFFF)) | (
-                                    np.uint32(depth + 1) << _DIST_SHIFT
-                                )
-                            state[child] = seen
-                            nxt_flags[child >> _BLOCK] = 1
-                            states += 1
-                            frontier += 1
+                                return -1, 0, touch
+                            kid_index[kids] = child
+                            kid_bit[kids] = np.uint32(1) << rid2
+                            touch ^= state[child]
+                            kids += 1
+                    for m in range(kids):
+                        child = kid_index[m]
+                        b2 = kid_bit[m]
+                        seen = state[child]
+                        if seen & b2:
+                            continue
+                        seen |= b2 | (b2 << nxt_shift)
+                        if (seen >> _DIST_SHIFT) == 255:
+                            seen = (seen & np.uint32(0x00FFFFFF)) | (
+                                np.uint32(depth + 1) << _DIST_SHIFT
+                            )
+                        state[child] = seen
+                        nxt_flags[child >> _BLOCK] = 1
+                        states += 1
+                        frontier += 1
+                for i in range(k):
+                    owner[pos[i]] = -1
         if frontier:
             depth += 1
-    return depth, states
+    return depth, states, touch
 
 
 # ------------------------------------------------------ A* on Cantor ranks

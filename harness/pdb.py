@@ -259,7 +259,7 @@ def build_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None)
     flags_b = np.zeros(blocks, dtype=np.uint8)
     mult = np.array([perm(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
     count, label, masks = _regions(g)
-    depth, _states = kernels.pdb_bfs(
+    depth, _states, _ = kernels.pdb_bfs(
         n, kernels.neighbour_array(g), np.array(goal_cells, dtype=np.int64),
         goal_blank, mult, _popcount(), _lowbit(), count, label, masks, state,
         flags_a, flags_b,
