@@ -130,6 +130,12 @@ def test_other_sizes() -> None:
     assert result.exit_code == 0, result.output
     line = result.stdout.strip()
     assert apply_moves(start, line, g4) == goal4 and len(line) <= 10
+    # bfs declines 4x4 boards of unknown depth; --force runs it anyway
+    forced = solve(
+        " ".join(map(str, start)), "--size", "4x4", "--solver", "bfs", "--force"
+    )
+    assert forced.exit_code == 0, forced.output
+    assert len(forced.stdout.strip()) == len(line)
 
 
 def test_korf_12_with_the_default_large_solver() -> None:
