@@ -226,19 +226,21 @@ def _read(path: Path, g: Grid, goal_cells, goal_blank, out) -> float | None:
 
 
 def _write(path: Path, g: Grid, goal_cells, goal_blank, table, build: float) -> None:
+    """Store a table atomically (write a temporary file, then rename); an
+    unwritable folder just means the table is not cached."""
     digest = hashlib.sha256(memoryview(table)).hexdigest()
     head = json.dumps(_header(g, goal_cells, goal_blank, len(table), digest, build))
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".bin")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "wb") as f:
             f.write(head.encode() + b"\n")
             f.write(memoryview(table))
-        os.replace(tmp, path)  # atomic: readers never see half a file
+        os.replace(tmp, path)  # readers never see half a file
     except OSError:
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass
+        Path(tmp).unlink(missing_ok=True)
 
 
 def build_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None):
@@ -450,11 +452,14 @@ def _register(name: str, text: str) -> None:
         return Heuristic(name, goal, g, pdbs.estimate, data=pdbs)
 
 
-_register("pdb44", "additive 4-4 pattern databases, mirrored max (3x3; builds in ms)")
-_register("pdb555", "additive 5-5-5 pattern databases, mirrored max (4x4; ~1.5 MiB)")
+_register("pdb44", "additive 4-4 pattern databases, mirrored max (3x3; 6 KiB)")
+_register(
+    "pdb555", "additive 5-5-5 pattern databases, mirrored max (4x4; 1.5 MiB, <1 s)"
+)
 _register(
     "pdb663",
-    "additive 6-6-3 pattern databases, mirrored max (4x4; ~11 MiB, built once)",
+    "additive 6-6-3 pattern databases, mirrored max (4x4; 11 MiB, built once in "
+    "~5 s CPU, cached)",
 )
 
 
