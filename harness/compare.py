@@ -284,10 +284,9 @@ def compare_frames(
         raise Incomparable("no (solver, heuristic, dataset, instance) cell in common")
     comp.matched_cells = len(both)
     _missing_cells(merged, base_meta, new_meta, comp)
+    for config in sorted(common_configs):  # report order: by config label
+        comp.configs[config] = ConfigSummary(config)
     _source_changes(base_meta, new_meta, common_configs, comp)
-
-    for config in sorted(common_configs):
-        comp.configs.setdefault(config, ConfigSummary(config))
     for config, group in both.groupby("config", sort=True):
         summary = comp.configs[config]
         summary.cells = len(group)
@@ -404,7 +403,7 @@ def _source_changes(
     base_meta: dict, new_meta: dict, configs: Iterable[str], comp: Comparison
 ) -> None:
     b, n = base_meta.get("solvers") or {}, new_meta.get("solvers") or {}
-    for config in configs:
+    for config in sorted(configs):
         hb = (b.get(config) or {}).get("source_sha256")
         hn = (n.get(config) or {}).get("source_sha256")
         if hb and hn:

@@ -214,8 +214,12 @@ def _moved(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
             pct = f", {100 * (b - a) / a:+.1f}%" if a else ""
             out.append(f"{key} {a:,} -> {b:,} ({b - a:+,}{pct})")
         else:
-            out.append(f"{key} {a} -> {b}")
+            out.append(f"{key} {_show(a)} -> {_show(b)}")
     return out
+
+
+def _show(value: Any) -> str:
+    return "(absent)" if value is None else str(value)
 
 
 def _field_order(key: str) -> tuple[int, str]:

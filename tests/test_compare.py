@@ -175,6 +175,7 @@ def test_unchanged_rerun_is_within_noise(tmp_path, base_run):
     assert comp.exit_code == EXIT_OK
     assert comp.matched_cells == len(CONFIGS) * len(INSTANCES)
     assert comp.metric == "cpu_seconds"
+    assert list(comp.configs) == ["astar_dict[manhattan]", "bfs"]  # sorted
     assert not comp.counter_changes and not comp.status_changes
     for summary in comp.configs.values():
         assert summary.time.verdict.startswith("within noise")
