@@ -199,10 +199,12 @@ class Comparison:
 
 def resolve_run(text: str, results_dir: Path) -> Path:
     """A run directory given as a path or as a run id under ``results_dir``."""
-    for candidate in (Path(text), results_dir / text):
+    candidates = list(dict.fromkeys((Path(text), results_dir / text)))
+    for candidate in candidates:
         if (candidate / "meta.json").is_file():
             return candidate
-    raise Incomparable(f"run {text!r}: no meta.json in {text} or {results_dir / text}")
+    looked = " or ".join(str(c) for c in candidates)
+    raise Incomparable(f"run {text!r}: no meta.json in {looked}")
 
 
 def read_run(run_dir: Path) -> tuple[dict, pd.DataFrame]:
