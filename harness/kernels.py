@@ -385,6 +385,94 @@ def ida_linear_conflict(
         bound = next_bound
 
 
+# --------------------------------------------------- IDA*, walking distance
+
+
+@jit
+def ida_walking_distance(
+    board, goal, nbr, row_id, col_id, row_dist, row_next, col_dist, col_next,
+    goal_row, goal_col, stats, path,
+):
+    """IDA* with walking distance: a vertical move steps the row-count state by the
+    moved tile's goal row (``row_next``), a horizontal one the column state, so h
+    costs two table reads per child; the states are kept per depth for the undo."""
+    n = board.shape[0]
+    blank = 0
+    for c in range(n):
+        if board[c] == 0:
+            blank = c
+    stack_move = np.zeros(MAX_PATH + 1, dtype=np.int8)
+    rows_at = np.zeros(MAX_PATH + 1, dtype=np.int32)
+    cols_at = np.zeros(MAX_PATH + 1, dtype=np.int32)
+    rows_at[0] = row_id
+    cols_at[0] = col_id
+    h = row_dist[row_id] + col_dist[col_id]
+    bound = h
+    stats[1] += 1  # the root, once
+    while True:
+        stats[3] += 1
+        next_bound = _INF
+        if _is_goal(board, goal, h):
+            return 0
+        depth = 0
+        stats[0] += 1
+        stack_move[0] = 0
+        while depth >= 0:
+            k = stack_move[depth]
+            if k == 4:
+                depth -= 1
+                if depth < 0:
+                    break
+                src = nbr[blank, 3 - path[depth]]
+                board[blank] = board[src]
+                board[src] = 0
+                blank = src
+                continue
+            stack_move[depth] = k + 1
+            if depth > 0 and k == 3 - path[depth - 1]:
+                continue
+            dst = nbr[blank, k]
+            if dst < 0:
+                continue
+            stats[1] += 1
+            t = board[dst]
+            r = rows_at[depth]
+            c = cols_at[depth]
+            if k == 0:  # blank up: the tile comes down into the blank's row
+                r = row_next[r, 0, goal_row[t]]
+            elif k == 3:
+                r = row_next[r, 1, goal_row[t]]
+            elif k == 1:
+                c = col_next[c, 0, goal_col[t]]
+            else:
+                c = col_next[c, 1, goal_col[t]]
+            child_h = row_dist[r] + col_dist[c]
+            f = depth + 1 + child_h
+            if f > bound:
+                if f < next_bound:
+                    next_bound = f
+                continue
+            board[blank] = t
+            board[dst] = 0
+            blank = dst
+            path[depth] = k
+            depth += 1
+            rows_at[depth] = r
+            cols_at[depth] = c
+            h = child_h
+            if depth > stats[2]:
+                stats[2] = depth
+            if _is_goal(board, goal, h):
+                return depth
+            if depth >= MAX_PATH:
+                return -1
+            stats[0] += 1
+            stack_move[depth] = 0
+        if next_bound >= _INF or next_bound > MAX_PATH:
+            return -1
+        bound = next_bound
+
+
 # ------------------------------------------------ pattern databases: indexing
 
 

@@ -3,8 +3,9 @@
 Data structures: one int8 board changed in place, an explicit stack of move indices
 (no recursion), and the heuristic kept incrementally: Manhattan / misplaced by a
 per-tile cost table, linear conflict by re-measuring only the two rows or columns a
-move touches, pattern databases by re-indexing only the moved tile's group (and its
-mirrored group). Kernels live in :mod:`harness.kernels`.
+move touches, walking distance by one step in its row or column state table,
+pattern databases by re-indexing only the moved tile's group (and its mirrored
+group). Kernels live in :mod:`harness.kernels`.
 
 Optimal: with an admissible heuristic (all offered ones). Unsolvable boards return
 None at once (``is_solvable``), since IDA* keeps no closed set.
@@ -30,10 +31,23 @@ from harness.heuristics import Heuristic, make_heuristic
 from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register
 
-HEURISTICS = ("manhattan", "linear_conflict", "misplaced", "pdb663", "pdb555", "pdb44")
+HEURISTICS = (
+    "manhattan",
+    "linear_conflict",
+    "walking_distance",
+    "misplaced",
+    "pdb663",
+    "pdb555",
+    "pdb44",
+)
 #: Deepest known optimum taken on boards larger than 3x3, per heuristic (about
 #: the budget at ~50M nodes/s; Korf's 100 reach 6e9 nodes with manhattan).
-_MAX_DEPTH_LARGE = {"misplaced": 40, "manhattan": 58, "linear_conflict": 60}
+_MAX_DEPTH_LARGE = {
+    "misplaced": 40,
+    "manhattan": 58,
+    "linear_conflict": 60,
+    "walking_distance": 60,
+}
 
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
@@ -75,6 +89,13 @@ def _kernel_args(goal: Board, g: Grid, heuristic: Heuristic) -> tuple[str, tuple
             a["mtile_group"], a["mcellmap"], a["popcnt"],
         )
         result = ("ida_pdb", args)
+    elif heuristic.name == "walking_distance":
+        a = heuristic.data.arrays
+        result = (
+            "ida_walking_distance",
+            (a["row_dist"], a["row_next"], a["col_dist"], a["col_next"],
+             a["goal_row"], a["goal_col"]),
+        )
     elif heuristic.name == "linear_conflict":
         result = ("ida_linear_conflict", kernels.conflict_arrays(goal, g))
     elif heuristic.tile_cost is not None:
@@ -92,6 +113,8 @@ def _run(start: Board, goal: Board, g: Grid, heuristic: Heuristic, stats) -> Mov
     from harness import kernels
 
     name, args = _kernel_args(goal, g, heuristic)
+    if name == "ida_walking_distance":  # the start's count states lead the tables
+        args = (*heuristic.data.ids(start), *args)
     board = np.array(start, dtype=np.int8)
     target = np.array(goal, dtype=np.int8)
     path = np.zeros(kernels.MAX_PATH + 1, dtype=np.int8)
@@ -121,7 +144,7 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     refuses=_refuses,
     prepare=_prepare,
     budget_seconds=60.0,
-    sizes="any (pdb663/pdb555: 4x4, pdb44: 3x3)",
+    sizes="any (pdb663/pdb555: 4x4, pdb44: 3x3, walking_distance: sides <= 4)",
 )
 def solve(
     start: Board,

@@ -299,3 +299,18 @@ def test_solvers_work_when_numba_cannot_cache(tmp_path) -> None:
     out = _python(code, NPUZZLE_CACHE=str(blocker / "x"), NUMBA_CACHE_DIR="")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_walking_distance_kernel_equals_pure_ida_star() -> None:
+    """3x3 and 4x4 boards, both goals: equal counters mean equal h on every node
+    (the kernel steps its row/column states, the pure solver recounts)."""
+    for g, steps in ((G3, 40), (G4, 18), (grid(3, 4), 25)):
+        for goal_name in ("standard", "blank-first"):
+            goal = goal_board(goal_name, g)
+            rng = random.Random(f"wd-{g.label}-{goal_name}")
+            for _ in range(3):
+                board = walk(goal, g, steps, rng)
+                fast = solve("ida_star_jit", "walking_distance", board, goal, g)
+                pure = solve("ida_star", "walking_distance", board, goal, g)
+                assert apply_moves(board, fast[0], g) == goal
+                assert len(fast[0]) == len(pure[0]) and fast[1] == pure[1]

@@ -267,3 +267,45 @@ def test_walk_reaches_goal_of_every_partition_shape() -> None:
         h = make_heuristic("pdb555", goal, G4)
         for move, _target in G4.neighbours[goal.index(0)]:
             assert h(apply_moves(goal, move, G4)) == 1
+
+
+# ------------------------------------------------------------ walking distance
+
+
+def test_walking_distance_tables_have_the_known_sizes() -> None:
+    """24,964 row states for 4x4 (Takahashi); rows and columns alike."""
+    wd = pdb.walking_distance(goal_board("standard", G4), G4)
+    assert len(wd.row_ids) == len(wd.col_ids) == 24_964
+    assert wd.estimate(goal_board("standard", G4)) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("goal_name", ["standard", "spiral"])
+def test_walking_distance_is_admissible_and_beats_manhattan_on_3x3(
+    goal_name: str,
+) -> None:
+    """Every solvable 3x3 board: manhattan <= walking distance <= exact."""
+    from harness.oracle import distances
+
+    goal = goal_board(goal_name, G3)
+    wd = make_heuristic("walking_distance", goal, G3)
+    md = make_heuristic("manhattan", goal, G3)
+    dist = distances(goal, G3)
+    bad = stronger = 0
+    for r in range(len(dist)):
+        if dist[r] < 0:
+            continue
+        board = unrank(r, 9)
+        value = wd(board)
+        bad += not md(board) <= value <= dist[r]
+        stronger += value > md(board)
+    assert bad == 0
+    assert stronger > 0
+
+
+def test_walking_distance_admissible_on_korf100() -> None:
+    goal = goal_board("blank-first", G4)
+    wd = make_heuristic("walking_distance", goal, G4)
+    md = make_heuristic("manhattan", goal, G4)
+    for ident, board, length in korf100():
+        assert md(board) <= wd(board) <= length, ident
