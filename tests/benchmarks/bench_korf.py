@@ -74,6 +74,7 @@ def bench_setup() -> None:
     cases = [
         ("ida_star_jit", "manhattan", G4, "blank-first"),
         ("ida_star_jit", "linear_conflict", G4, "blank-first"),
+        ("ida_star_jit", "walking_distance", G4, "blank-first"),
         ("ida_star_jit", "pdb663", G4, "blank-first"),
         ("astar_cantor_jit", "manhattan", G3, "standard"),
         ("table", None, G3, "standard"),
@@ -164,25 +165,29 @@ def bench_korf_pdb(name: str, repeats: int, mirror: bool = True) -> None:
 def bench_korf_manhattan(count: int) -> None:
     goal = goal_board("blank-first", G4)
     spec = all_solvers()["ida_star_jit"]
-    h = make_heuristic("manhattan", goal, G4)
-    spec.prepare(G4, goal, h)
     rows = sorted(korf100(), key=lambda r: r[3])[:count]
-    section(f"IDA* + Manhattan vs Korf's published counts ({count} cheapest instances)")
-    exact = nodes = 0
-    wall = cpu = 0.0
-    for ident, board, length, published in rows:
-        moves, c, w, t = timed_solve(spec, board, goal, G4, h)
-        assert moves is not None and len(moves) == length, ident
-        exact += c.generated == published
-        nodes += c.generated
-        wall += w
-        cpu += t
-        if c.generated != published:
-            print(f"  #{ident}: {c.generated:,} generated, published {published:,}")
-    print(
-        f"  {exact}/{count} counts exact; {nodes:,} nodes in {wall:.2f} s wall "
-        f"({cpu:.2f} s CPU): {nodes / cpu / 1e6:.1f} M nodes/s"
-    )
+    section(f"IDA* on Korf's {count} cheapest instances (by published Manhattan count)")
+    for hname in ("manhattan", "linear_conflict", "walking_distance"):
+        h = make_heuristic(hname, goal, G4)
+        spec.prepare(G4, goal, h)
+        exact = nodes = 0
+        wall = cpu = 0.0
+        for ident, board, length, published in rows:
+            moves, c, w, t = timed_solve(spec, board, goal, G4, h)
+            assert moves is not None and len(moves) == length, ident
+            exact += c.generated == published
+            nodes += c.generated
+            wall += w
+            cpu += t
+            if hname == "manhattan" and c.generated != published:
+                print(f"  #{ident}: {c.generated:,} generated, published {published:,}")
+        same = ""
+        if hname == "manhattan":
+            same = f"; {exact}/{count} equal to Korf's counts"
+        print(
+            f"  {hname:17s} {nodes:13,d} nodes in {wall:6.2f} s wall "
+            f"({cpu:6.2f} s CPU): {nodes / cpu / 1e6:5.1f} M nodes/s{same}"
+        )
 
 
 # ------------------------------------------------------------------ rates
@@ -247,6 +252,7 @@ def bench_31(rounds: int = 7) -> None:
         ("table", None),
         ("ida_star_jit", "manhattan"),
         ("ida_star_jit", "linear_conflict"),
+        ("ida_star_jit", "walking_distance"),
         ("ida_star_jit", "pdb44"),
         ("astar_cantor_jit", "manhattan"),
         ("astar_cantor_jit", "linear_conflict"),
