@@ -13,9 +13,13 @@ Tables are built by a compiled breadth-first search (:func:`harness.kernels.pdb_
 over pattern placements plus the blank's region, stored one file per table under
 ``cache_dir("pdb")`` with a sha256 checksum, and rebuilt when missing or corrupt.
 Making a PDB heuristic (``make_heuristic("pdb663", goal, grid)``) therefore costs the
-build (about a minute for 6-6-3; see the benchmark) or a load (seconds) the first
-time in a process: that is set-up work, which the runner does outside the timed
-region. The heuristic's ``data`` is the :class:`PDBSet` the compiled solvers read.
+build (6-6-3: about 5 s of CPU; 7-8: minutes, see below) or a load (well under a
+second for 6-6-3) the first time in a process: that is set-up work, which the runner
+does outside the timed region. The heuristic's ``data`` is the :class:`PDBSet` the
+compiled solvers read; ``PDBSet.summary()`` gives size and build/load time.
+
+Also here: Takahashi's walking distance (``walking_distance``), another table
+heuristic built by BFS (over row/column tile-count states, in pure Python).
 
 Module import is standard library only; numpy and numba load when a table is made.
 """
@@ -40,10 +44,12 @@ _FORMAT = "npuzzle-pdb"
 _VERSION = 1
 
 #: Partitions as goal *cells* of the blank-first goal (blank on cell 0), by grid.
-#: 6-6-3 and 7-8 are the shapes of Korf & Felner (2002) for that goal. pdb78 is not
-#: registered as a heuristic: its 8-tile table (519M entries) takes this builder
-#: far longer than the 3-minute set-up budget (see the benchmark); build it on
-#: purpose with ``pdb_set("pdb78", ...)``.
+#: 7-8 is Korf & Felner's (2002) top/bottom split; 6-6-3 is the shape common public
+#: implementations use for the blank-last goal, turned 180 degrees (not checked
+#: against the paper's figure). pdb78 is not registered as a heuristic: its 8-tile
+#: table (519M entries) takes this builder well over the 3-minute set-up budget
+#: (see tests/benchmarks/bench_korf.py --with-78); build it on purpose with
+#: ``pdb_set("pdb78", goal, grid)``.
 PARTITIONS: dict[str, tuple[tuple[int, int], tuple[tuple[int, ...], ...]]] = {
     "pdb44": ((3, 3), ((1, 2, 4, 5), (3, 6, 7, 8))),
     "pdb555": ((4, 4), ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15))),
