@@ -14,7 +14,7 @@ from importlib.resources import files
 from itertools import permutations
 
 import pytest
-from conftest import G3, KNOWN, STANDARD, Known
+from known_boards import G3, KNOWN, STANDARD, Known
 
 from harness.heuristics import Heuristic, make_heuristic
 from harness.puzzle import (
