@@ -16,7 +16,8 @@ import inspect
 import pkgutil
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -184,6 +185,19 @@ def all_solvers() -> dict[str, SolverSpec]:
     """Every built-in solver plus any plugin loaded so far, sorted by name."""
     _load_builtins()
     return dict(sorted(_REGISTRY.items()))
+
+
+@contextmanager
+def scoped_registry() -> Iterator[None]:
+    """Solvers registered inside the block (plugins) are forgotten when it ends,
+    so a long-lived process does not carry one caller's plugins into the next."""
+    all_solvers()  # built-ins belong to every scope
+    saved = dict(_REGISTRY)
+    try:
+        yield
+    finally:
+        _REGISTRY.clear()
+        _REGISTRY.update(saved)
 
 
 def load_plugin(target: str) -> list[str]:

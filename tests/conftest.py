@@ -5,6 +5,15 @@ from __future__ import annotations
 import pytest
 from known_boards import KNOWN, Known
 
+from harness.solver import scoped_registry
+
+
+@pytest.fixture(autouse=True)
+def _no_plugin_leaks():
+    """A plugin a test loads (in-process CLI runs) is gone after that test."""
+    with scoped_registry():
+        yield
+
 @pytest.fixture(params=KNOWN, ids=lambda k: k.name)
 def known(request: pytest.FixtureRequest) -> Known:
     """Each known-optimum instance, under both goals."""

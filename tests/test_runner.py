@@ -19,10 +19,18 @@ from harness import runner
 from harness.executors import Attempt, Pass, Task, Worker
 from harness.heuristics import make_heuristic
 from harness.puzzle import goal_board, grid
-from harness.solver import load_plugin
+from harness.solver import load_plugin, scoped_registry
 
 PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
-load_plugin(PLUGIN)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _misbehaving_plugin():
+    """The plugin's solvers exist for this module only: the registry is global, and
+    other modules iterate every registered solver (one of these calls os._exit)."""
+    with scoped_registry():
+        load_plugin(PLUGIN)
+        yield
 
 G23 = grid(2, 3)
 GOAL23 = goal_board("standard", G23)
