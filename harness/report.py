@@ -1,7 +1,7 @@
 """The reporter: tables, plain-word findings and a self-contained report of stored runs.
 
 Reads ``results/<run_id>/`` (``meta.json`` + ``rows.csv``, see
-``notes/results-schema.md``) and nothing else: it never imports a solver or the
+``results/README.md``) and nothing else: it never imports a solver or the
 runner. :func:`write_report` writes ``report.md``, ``report.html`` (plots embedded
 as data URIs, inline CSS, no scripts, nothing fetched) and ``plots/*.png``.
 

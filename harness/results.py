@@ -1,6 +1,6 @@
 """Stored results: one directory per run, ``rows.csv`` plus ``meta.json``.
 
-The contract is ``notes/results-schema.md`` (reporter and compare read it):
+The contract is ``results/README.md`` (reporter and compare read it):
 ``results/<run_id>/`` is created once and never overwritten; rows are appended as
 cells finish, each batch flushed and fsynced, one physical line per row (text fields
 are kept on one line), so a run killed at any moment leaves at most one torn last
@@ -29,7 +29,7 @@ SCHEMA_VERSION = (
     1  # bump on any change of columns or their meaning; readers reject others
 )
 # History:
-#   1 - first version (notes/results-schema.md), plus the trailing ``extra`` column:
+#   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
 
 ROWS_FILE = "rows.csv"

@@ -1,7 +1,7 @@
 """``harness compare`` on crafted runs: every verdict and every exit code.
 
 Runs are written from code into tmp_path following the results contract
-(notes/results-schema.md): meta.json plus rows.csv in the contract's column order.
+(results/README.md): meta.json plus rows.csv in the contract's column order.
 """
 
 from __future__ import annotations

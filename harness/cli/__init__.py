@@ -15,6 +15,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
     help="Benchmark sliding-tile puzzle (8- and 15-puzzle) solvers.",
 )
 
@@ -29,13 +30,9 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-# Command modules register themselves on ``app`` when imported.
-for _name in ("solve", "datasets", "run", "report", "compare", "gate"):
-    try:
-        __import__(f"harness.cli.{_name}")
-    except ModuleNotFoundError as _err:  # a command module not written yet
-        if _err.name != f"harness.cli.{_name}":
-            raise
+# Command modules register themselves on ``app`` when imported (in this order in
+# --help). They import only typer and the standard library at module level.
+from harness.cli import solve, run, report, compare, gate, datasets  # noqa: E402,F401,I001
 
 
 def main() -> None:
