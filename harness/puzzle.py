@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from math import factorial
 
 Board = tuple[int, ...]
@@ -68,7 +68,7 @@ class Grid:
         return divmod(cell, self.cols)
 
 
-@lru_cache(maxsize=None)
+@cache
 def grid(rows: int, cols: int | None = None) -> Grid:
     """The cached :class:`Grid` for ``rows x cols`` (square when cols is omitted)."""
     cols = rows if cols is None else cols
@@ -197,8 +197,9 @@ def parse_board(text: str | Sequence[str], g: Grid | None = None) -> Board:
             )
         if value in seen:
             what = "blank" if value == 0 else f"tile {value}"
+            first = seen[value]
             raise BoardError(
-                f"token {pos} {token!r}: duplicate {what} (first at token {seen[value]})"
+                f"token {pos} {token!r}: duplicate {what} (first at token {first})"
             )
         seen[value] = pos
         board.append(value)
@@ -231,10 +232,8 @@ def apply_moves(board: Board, moves: str, g: Grid) -> Board:
     for index, move in enumerate(moves):
         if move not in OPPOSITE:
             raise IllegalMoveError(index, move, "not one of u, d, l, r")
-        for name, target in g.neighbours[blank]:
-            if name == move:
-                break
-        else:
+        target = dict(g.neighbours[blank]).get(move)
+        if target is None:
             raise IllegalMoveError(index, move, "the blank would leave the board")
         cells[blank], cells[target] = cells[target], 0
         blank = target

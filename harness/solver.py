@@ -117,7 +117,8 @@ class SolverConfig:
 
     @property
     def label(self) -> str:
-        return f"{self.spec.name}[{self.heuristic}]" if self.heuristic else self.spec.name
+        name = self.spec.name
+        return f"{name}[{self.heuristic}]" if self.heuristic else name
 
     @property
     def heuristic_column(self) -> str:
@@ -209,7 +210,8 @@ def load_plugin(target: str) -> list[str]:
         if target.endswith(".py") or path.is_file():
             if not path.is_file():
                 raise ImportError(f"plugin file {target!r} does not exist")
-            mod_name = f"harness_plugin_{path.stem}_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]}"
+            digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
+            mod_name = f"harness_plugin_{path.stem}_{digest}"
             spec = importlib.util.spec_from_file_location(mod_name, path)
             if spec is None or spec.loader is None:
                 raise ImportError(f"plugin file {target!r} cannot be imported")
@@ -221,7 +223,9 @@ def load_plugin(target: str) -> list[str]:
     except ImportError:
         raise
     except Exception as err:  # a broken plugin must not take the harness down
-        raise ImportError(f"plugin {target!r} failed to load: {type(err).__name__}: {err}") from err
+        raise ImportError(
+            f"plugin {target!r} failed to load: {type(err).__name__}: {err}"
+        ) from err
     return sorted(set(_REGISTRY) - before)
 
 
@@ -239,7 +243,9 @@ def _load_entry_point(name: str) -> bool:
     return False
 
 
-_CONFIG = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([A-Za-z0-9_\-]*)\s*\])?\s*$")
+_CONFIG = re.compile(
+    r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([A-Za-z0-9_\-]*)\s*\])?\s*$"
+)
 
 
 def parse_config(token: str) -> SolverConfig:

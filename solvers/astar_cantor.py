@@ -32,11 +32,10 @@ extra["stale"] = stale entries skipped.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from heapq import heappop, heappush
 from math import factorial
 
-from harness.heuristics import Heuristic, manhattan
+from harness.heuristics import Heuristic, LineConflicts, manhattan
 from harness.puzzle import MOVE_ORDER, Board, Grid, Moves, is_solvable, rank
 from harness.solver import Counters, register
 
@@ -80,73 +79,6 @@ def _moves_table(g: Grid, weight: list[int]) -> tuple:
     return tuple(table)
 
 
-def _must_leave(line: list[int]) -> int:
-    """Fewest tiles to take out of a line so the rest are in goal order (the
-    line's length minus its longest increasing subsequence)."""
-    tails: list[int] = []
-    for x in line:
-        i = bisect_left(tails, x)
-        tails[i : i + 1] = [x]
-    return len(line) - len(tails)
-
-
-class _LineConflicts:
-    """Linear conflict per line, memoised: h = manhattan + 2 * sum of line extras.
-
-    A move changes the order of exactly two lines (two columns for a horizontal
-    move, two rows for a vertical one), so a child's h is its parent's plus the
-    manhattan delta plus the change of those two lines. Lines 0..rows-1 are rows,
-    then columns.
-    """
-
-    def __init__(self, goal: Board, g: Grid) -> None:
-        where = [0] * g.cells
-        for cell, tile in enumerate(goal):
-            where[tile] = cell
-        # Per line: tile -> its goal position along the line, for the tiles whose
-        # goal lies on that line (the others take no part in its conflicts).
-        self.along: list[dict[int, int]] = []
-        self.slices: list[slice] = []
-        for r in range(g.rows):
-            self.slices.append(slice(r * g.cols, (r + 1) * g.cols))
-            self.along.append(
-                {
-                    t: where[t] % g.cols
-                    for t in range(1, g.cells)
-                    if where[t] // g.cols == r
-                }
-            )
-        for c in range(g.cols):
-            self.slices.append(slice(c, None, g.cols))
-            self.along.append(
-                {
-                    t: where[t] // g.cols
-                    for t in range(1, g.cells)
-                    if where[t] % g.cols == c
-                }
-            )
-        self.memo: list[dict[tuple[int, ...], int]] = [{} for _ in self.slices]
-        self.rows, self.cols = g.rows, g.cols
-
-    def extra(self, line: int, tiles: tuple[int, ...]) -> int:
-        """Tiles that must leave ``line`` (memoised per line)."""
-        found = self.memo[line].get(tiles)
-        if found is None:
-            along = self.along[line]
-            found = _must_leave([along[t] for t in tiles if t in along])
-            self.memo[line][tiles] = found
-        return found
-
-    def extras(self, board: Board) -> list[int]:
-        return [self.extra(i, tuple(board[sl])) for i, sl in enumerate(self.slices)]
-
-    def lines_changed(self, blank: int, target: int) -> tuple[int, int]:
-        """The two lines whose order changes when the blank moves blank -> target."""
-        if abs(blank - target) == 1:  # horizontal: the two columns
-            return self.rows + blank % self.cols, self.rows + target % self.cols
-        return blank // self.cols, target // self.cols
-
-
 @register(
     "astar_cantor",
     optimal=True,
@@ -173,20 +105,16 @@ def solve(
     h_of = heuristic if heuristic is not None else manhattan(goal, grid)
     cost = h_of.tile_cost
     lines = None
-    if cost is None and h_of.name == "linear_conflict":
-        # Manhattan's delta plus the two changed lines; checked against the
-        # heuristic itself on the start board, else evaluated in full.
-        cost = manhattan(goal, grid).tile_cost
-        lines = _LineConflicts(goal, grid)
-        md_start = sum(cost[t][c] for c, t in enumerate(start))
-        if md_start + 2 * sum(lines.extras(start)) != h_of(start):
-            cost = lines = None
-        else:
-            changed = [
-                {t: lines.lines_changed(b, t) for _, t in grid.neighbours[b]}
-                for b in range(grid.cells)
-            ]
-            slices, extra = lines.slices, lines.extra
+    if isinstance(h_of.data, LineConflicts):
+        # h = manhattan + 2 * line extras: update manhattan per move and
+        # re-evaluate only the two lines a move changes (fresh memo per solve).
+        lines = LineConflicts(goal, grid)
+        cost = lines.manhattan
+        changed = [
+            {t: lines.lines_changed(b, t) for _, t in grid.neighbours[b]}
+            for b in range(grid.cells)
+        ]
+        slices, extra = lines.slices, lines.extra
     n = grid.cells
     # weight[k] = (n-1-k)!: the place value of Lehmer digit k (radix n - k).
     weight = [factorial(n - 1 - k) for k in range(n)]

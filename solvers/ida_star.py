@@ -28,9 +28,8 @@ is entered, and the goal is found exactly at it).
 from __future__ import annotations
 
 import sys
-from bisect import bisect_left
 
-from harness.heuristics import Heuristic, manhattan
+from harness.heuristics import Heuristic, LineConflicts, manhattan
 from harness.puzzle import MOVE_ORDER, Board, Grid, Moves, is_solvable
 from harness.solver import Counters, register
 
@@ -76,72 +75,6 @@ def _allowed_moves(g: Grid, deltas: list | None) -> tuple:
     return tuple(table)
 
 
-def _must_leave(line: list[int]) -> int:
-    """Fewest tiles to take out of a line so the rest are in goal order (the
-    line's length minus its longest increasing subsequence)."""
-    tails: list[int] = []
-    for x in line:
-        i = bisect_left(tails, x)
-        tails[i : i + 1] = [x]
-    return len(line) - len(tails)
-
-
-class _LineConflicts:
-    """Incremental linear conflict: h = manhattan + 2 * sum of per-line extras.
-
-    A horizontal move keeps every row's order and changes two columns; a vertical
-    move changes two rows. So a move re-evaluates two lines, each looked up in a
-    per-line memo keyed by the line's tiles. Lines 0..rows-1 are rows, then columns.
-    """
-
-    def __init__(self, goal: Board, g: Grid) -> None:
-        where = [0] * g.cells
-        for cell, tile in enumerate(goal):
-            where[tile] = cell
-        # For line i: the key (tile -> goal position along the line) of tiles
-        # whose goal lies on line i; other tiles do not take part.
-        self.along: list[dict[int, int]] = []
-        self.slices: list[slice] = []
-        for r in range(g.rows):
-            self.slices.append(slice(r * g.cols, (r + 1) * g.cols))
-            self.along.append(
-                {
-                    t: where[t] % g.cols
-                    for t in range(1, g.cells)
-                    if where[t] // g.cols == r
-                }
-            )
-        for c in range(g.cols):
-            self.slices.append(slice(c, None, g.cols))
-            self.along.append(
-                {
-                    t: where[t] // g.cols
-                    for t in range(1, g.cells)
-                    if where[t] % g.cols == c
-                }
-            )
-        self.memo: list[dict[tuple[int, ...], int]] = [{} for _ in self.slices]
-        self.rows, self.cols = g.rows, g.cols
-
-    def extra(self, line: int, tiles: tuple[int, ...]) -> int:
-        """Tiles that must leave ``line`` (memoised per line)."""
-        found = self.memo[line].get(tiles)
-        if found is None:
-            along = self.along[line]
-            found = _must_leave([along[t] for t in tiles if t in along])
-            self.memo[line][tiles] = found
-        return found
-
-    def extras(self, board: Board) -> list[int]:
-        return [self.extra(i, tuple(board[sl])) for i, sl in enumerate(self.slices)]
-
-    def lines_changed(self, blank: int, target: int) -> tuple[int, int]:
-        """The two lines whose order changes when the blank moves blank -> target."""
-        if abs(blank - target) == 1:  # horizontal: the two columns
-            return self.rows + blank % self.cols, self.rows + target % self.cols
-        return blank // self.cols, target // self.cols
-
-
 @register(
     "ida_star",
     optimal=True,
@@ -165,15 +98,12 @@ def solve(
     h_of = heuristic if heuristic is not None else manhattan(goal, grid)
     cost = h_of.tile_cost
     lines = None
-    if cost is None and h_of.name == "linear_conflict":
-        # Update manhattan per move and re-evaluate only the two changed lines;
-        # checked against the heuristic itself on the start board.
-        cost = manhattan(goal, grid).tile_cost
-        lines = _LineConflicts(goal, grid)
+    if isinstance(h_of.data, LineConflicts):
+        # h = manhattan + 2 * line extras: update manhattan per move and
+        # re-evaluate only the two lines a move changes (fresh memo per solve).
+        lines = LineConflicts(goal, grid)
+        cost = lines.manhattan
         line_extras = lines.extras(start)
-        md_start = sum(cost[t][c] for c, t in enumerate(start))
-        if md_start + 2 * sum(line_extras) != h_of(start):
-            cost = lines = None  # not the linear conflict we know: evaluate fully
     deltas = None
     if cost is not None:
         # deltas[blank][target][tile]: change of the tile-additive part of h when
