@@ -478,11 +478,7 @@ def findings(run: Run) -> list[str]:
             )
         skipped = cells[cells.status == "skipped"]
         if len(skipped):
-            why = skipped.message.iloc[0]
-            skips.append(
-                f"{config} skipped {_n(len(skipped), 'instance')} of {dataset}"
-                + (f" ({why})." if why else ".")
-            )
+            skips.append((config, dataset, len(skipped), skipped.message.iloc[0]))
         claims = (run.meta.get("solvers") or {}).get(config, {}).get("optimal")
         (wrong if claims else design).extend(
             _optimality(config, dataset, cells, claims)
@@ -498,7 +494,35 @@ def findings(run: Run) -> list[str]:
                 f"{_n(len(mem_bad), 'instance')} of {dataset} that the timed pass "
                 f"answered ({_names(mem_bad.instance)})."
             )
-    return head + speed + wrong + failed + memory + design + skips
+    return head + speed + wrong + failed + memory + design + _skip_sentences(skips)
+
+
+def _skip_sentences(skips: list[tuple[str, str, int, str]]) -> list[str]:
+    """One sentence per config (its datasets together), and configs declined for
+    the same reason together: refusals are expected, so they should read short."""
+    per_config: dict[str, tuple[list[str], int, str]] = {}
+    for config, dataset, count, why in skips:
+        datasets, total, _ = per_config.get(config, ([], 0, why))
+        per_config[config] = ([*datasets, dataset], total + count, why)
+    by_reason: dict[tuple[str, ...], list[str]] = {}
+    for config, (datasets, total, why) in per_config.items():
+        # The reason names the heuristic or solver; strip it to group alike ones.
+        generic = why.replace(config.split("[")[-1].rstrip("]"), "*")
+        by_reason.setdefault((generic, ", ".join(datasets), str(total)), []).append(
+            config
+        )
+    out = []
+    for (_, datasets, total), configs in by_reason.items():
+        why = per_config[configs[0]][2]
+        who = " and ".join(configs) if len(configs) < 3 else ", ".join(configs)
+        each = " each" if len(configs) > 1 else ""
+        if why and len(configs) > 1:
+            why = f"e.g. {configs[0]}: {why}"
+        out.append(
+            f"{who} skipped {_n(int(total), 'instance')}{each} ({datasets})"
+            + (f": {why}." if why else ".")
+        )
+    return out
 
 
 def _fastest(dataset: str, cells: pd.DataFrame) -> list[str]:
@@ -925,16 +949,6 @@ def write_report(
 
 def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Section]:
     sections = []
-    about = _Section("Runs")
-    about.tables.append(("", _runs_table(runs)))
-    for run in runs:
-        setup = _setup_table(run)
-        if setup is not None:
-            label = f" of {run.label}" if len(runs) > 1 else ""
-            about.tables.append(
-                (f"One-time set-up{label} (not part of any solve time)", setup)
-            )
-    sections.append(about)
     stands = _Section("What stands out")
     if len(runs) > 1:
         stands.bullets.extend(compare_findings(runs, table))
@@ -984,6 +998,18 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
     pics.figures = [f for f in figures if not f.skipped]
     pics.bullets = [f"{f.title}: skipped ({f.skipped})." for f in figures if f.skipped]
     sections.append(pics)
+    # Provenance last: readers come for the results; the facts that make them
+    # reproducible (commit, machine, options, set-up) follow.
+    about = _Section("Runs")
+    about.tables.append(("", _runs_table(runs)))
+    for run in runs:
+        setup = _setup_table(run)
+        if setup is not None:
+            label = f" of {run.label}" if len(runs) > 1 else ""
+            about.tables.append(
+                (f"One-time set-up{label} (not part of any solve time)", setup)
+            )
+    sections.append(about)
     sections.append(_Section("How to read the numbers", bullets=list(HOW_TO_READ)))
     return sections
 
@@ -1012,16 +1038,54 @@ def _seconds(value: Any) -> str:
 
 
 def _setup_table(run: Run) -> pd.DataFrame | None:
-    """meta.json's per-config set-up (imports, tables, compilation), if recorded."""
+    """meta.json's set-up (imports, tables, compilation) summed per config over
+    workers and goals; configs under a millisecond in all share one closing line."""
     setup = [s for s in run.meta.get("setup") or [] if isinstance(s, dict)]
     if not setup:
         return None
-    return pd.DataFrame({
-        "config": [str(s.get("config", "?")) for s in setup],
-        "board": [f"{s.get('size', '?')}, goal {s.get('goal', '?')}" for s in setup],
-        "set-up (s)": [_seconds(s.get("seconds")) for s in setup],
-        "note": [str(s.get("note") or "") for s in setup],
-    })  # fmt: skip
+    per_config: dict[str, list[dict]] = {}
+    for entry in setup:
+        per_config.setdefault(str(entry.get("config", "?")), []).append(entry)
+    rows, quick = [], []
+    for config, entries in sorted(per_config.items()):
+        total = sum(float(e.get("seconds") or 0.0) for e in entries)
+        if total < 0.001:
+            quick.append(config)
+            continue
+        slowest = max(entries, key=lambda e: float(e.get("seconds") or 0.0))
+        boards = sorted({f"{e.get('size', '?')} {e.get('goal', '?')}" for e in entries})
+        rows.append((config, ", ".join(boards), len(entries), _seconds(total),
+                     str(slowest.get("note") or "")))
+    if quick:
+        rows.append((f"{len(quick)} other configs", "", "", "< 0.001 each", ""))
+    return pd.DataFrame(
+        rows, columns=["config", "boards", "set-ups", "total (s)", "slowest set-up"]
+    )
+
+
+def _options_text(opts: dict[str, Any]) -> str:
+    """Run options as people read them: solvers and datasets have rows of their own,
+    and per-config timeouts are grouped by value."""
+    shown = []
+    for key, value in opts.items():
+        if key in ("solvers", "datasets"):
+            continue
+        if key == "timeout_by_config" and isinstance(value, dict):
+            by_value: dict[Any, list[str]] = {}
+            for config, seconds in value.items():
+                by_value.setdefault(seconds, []).append(config)
+            common = max(by_value, key=lambda v: len(by_value[v]), default=None)
+            parts = [
+                f"{v} s: {', '.join(sorted(c))}"
+                for v, c in sorted(by_value.items(), key=lambda kv: str(kv[0]))
+                if v != common
+            ]
+            if common is not None:
+                parts.append(f"{common} s: the others" if parts else f"{common} s")
+            shown.append(f"timeouts: {'; '.join(parts)}")
+            continue
+        shown.append(f"{key}={_plain(value)}")
+    return "; ".join(shown) or "–"
 
 
 def _runs_table(runs: list[Run]) -> pd.DataFrame:
@@ -1045,7 +1109,7 @@ def _runs_table(runs: list[Run]) -> pd.DataFrame:
             "python": m.get("python", "?"),
             "platform": m.get("platform", "?"),
             "CPU": f"{m.get('cpu_model', '?')} (x{m.get('cpu_count', '?')})",
-            "options": "; ".join(f"{k}={_plain(v)}" for k, v in opts.items()) or "–",
+            "options": _options_text(opts),
             "datasets": ", ".join(sorted(m.get("datasets") or {}))
             or ", ".join(sorted(run.rows["dataset"].unique())),
             "configs": ", ".join(sorted(run.rows["config"].unique())),

@@ -227,7 +227,7 @@ def test_findings_name_the_facts(run_a):
     assert "bfs on 8-unsolvable: 1 memout result (u-0001)" in text
     assert "astar_dict[misplaced] on 8-unsolvable: 1 timeout result" in text
     assert "answered in 2 of 3 repeats but timeout" in text
-    assert "greedy[manhattan] skipped 2 instances of 8-unsolvable" in text
+    assert "greedy[manhattan] skipped 2 instances (8-unsolvable)" in text
     # greedy does not claim optimality: described, not accused
     assert "greedy[manhattan] claims" not in text
     assert "greedy[manhattan] (not optimal by design)" in text
@@ -470,3 +470,20 @@ def test_style_map_is_stable_and_distinct():
     assert len({(s.color, s.marker) for s in styles}) == 20
     # adding a config does not recolour the ones before it in sorted order
     assert style_map(["a", "b"])["a"] == style_map(["a", "b", "c"])["a"]
+
+
+def test_refusals_read_as_one_sentence_per_reason():
+    """Expected refusals (4x4 databases on 3x3 boards) must not crowd out findings."""
+    why = "heuristic {} does not apply to 3x3"
+    skips = [
+        (f"ida_star_jit[{h}]", d, n, why.format(h))
+        for h in ("pdb555", "pdb663")
+        for d, n in (("8-mini", 36), ("8-seeds", 3))
+    ] + [("bfs", "15-korf100", 100, "bfs: too deep")]
+    sentences = report._skip_sentences(skips)
+    assert len(sentences) == 2
+    assert sentences[0].startswith(
+        "ida_star_jit[pdb555] and ida_star_jit[pdb663] skipped 39 instances each "
+        "(8-mini, 8-seeds): e.g. ida_star_jit[pdb555]: heuristic pdb555"
+    )
+    assert sentences[1] == "bfs skipped 100 instances (15-korf100): bfs: too deep."
