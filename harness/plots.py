@@ -60,19 +60,27 @@ class Plot:
 
 
 def style_map(labels: Sequence[str]) -> dict[str, Style]:
-    """Stable styles: sorted labels -> tab10 (tab20 beyond 10), cycling line styles,
-    markers and hatches at co-prime periods so neighbours differ in grey too."""
+    """Stable styles from the sorted labels: one colour per solver (tab10, tab20
+    past ten solvers), one marker, line style and hatch per heuristic, so
+    ``astar_dict[manhattan]`` and ``astar_dict[misplaced]`` read as one family and
+    a figure still reads printed in grey. Past the palette, markers shift so no two
+    configs share both colour and marker."""
     labels = sorted(set(labels))
-    cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
-    return {
-        label: Style(
-            color=cmap(i % cmap.N),
-            linestyle=LINESTYLES[i % len(LINESTYLES)],
-            marker=MARKERS[i % len(MARKERS)],
-            hatch=HATCHES[i % len(HATCHES)],
+    solvers = sorted({label.partition("[")[0] for label in labels})
+    heuristics = sorted({label.partition("[")[2].rstrip("]") for label in labels})
+    cmap = plt.get_cmap("tab10" if len(solvers) <= 10 else "tab20")
+    styles = {}
+    for label in labels:
+        solver, _, heuristic = label.partition("[")
+        s_i, h_i = solvers.index(solver), heuristics.index(heuristic.rstrip("]"))
+        cycle = s_i // cmap.N  # > 0 only when there are more solvers than colours
+        styles[label] = Style(
+            color=cmap(s_i % cmap.N),
+            linestyle=LINESTYLES[h_i % len(LINESTYLES)],
+            marker=MARKERS[(h_i + cycle * len(heuristics)) % len(MARKERS)],
+            hatch=HATCHES[h_i % len(HATCHES)],
         )
-        for i, label in enumerate(labels)
-    }
+    return styles
 
 
 def make_plots(
@@ -250,49 +258,45 @@ def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -
         or (inst["peak_bytes"].isna().all() and inst["peak_rss_bytes"].isna().all())
     ):
         return _skip(name, "the run has no memory-pass rows")
-    peaks = inst.groupby(["dataset", "config"])[["peak_bytes", "peak_rss_bytes"]].max()
+    # One bar per config: its largest peak over every instance of every dataset
+    # (per-dataset bars made a figure metres wide once there were 20 configs).
+    peaks = inst.groupby("config")[["peak_bytes", "peak_rss_bytes"]].max()
     peaks = peaks.dropna(how="all") / (1 << 20)
-    datasets = sorted(peaks.index.get_level_values("dataset").unique())
-    configs = sorted(peaks.index.get_level_values("config").unique())
+    configs = sorted(peaks.index, reverse=True)  # alphabetical from the top
     fig, axes = plt.subplots(
-        1,
-        2,
-        figsize=(max(10, 0.6 * len(datasets) * len(configs) + 4), 4.6),
-        layout="constrained",
-    )
-    width = 0.8 / len(configs)
+        1, 2, figsize=(12, 1.2 + 0.32 * len(configs)), layout="constrained",
+        sharey=True,
+    )  # fmt: skip
     for ax, col, label in (
         (axes[0], "peak_bytes", "tracemalloc peak"),
         (axes[1], "peak_rss_bytes", "worker RSS peak"),
     ):
-        for j, config in enumerate(configs):
-            s = styles[config]
-            xs, ys = [], []
-            for i, dataset in enumerate(datasets):
-                value = peaks[col].get((dataset, config), np.nan)
-                if np.isfinite(value) and value > 0:
-                    xs.append(i + (j - (len(configs) - 1) / 2) * width)
-                    ys.append(value)
-            ax.bar(
-                xs,
-                ys,
-                width=width * 0.95,
-                color=s.color,
-                hatch=s.hatch,
-                edgecolor="black",
-                linewidth=0.6,
-                label=config,
-            )
-        ax.set_xticks(range(len(datasets)), datasets)
-        ax.set_xlabel("dataset")
-        _scale_y(ax, peaks[col].to_numpy(), "MiB", label)
-        ax.grid(True, axis="y", alpha=0.3)
+        values = peaks[col].reindex(configs).to_numpy(dtype=float)
+        shown = np.where(np.isfinite(values) & (values > 0), values, np.nan)
+        ax.barh(
+            range(len(configs)),
+            np.nan_to_num(shown),
+            color=[styles[c].color for c in configs],
+            hatch=None,
+            edgecolor="black",
+            linewidth=0.6,
+        )
+        for bar, config in zip(ax.patches, configs, strict=True):
+            bar.set_hatch(styles[config].hatch)
+        ax.set_yticks(range(len(configs)), configs)
+        positive = shown[np.isfinite(shown)]
+        if len(positive) and positive.max() / positive.min() > 20:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        scale = ", log scale" if ax.get_xscale() == "log" else ""
+        ax.set_xlabel(f"{label} (MiB{scale})")
+        ax.grid(True, axis="x", alpha=0.3)
     fig.suptitle(PLOT_NAMES[name])
-    _legend(fig, axes[0])
     caption = (
-        "Largest peak over each config's instances in the separate, untimed "
-        "memory pass. tracemalloc counts Python allocations only; RSS includes "
-        "the interpreter (about the same baseline for every config)."
+        "Largest peak over each config's instances (all datasets) in the separate, "
+        "untimed memory pass. tracemalloc counts Python allocations only; RSS is "
+        "the whole worker: the interpreter and every module it has loaded, so "
+        "compiled solvers carry numba (about 115 MiB more in the main job)."
     )
     return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
 

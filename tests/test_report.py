@@ -470,6 +470,13 @@ def test_style_map_is_stable_and_distinct():
     assert len({(s.color, s.marker) for s in styles}) == 20
     # adding a config does not recolour the ones before it in sorted order
     assert style_map(["a", "b"])["a"] == style_map(["a", "b", "c"])["a"]
+    # a solver keeps one colour across its heuristics; a heuristic one marker
+    fam = style_map(["ida_star[manhattan]", "ida_star[misplaced]", "bfs",
+                     "astar_dict[manhattan]"])  # fmt: skip
+    assert fam["ida_star[manhattan]"].color == fam["ida_star[misplaced]"].color
+    assert fam["ida_star[manhattan]"].color != fam["astar_dict[manhattan]"].color
+    assert fam["ida_star[manhattan]"].marker == fam["astar_dict[manhattan]"].marker
+    assert fam["ida_star[manhattan]"].marker != fam["ida_star[misplaced]"].marker
 
 
 def test_refusals_read_as_one_sentence_per_reason():
