@@ -30,6 +30,21 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def size_and_goal(size: str, goal: str):
+    """``--size`` and ``--goal`` as a (Grid, goal board); one-line errors naming
+    the option otherwise."""
+    from harness.puzzle import BoardError, goal_board, parse_size
+
+    try:
+        g = parse_size(size)
+    except BoardError as err:
+        raise fail(f"--size: {err}") from None
+    try:
+        return g, goal_board(goal, g)
+    except BoardError as err:
+        raise fail(f"--goal: {err}") from None
+
+
 # Command modules register themselves on ``app`` when imported (in this order in
 # --help). They import only typer and the standard library at module level.
 from harness.cli import solve, run, report, compare, gate, datasets  # noqa: E402,F401,I001

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli import app, fail
+from harness.cli import app, fail, size_and_goal
 
 datasets_app = typer.Typer(
     no_args_is_help=True,
@@ -245,16 +245,8 @@ def generate_command(
         save_dataset,
         summarize,
     )
-    from harness.puzzle import BoardError, goal_board, parse_size
 
-    try:
-        g = parse_size(size)
-    except BoardError as err:
-        raise fail(f"--size: {err}") from None
-    try:
-        target = goal_board(goal, g)
-    except BoardError as err:
-        raise fail(f"--goal: {err}") from None
+    g, target = size_and_goal(size, goal)
     path = out / f"{name}.jsonl"
     if path.exists() and not force:
         raise fail(f"{path} already exists (use --force to overwrite)")

@@ -27,7 +27,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli import app, fail
+from harness.cli import app, fail, size_and_goal
 from harness.puzzle import (
     GOAL_NAMES,
     MAX_SIDE,
@@ -37,10 +37,8 @@ from harness.puzzle import (
     Grid,
     IllegalMoveError,
     apply_moves,
-    goal_board,
     is_solvable,
     parse_board,
-    parse_size,
 )
 
 #: Used when --solver is not given, by board size (see the module docstring).
@@ -144,14 +142,7 @@ def solve(
     from harness.heuristics import make_heuristic
     from harness.solver import Counters, parse_config
 
-    try:
-        g = parse_size(size)
-    except BoardError as err:
-        raise fail(f"--size: {err}") from None
-    try:
-        target = goal_board(goal, g)
-    except BoardError as err:
-        raise fail(f"--goal: {err}") from None
+    g, target = size_and_goal(size, goal)
     label = solver or default_solver(g)
     try:
         config = parse_config(label)
