@@ -269,3 +269,29 @@ def test_resume_refuses_a_changed_dataset(tmp_path, dataset_file):
     res.write_meta(run_dir, {k: v for k, v in meta.items() if k != "schema_version"})
     with pytest.raises(runner.RunError, match="dataset cli23 changed"):
         runner.prepare_resume(run_dir.name, tmp_path)
+
+
+def test_refusals_print_one_line_per_config_and_dataset(tmp_path: Path) -> None:
+    """Reasons that name each instance's depth are grouped, not listed per depth."""
+    plugin = tmp_path / "shallow.py"
+    plugin.write_text(
+        "from harness.solver import register\n"
+        "def too_deep(grid, depth, heuristic):\n"
+        "    return f'depth {depth} is too deep' if depth and depth > 5 else None\n"
+        "@register('shallow', optimal=False, refuses=too_deep)\n"
+        "def solve(start, goal, grid, *, counters, heuristic):\n"
+        "    return None\n"
+    )
+    out = subprocess.run(
+        [*HARNESS, "run", "--plugin", str(plugin), "--solvers", "shallow",
+         "--datasets", "8-seeds", "--repeats", "1", "--no-memory", "--jobs", "1",
+         "--no-report", "--out", str(tmp_path / "results")],
+        capture_output=True, text=True, env=ENV, timeout=120,
+    )  # fmt: skip
+    lines = [line for line in out.stdout.splitlines() if "too deep" in line]
+    # 8-seeds: depths 3, 18 and 19; the two deep ones are declined for two reasons
+    assert lines == [
+        "  shallow on 8-seeds (2 instances): depth 18 is too deep (+1 similar reason)"
+    ] or lines == [
+        "  shallow on 8-seeds (2 instances): depth 19 is too deep (+1 similar reason)"
+    ], out.stdout

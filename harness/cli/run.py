@@ -367,8 +367,17 @@ def _print_summary(rows, meta, runner) -> None:
     skipped = runner.skipped_reasons(rows)
     if skipped:
         typer.echo("skipped (the solver declined these; not failures):")
+        # One line per config and dataset: reasons that differ only by the
+        # instance (e.g. its depth) would otherwise print one line each.
+        grouped: dict[tuple[str, str], list[tuple[int, str]]] = {}
         for config, dataset, count, reason in skipped:
-            typer.echo(f"  {config} on {dataset} ({count} instances): {reason}")
+            grouped.setdefault((config, dataset), []).append((count, reason))
+        for (config, dataset), reasons in grouped.items():
+            total = sum(count for count, _ in reasons)
+            count, reason = max(reasons, key=lambda cr: cr[0])
+            more = len(reasons) - 1
+            also = f" (+{more} similar reason{'s' * (more > 1)})" if more else ""
+            typer.echo(f"  {config} on {dataset} ({total} instances): {reason}{also}")
 
 
 def _num(value: float | None, scale: float) -> str:
