@@ -240,6 +240,34 @@ def apply_moves(board: Board, moves: str, g: Grid) -> Board:
     return tuple(cells)
 
 
+# ---------------------------------------------------------- packed boards
+
+
+def pack(board: Board, bits: int) -> int:
+    """The board as one int, ``bits`` per cell (cell 0 lowest): a compact,
+    deterministic dict key for blind searches."""
+    key = 0
+    for cell, tile in enumerate(board):
+        key |= tile << (cell * bits)
+    return key
+
+
+def packed_blank(key: int, cells: int, bits: int) -> int:
+    """The blank's cell in a board packed by :func:`pack`."""
+    mask = (1 << bits) - 1
+    for cell in range(cells):
+        if not (key >> (cell * bits)) & mask:
+            return cell
+    raise ValueError("packed board without a blank")
+
+
+def moves_from_blanks(blanks: Sequence[int], g: Grid) -> Moves:
+    """The move string that walks the blank through ``blanks`` (adjacent cells)."""
+    step_to_move = {-g.cols: "u", g.cols: "d", -1: "l", 1: "r"}
+    steps = zip(blanks, blanks[1:], strict=False)
+    return "".join(step_to_move[b - a] for a, b in steps)
+
+
 # ----------------------------------------------------------- solvability
 
 

@@ -21,7 +21,14 @@ from __future__ import annotations
 from math import factorial
 
 from harness.heuristics import Heuristic
-from harness.puzzle import Board, Grid, Moves
+from harness.puzzle import (
+    Board,
+    Grid,
+    Moves,
+    moves_from_blanks,
+    pack,
+    packed_blank,
+)
 from harness.solver import Counters, register
 
 #: Above this many boards in the start's component, only shallow boards are taken.
@@ -47,32 +54,14 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     return None
 
 
-def _pack(board: Board, bits: int) -> int:
-    key = 0
-    for cell, tile in enumerate(board):
-        key |= tile << (cell * bits)
-    return key
-
-
-def _blank_of(key: int, cells: int, bits: int) -> int:
-    mask = (1 << bits) - 1
-    for cell in range(cells):
-        if not (key >> (cell * bits)) & mask:
-            return cell
-    raise AssertionError("packed board without a blank")
-
-
 def _path(parent: dict[int, int], key: int, g: Grid, bits: int) -> Moves:
-    """Walk parent links back to the root; each move is read off the blank's step."""
-    step_to_move = {-g.cols: "u", g.cols: "d", -1: "l", 1: "r"}
-    moves: list[str] = []
-    blank = _blank_of(key, g.cells, bits)
+    """Walk parent links back to the root; the moves are read off the blank's steps."""
+    chain = [key]
     while parent[key] != key:
         key = parent[key]
-        before = _blank_of(key, g.cells, bits)
-        moves.append(step_to_move[blank - before])
-        blank = before
-    return "".join(reversed(moves))
+        chain.append(key)
+    blanks = [packed_blank(k, g.cells, bits) for k in reversed(chain)]
+    return moves_from_blanks(blanks, g)
 
 
 @register(
@@ -93,7 +82,7 @@ def solve(
     """Shortest move string from ``start`` to ``goal``; None when unreachable."""
     bits = max(1, (grid.cells - 1).bit_length())
     mask = (1 << bits) - 1
-    root, target = _pack(start, bits), _pack(goal, bits)
+    root, target = pack(start, bits), pack(goal, bits)
     if root == target:
         return ""
     # Per blank cell, in MOVE_ORDER: (shift of the target cell, of the blank, target).

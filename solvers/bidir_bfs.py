@@ -30,7 +30,14 @@ from __future__ import annotations
 from math import factorial
 
 from harness.heuristics import Heuristic
-from harness.puzzle import Board, Grid, Moves
+from harness.puzzle import (
+    Board,
+    Grid,
+    Moves,
+    moves_from_blanks,
+    pack,
+    packed_blank,
+)
 from harness.solver import Counters, register
 
 #: Above this many boards in the start's component, only known depths are taken.
@@ -57,21 +64,6 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     return None
 
 
-def _pack(board: Board, bits: int) -> int:
-    key = 0
-    for cell, tile in enumerate(board):
-        key |= tile << (cell * bits)
-    return key
-
-
-def _blank_of(key: int, cells: int, bits: int) -> int:
-    mask = (1 << bits) - 1
-    for cell in range(cells):
-        if not (key >> (cell * bits)) & mask:
-            return cell
-    raise AssertionError("packed board without a blank")
-
-
 def _chain(parent: dict[int, int], key: int) -> list[int]:
     """Boards from ``key`` back to that side's root, inclusive."""
     chain = [key]
@@ -82,10 +74,7 @@ def _chain(parent: dict[int, int], key: int) -> list[int]:
 
 
 def _moves(boards: list[int], g: Grid, bits: int) -> Moves:
-    step_to_move = {-g.cols: "u", g.cols: "d", -1: "l", 1: "r"}
-    blanks = [_blank_of(key, g.cells, bits) for key in boards]
-    steps = zip(blanks, blanks[1:], strict=False)
-    return "".join(step_to_move[b - a] for a, b in steps)
+    return moves_from_blanks([packed_blank(key, g.cells, bits) for key in boards], g)
 
 
 @register(
@@ -106,7 +95,7 @@ def solve(
     """Shortest move string from ``start`` to ``goal``; None when unreachable."""
     bits = max(1, (grid.cells - 1).bit_length())
     mask = (1 << bits) - 1
-    root, target = _pack(start, bits), _pack(goal, bits)
+    root, target = pack(start, bits), pack(goal, bits)
     if root == target:
         return ""
     # Per blank cell: (shift of the target cell, shift of the blank cell, target).

@@ -344,3 +344,19 @@ def test_grid_format_of_a_rectangle_needs_its_grid() -> None:
     assert format_board(board, grid(2, 3), as_grid=True) == "1 2 3\n4 5 x"
     with pytest.raises(ValueError, match="non-square"):
         format_board(board, as_grid=True)  # used to print "1 2\n3 4", dropping cells
+
+
+def test_packed_boards_and_moves_from_blank_cells() -> None:
+    from harness.puzzle import moves_from_blanks, pack, packed_blank
+
+    g = grid(3, 4)
+    board = goal_board("standard", g)
+    moves = "ullurdrdluul"
+    cells, boards = [board.index(0)], {board}
+    for move in moves:
+        board = apply_moves(board, move, g)
+        cells.append(board.index(0))
+        boards.add(board)
+        assert packed_blank(pack(board, 4), g.cells, 4) == board.index(0)
+    assert len({pack(b, 4) for b in boards}) == len(boards)  # a key per board
+    assert moves_from_blanks(cells, g) == moves
