@@ -49,7 +49,7 @@ def _noop_dataset(cells: int):
 
 def runner_cost(cells: int, jobs: int, memory_pass: bool) -> dict[str, float]:
     """Wall seconds per cell of the whole pipeline for the no-op solver."""
-    from harness import runner
+    from harness.measure import runner
 
     plan = runner.make_plan(
         ["overhead_noop"],
@@ -84,7 +84,7 @@ def _bare_median(
     config_label: str, start: Board, goal: Board, g: Grid, n: int
 ) -> float:
     from harness.heuristics import make_heuristic
-    from harness.runner import resolve_solvers
+    from harness.measure.runner import resolve_solvers
 
     config = resolve_solvers(config_label)[0]
     h = make_heuristic(config.heuristic, goal, g) if config.heuristic else None
@@ -103,8 +103,8 @@ def _bare_median(
 
 def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
     """Median seconds of one solve: through the runner vs a bare loop here."""
-    from harness import runner
     from harness.datasets import Dataset, Instance
+    from harness.measure import runner
     from harness.puzzle import goal_board, grid, is_solvable, parse_board
 
     g = grid(3)

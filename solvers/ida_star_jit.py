@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import harness.pdb  # noqa: F401  (registers the pdb* heuristics; stdlib-only import)
+import harness.heuristics.pdb  # noqa: F401  (registers the pdb* heuristics; stdlib-only import)
 from harness.heuristics import Heuristic, make_heuristic
 from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register
@@ -57,7 +57,7 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     with weak heuristics on grids larger than 3x3."""
     heuristic = heuristic or "manhattan"
     if heuristic.startswith("pdb"):
-        return harness.pdb.refusal(heuristic, g)
+        return harness.heuristics.pdb.refusal(heuristic, g)
     if g.cells <= 9 or depth is None:
         return None
     limit = _MAX_DEPTH_LARGE.get(heuristic, 58)

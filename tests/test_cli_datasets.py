@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness import committed
 from harness import datasets as D
 from harness.cli import app
+from harness.datasets import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -28,7 +28,7 @@ def invoke(*args: str):
 def test_list_shows_every_committed_dataset() -> None:
     result = invoke("list")
     assert result.exit_code == 0, result.output
-    for name in committed.RECIPES:
+    for name in catalogue.RECIPES:
         assert name in result.output
     line = next(ln for ln in result.output.splitlines() if "8-strata " in ln)
     assert "3x3" in line and "0..31" in line and "92" in line
@@ -55,10 +55,10 @@ def test_list_reports_a_broken_file_and_keeps_the_rest(tmp_path, monkeypatch) ->
 
 
 def test_list_marks_built_in_datasets(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(D, "repo_datasets_dir", lambda: None)
+    monkeypatch.setattr(catalogue, "repo_datasets_dir", lambda: None)
     monkeypatch.chdir(tmp_path)
     rows = json.loads(invoke("list", "--format", "json").output)
-    assert {r["name"] for r in rows} == set(committed.RECIPES)
+    assert {r["name"] for r in rows} == set(catalogue.RECIPES)
     assert {r["path"] for r in rows} == {"built-in"}
     result = invoke("rebuild", "8-seeds")
     assert result.exit_code == 2 and "--out" in result.stderr

@@ -255,7 +255,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, dataset_file):
 
 
 def test_resume_refuses_a_changed_dataset(tmp_path, dataset_file):
-    from harness import runner
+    from harness.measure import runner
 
     proc = harness(
         *run_args(

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import committed, oracle
 from harness import datasets as D
+from harness import oracle
+from harness.datasets import catalogue
 from harness.puzzle import (
     apply_moves,
     goal_board,
@@ -297,9 +298,9 @@ def test_parse_and_format_depths() -> None:
 # ------------------------------------------------------------ committed sets
 
 
-@pytest.mark.parametrize("name", [n for n in committed.RECIPES if n != "15-walks"])
+@pytest.mark.parametrize("name", [n for n in catalogue.RECIPES if n != "15-walks"])
 def test_committed_dataset_regenerates_byte_for_byte(name: str) -> None:
-    built = D.dumps_dataset(committed.build(name)).encode()
+    built = D.dumps_dataset(catalogue.build(name)).encode()
     assert built == (COMMITTED / f"{name}.jsonl").read_bytes()
     # The header alone says how to make it again.
     loaded = D.load_dataset(COMMITTED / f"{name}.jsonl")
@@ -308,15 +309,15 @@ def test_committed_dataset_regenerates_byte_for_byte(name: str) -> None:
 
 @pytest.mark.slow
 def test_committed_15_walks_regenerates_byte_for_byte() -> None:
-    built = D.dumps_dataset(committed.build("15-walks")).encode()
+    built = D.dumps_dataset(catalogue.build("15-walks")).encode()
     assert built == (COMMITTED / "15-walks.jsonl").read_bytes()
 
 
 def test_every_committed_file_has_a_recipe_and_vice_versa() -> None:
-    assert {p.stem for p in COMMITTED.glob("*.jsonl")} == set(committed.RECIPES)
+    assert {p.stem for p in COMMITTED.glob("*.jsonl")} == set(catalogue.RECIPES)
 
 
-@pytest.mark.parametrize("name", sorted(committed.RECIPES))
+@pytest.mark.parametrize("name", sorted(catalogue.RECIPES))
 def test_committed_dataset_loads_and_optima_are_exact(name: str) -> None:
     ds = D.load_dataset(name)
     assert ds.path is not None and ds.name == name
@@ -389,7 +390,7 @@ def test_korf100_matches_the_published_table() -> None:
     doubtful = {i.id for i in ds.instances if i.extra.get("nodes_doubtful")}
     assert doubtful == {"korf-022", "korf-088", "korf-089"}
     header = files("harness").joinpath("data/korf100.tsv").read_text()
-    for rerun in committed.KORF_DOUBTFUL_NODES.values():
+    for rerun in catalogue.KORF_DOUBTFUL_NODES.values():
         assert str(rerun) in header
 
 
@@ -444,11 +445,11 @@ def test_explicit_paths_and_unknown_names(tmp_path) -> None:
 def test_committed_datasets_are_built_in_when_no_file_is_found(
     tmp_path, monkeypatch
 ) -> None:
-    monkeypatch.setattr(D, "repo_datasets_dir", lambda: None)  # as in a wheel install
+    monkeypatch.setattr(catalogue, "repo_datasets_dir", lambda: None)  # a wheel install
     monkeypatch.delenv("NPUZZLE_DATASETS", raising=False)
     monkeypatch.chdir(tmp_path)
     assert D.list_datasets() == []
-    assert set(D.dataset_names()) == set(committed.RECIPES)
+    assert set(D.dataset_names()) == set(catalogue.RECIPES)
     ds = D.load_dataset("8-mini")
     assert ds.path is None
     assert D.dumps_dataset(ds).encode() == (COMMITTED / "8-mini.jsonl").read_bytes()
@@ -464,7 +465,7 @@ def test_selections() -> None:
     default = D.select_datasets("default")
     assert [d.name for d in default] == list(D.SELECTIONS["default"])
     assert sum(len(d.instances) for d in default) < 60  # keeps `harness run` quick
-    assert {d.name for d in D.select_datasets("all")} == set(committed.RECIPES)
+    assert {d.name for d in D.select_datasets("all")} == set(catalogue.RECIPES)
     picked = D.select_datasets("8-seeds, 8-mini,8-seeds")
     assert [d.name for d in picked] == ["8-seeds", "8-mini"]
     with pytest.raises(D.DatasetError, match="names no dataset"):

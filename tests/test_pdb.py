@@ -16,8 +16,7 @@ from math import perm
 
 import pytest
 
-from harness import pdb
-from harness.heuristics import make_heuristic
+from harness.heuristics import make_heuristic, pdb, walking_distance
 from harness.puzzle import Board, Grid, apply_moves, goal_board, grid, unrank
 
 G3, G4 = grid(3), grid(4)
@@ -274,7 +273,7 @@ def test_walk_reaches_goal_of_every_partition_shape() -> None:
 
 def test_walking_distance_tables_have_the_known_sizes() -> None:
     """24,964 row states for 4x4 (Takahashi); rows and columns alike."""
-    wd = pdb.walking_distance(goal_board("standard", G4), G4)
+    wd = walking_distance.walking_distance(goal_board("standard", G4), G4)
     assert len(wd.row_ids) == len(wd.col_ids) == 24_964
     assert wd.estimate(goal_board("standard", G4)) == 0
 

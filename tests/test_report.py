@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from harness import report
-from harness.plots import PLOT_NAMES, style_map
 from harness.report import ReportError
+from harness.report.findings import _skip_sentences
+from harness.report.plots import PLOT_NAMES, style_map
 
 DATA = Path(__file__).parent / "data"
 RUN_A = DATA / "run_fixture"
@@ -452,10 +453,10 @@ def test_bad_input_is_one_line_error_naming_the_place(tmp_path):
 
 def test_reporter_never_imports_a_solver_or_the_runner():
     code = (
-        "import sys; from harness import plots, report;"
+        "import sys; from harness import report; from harness.report import plots;"
         f"run = report.load_run({str(RUN_A)!r}); report.findings(run);"
         "bad = [m for m in sys.modules if m.startswith('solvers') or m in "
-        "('harness.runner', 'harness.solver')]; print(bad)"
+        "('harness.measure.runner', 'harness.solver')]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)  # fmt: skip
@@ -487,7 +488,7 @@ def test_refusals_read_as_one_sentence_per_reason():
         for h in ("pdb555", "pdb663")
         for d, n in (("8-mini", 36), ("8-seeds", 3))
     ] + [("bfs", "15-korf100", 100, "bfs: too deep")]
-    sentences = report._skip_sentences(skips)
+    sentences = _skip_sentences(skips)
     assert len(sentences) == 2
     assert sentences[0].startswith(
         "ida_star_jit[pdb555] and ida_star_jit[pdb663] skipped 39 instances each "

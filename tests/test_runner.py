@@ -15,9 +15,9 @@ from plugins.tiny import make_dataset, tiny, walk
 
 import harness
 from harness import results as res
-from harness import runner
-from harness.executors import Attempt, Pass, Task, Worker
 from harness.heuristics import make_heuristic
+from harness.measure import runner
+from harness.measure.worker import Attempt, Pass, Task, Worker
 from harness.puzzle import goal_board, grid
 from harness.solver import load_plugin, scoped_registry
 

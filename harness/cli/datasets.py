@@ -283,23 +283,22 @@ def rebuild_command(
         typer.Option("--check", help="Write nothing; exit 1 if any file differs."),
     ] = False,
 ) -> None:
-    """Rebuild the committed datasets from their recipes (harness/committed.py)."""
-    from harness import committed
+    """Rebuild the committed datasets from their recipes (datasets/catalogue.py)."""
     from harness.datasets import (
         DatasetError,
+        catalogue,
         dumps_dataset,
-        repo_datasets_dir,
         save_dataset,
     )
 
-    folder = out or repo_datasets_dir()
+    folder = out or catalogue.repo_datasets_dir()
     if folder is None:
         raise fail("not in a source checkout: name the folder with --out")
     differ = []
     update, close = _progress()
     try:
-        for name in names or list(committed.RECIPES):
-            ds = committed.build(name)
+        for name in names or list(catalogue.RECIPES):
+            ds = catalogue.build(name)
             path = folder / f"{name}.jsonl"
             same = path.is_file() and path.read_bytes() == dumps_dataset(ds).encode()
             if check:

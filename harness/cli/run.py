@@ -1,6 +1,6 @@
 """``harness run``: the solver x dataset grid, with progress and a summary.
 
-The library (:mod:`harness.runner`) does the work; this module converts options,
+The library (:mod:`harness.measure.runner`) does the work; this module converts options,
 shows progress (a rich bar on a terminal, plain lines otherwise), prints the summary
 and keeps the run directory's path as the last line of standard output.
 """
@@ -110,7 +110,7 @@ def run(
     """Run every selected solver on every instance of the selected datasets and store
     the rows in a new run directory (its path is the last line printed)."""
     from harness import results as res
-    from harness import runner
+    from harness.measure import runner
 
     argv = res.python_argv()
     # CI and process managers stop jobs with SIGTERM: stop as cleanly as on Ctrl-C.

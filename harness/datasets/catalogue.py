@@ -9,19 +9,23 @@ datasets: ``seeds`` (the boards of the seed documents, with their answers) and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
+from pathlib import Path
 
-from harness.datasets import (
-    Dataset,
-    DatasetError,
-    Instance,
-    generate,
-    make_dataset,
-    oracle_labeller,
+from harness.datasets.generators import GENERATORS, IMPORTERS, generate, parse_depths
+from harness.datasets.jsonl import make_dataset, parse_dataset
+from harness.datasets.labels import oracle_labeller
+from harness.datasets.model import SELECTIONS, Dataset, DatasetError, Instance
+from harness.puzzle import (
+    Board,
+    goal_board,
+    grid,
+    is_solvable,
+    parse_board,
 )
-from harness.puzzle import Board, goal_board, grid, is_solvable, parse_board
 
 G3, G4 = grid(3), grid(4)
 
@@ -194,3 +198,145 @@ def build(name: str) -> Dataset:
             f"no recipe for {name!r}; committed datasets: {', '.join(RECIPES)}"
         )
     return RECIPES[name](name)
+
+
+# ------------------------------------------------------------ rebuilding
+
+
+def regenerate(ds: Dataset, *, progress: Callable[[int, int], None] | None = None
+               ) -> Dataset:
+    """Rebuild a dataset from what its header records (generator, params, seed,
+    goal); for a faithful file the result has the same checksum and bytes."""
+    params = ds.params
+    if ds.generator in IMPORTERS:
+        if ds.generator == "seeds":
+            return seeds_dataset(ds.name, str(params.get("goal")))
+        return korf100_dataset(ds.name)
+    if ds.generator not in GENERATORS or ds.seed is None:
+        raise DatasetError(f"{ds.name}: generator {ds.generator!r} cannot be rerun")
+    try:
+        return generate(
+            ds.generator, ds.grid, ds.goal, name=ds.name, seed=ds.seed,
+            count=params["count"], length=params.get("length"),
+            depths=parse_depths(params["depths"]) if "depths" in params else None,
+            unsolvable=params.get("unsolvable", 0), label=params.get("label", "auto"),
+            description=ds.description, progress=progress,
+        )
+    except KeyError as err:
+        raise DatasetError(f"{ds.name}: params lack {err.args[0]!r}") from None
+
+
+# ------------------------------------------------------------ search path
+
+
+def repo_datasets_dir() -> Path | None:
+    """The checkout's ``datasets/`` (source or editable install), else None: an
+    installed wheel has no such folder and uses the built-in recipes instead."""
+    root = Path(__file__).resolve().parents[2]
+    return root / "datasets" if (root / "pyproject.toml").is_file() else None
+
+
+def dataset_dirs() -> list[Path]:
+    """Folders searched for ``NAME.jsonl``, first match wins: ``$NPUZZLE_DATASETS``
+    (os.pathsep-separated), ``./datasets``, then the repository's ``datasets/``."""
+    dirs = [Path(p) for p in os.environ.get("NPUZZLE_DATASETS", "").split(os.pathsep)
+            if p]
+    dirs.append(Path.cwd() / "datasets")
+    repo = repo_datasets_dir()
+    if repo is not None:
+        dirs.append(repo)
+    out: list[Path] = []
+    for d in dirs:
+        if d.is_dir() and all(d.resolve() != o.resolve() for o in out):
+            out.append(d)
+    return out
+
+
+def _is_plain_name(name_or_path: str | Path) -> bool:
+    text = str(name_or_path)
+    return not (isinstance(name_or_path, Path) or text.endswith(".jsonl")
+                or os.sep in text or "/" in text)
+
+
+def find_dataset(name_or_path: str | Path) -> Path:
+    """A path to an existing file, or the first ``NAME.jsonl`` on the search path."""
+    text = str(name_or_path)
+    path = Path(text)
+    if not _is_plain_name(name_or_path):
+        if not path.is_file():
+            raise DatasetError(f"{path}: no such dataset file")
+        return path
+    for folder in dataset_dirs():
+        candidate = folder / f"{text}.jsonl"
+        if candidate.is_file():
+            return candidate
+    known = ", ".join(dataset_names()) or "none"
+    raise DatasetError(f"unknown dataset {text!r}; known: {known}")
+
+
+def list_datasets() -> list[tuple[str, Path]]:
+    """``(name, path)`` of every dataset file on the search path, by name; a name
+    found in two folders is listed once, from the folder searched first."""
+    found: dict[str, Path] = {}
+    for folder in dataset_dirs():
+        for path in sorted(folder.glob("*.jsonl")):
+            found.setdefault(path.name.removesuffix(".jsonl"), path)
+    return sorted(found.items())
+
+
+def dataset_names() -> list[str]:
+    """Every loadable name: the files on the search path plus the built-in recipes
+    of the committed datasets (built in memory when no file is found)."""
+    return sorted({name for name, _ in list_datasets()} | set(RECIPES))
+
+
+def _builtin(name_or_path: str | Path) -> Dataset | None:
+    name = str(name_or_path)
+    return build(name) if _is_plain_name(name_or_path) and name in RECIPES else None
+
+
+def select_datasets(spec: str, *, check_optima: bool = True) -> list[Dataset]:
+    """``default``, ``all``, or a comma list of names/paths -> loaded datasets."""
+    names: list[str] = []
+    for token in (t.strip() for t in spec.split(",")):
+        if not token:
+            continue
+        if token in SELECTIONS:
+            chosen = SELECTIONS[token]
+            names += dataset_names() if chosen is None else chosen
+        else:
+            names.append(token)
+    if not names:
+        raise DatasetError(f"dataset selection {spec!r} names no dataset")
+    out: list[Dataset] = []
+    for name in dict.fromkeys(names):
+        out.append(load_dataset(name, check_optima=check_optima))
+    return out
+
+
+
+
+def load_dataset(name_or_path: str | Path, *, check_optima: bool = True) -> Dataset:
+    """Find (see :func:`find_dataset`), read and fully validate a dataset; a
+    committed dataset with no file on the search path is built from its recipe.
+
+    ``check_optima`` compares 3x3 optimal lengths with the oracle (and bigger boards'
+    with the parity and Manhattan bounds). DatasetError names file, line and reason.
+    """
+    try:
+        path = find_dataset(name_or_path)
+    except DatasetError:
+        # No file anywhere (e.g. an installed wheel): a committed dataset is rebuilt
+        # from its recipe, byte-identical to the file it would have been.
+        built = _builtin(name_or_path)
+        if built is None:
+            raise
+        return built
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as err:
+        raise DatasetError(f"{path}: cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise DatasetError(f"{path}: not UTF-8 text ({err.reason} at byte "
+                           f"{err.start})") from None
+    return parse_dataset(text, path, check_optima=check_optima)

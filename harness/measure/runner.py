@@ -1,6 +1,6 @@
 """The runner: every selected solver config on every instance, measured honestly.
 
-All measurement lives here and in the worker (:mod:`harness.executors`): the timed
+All measurement lives here and in the worker (:mod:`harness.measure.worker`): the timed
 region is the solve call alone (``perf_counter_ns`` wall, ``process_time_ns`` CPU),
 with ``gc.collect()`` before and the collector off during it; set-up (imports,
 heuristic tables, ``prepare``) is timed separately into meta.json. Memory is a
@@ -23,12 +23,10 @@ from typing import Any, Protocol
 
 from harness import results as res
 from harness.datasets import Dataset, Instance
-from harness.executors import (
+from harness.measure.pool import Executor, InlineExecutor, LocalPool
+from harness.measure.worker import (
     MAX_MOVES_CHARS,
     Attempt,
-    Executor,
-    InlineExecutor,
-    LocalPool,
     Pass,
     Setup,
     Task,

@@ -3,7 +3,7 @@
 Every config keeps one colour, line style, marker and hatch across all plots
 (:func:`style_map`, from the sorted labels), so a figure still reads when printed in
 grey. A plot whose data is absent is not drawn; its :class:`Plot` says why.
-Input is the per-instance table of :func:`harness.report.instances`.
+Input is the per-instance table of :func:`harness.analysis.instances`.
 """
 
 from __future__ import annotations

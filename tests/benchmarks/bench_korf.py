@@ -22,8 +22,7 @@ import tempfile
 import time
 from importlib.resources import files
 
-from harness import pdb
-from harness.heuristics import Heuristic, all_heuristics, make_heuristic
+from harness.heuristics import Heuristic, all_heuristics, make_heuristic, pdb
 from harness.puzzle import apply_moves, goal_board, grid, is_solvable, parse_board
 from harness.solver import Counters, all_solvers
 

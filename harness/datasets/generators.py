@@ -1,0 +1,360 @@
+"""Dataset generators: deterministic from (generator, params, seed) on every machine
+and Python version. They draw from :class:`BitStream` (splitmix64, defined here),
+never from ``random``'s sampling routines, whose algorithms may change between
+versions."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+
+from harness.datasets.jsonl import make_dataset
+from harness.datasets.labels import make_labeller, resolve_label
+from harness.datasets.model import (
+    ORACLE_MAX_CELLS,
+    Dataset,
+    DatasetError,
+    Instance,
+    _check_name,
+)
+from harness.puzzle import (
+    OPPOSITE,
+    Board,
+    Grid,
+    goal_name,
+    is_solvable,
+    unrank,
+)
+
+#: Random generators (``harness datasets generate``); importers build fixed sets.
+GENERATORS = ("random_walk", "uniform", "unsolvable", "depth_strata")
+IMPORTERS = ("seeds", "korf100")
+_MASK64 = (1 << 64) - 1
+
+
+# ---------------------------------------------------------------- bit stream
+
+
+class BitStream:
+    """splitmix64 (Steele, Lea, Flood 2014): a fixed, documented bit stream, so a
+    dataset is the same on every machine and Python version."""
+
+    def __init__(self, state: int) -> None:
+        self.state = state & _MASK64
+
+    @classmethod
+    def for_dataset(cls, generator: str, seed: int) -> BitStream:
+        """The stream for ``generator`` with ``seed``: different generators with the
+        same seed draw unrelated streams."""
+        digest = hashlib.sha256(f"{generator}:{seed}".encode()).digest()
+        return cls(int.from_bytes(digest[:8], "little"))
+
+    def next_u64(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """Uniform integer in range(n): top bits of one draw, rejected until < n."""
+        if n <= 0:
+            raise ValueError(f"below({n}): n must be positive")
+        bits = (n - 1).bit_length()
+        if bits == 0:
+            return 0
+        while True:
+            value = self.next_u64() >> (64 - bits)
+            if value < n:
+                return value
+
+
+# ---------------------------------------------------------------- generators
+
+
+def random_walk_boards(
+    g: Grid, goal: Board, *, count: int, length: int, stream: BitStream
+) -> list[Board]:
+    """``count`` distinct boards, each ``length`` random blank moves from ``goal``,
+    never undoing the previous move. ``length`` bounds the optimum from above."""
+    if length < 0:
+        raise DatasetError(f"random_walk: length {length} must be >= 0")
+
+    def draw() -> Board:
+        cells = list(goal)
+        blank = cells.index(0)
+        previous = ""
+        for _ in range(length):
+            options = [
+                (move, target)
+                for move, target in g.neighbours[blank]
+                if previous == "" or move != OPPOSITE[previous]
+            ]
+            move, target = options[stream.below(len(options))]
+            cells[blank], cells[target] = cells[target], 0
+            blank, previous = target, move
+        return tuple(cells)
+
+    return _distinct(draw, count, "random_walk")
+
+
+def random_permutation(n: int, stream: BitStream) -> list[int]:
+    """A uniformly random permutation of 0..n-1 (Fisher-Yates on ``stream``)."""
+    cells = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = stream.below(i + 1)
+        cells[i], cells[j] = cells[j], cells[i]
+    return cells
+
+
+def uniform_board(
+    g: Grid, goal: Board, stream: BitStream, *, solvable: bool = True
+) -> Board:
+    """One board drawn uniformly from the solvable (or unsolvable) class of ``goal``."""
+    cells = random_permutation(g.cells, stream)
+    if is_solvable(tuple(cells), goal, g) != solvable:
+        # Swapping the first two tiles flips the parity class and is its own inverse,
+        # so every board of the wanted class has exactly two equally likely
+        # preimages: the result stays uniform over that class.
+        a, b = [cell for cell, tile in enumerate(cells) if tile != 0][:2]
+        cells[a], cells[b] = cells[b], cells[a]
+    return tuple(cells)
+
+
+def uniform_boards(
+    g: Grid, goal: Board, *, count: int, stream: BitStream, solvable: bool = True
+) -> list[Board]:
+    """``count`` distinct boards drawn uniformly from the solvable (or, with
+    ``solvable=False``, the unsolvable) half of all boards toward ``goal``."""
+    return _distinct(
+        lambda: uniform_board(g, goal, stream, solvable=solvable),
+        count,
+        "uniform" if solvable else "unsolvable",
+    )
+
+
+def depth_strata_boards(
+    g: Grid,
+    goal: Board,
+    *,
+    per_depth: int,
+    depths: Sequence[int] | None,
+    unsolvable: int,
+    stream: BitStream,
+) -> list[tuple[Board, int | None]]:
+    """``per_depth`` boards (all of them if fewer exist) at each exact optimal depth,
+    drawn without replacement from the oracle, then ``unsolvable`` unreachable ones.
+    Returns ``(board, depth or None)`` in depth order."""
+    if g.cells > ORACLE_MAX_CELLS:
+        raise DatasetError(
+            f"depth_strata: needs the exact oracle, which covers boards of at most "
+            f"{ORACLE_MAX_CELLS} cells, not {g.label}"
+        )
+    import numpy as np
+
+    from harness import oracle
+
+    dist = oracle.distances(goal, g)
+    deepest = int(dist.max())
+    chosen = list(range(deepest + 1)) if depths is None else list(depths)
+    for depth in chosen:
+        if not 0 <= depth <= deepest:
+            raise DatasetError(
+                f"depth_strata: no {g.label} board is at depth {depth} from this goal "
+                f"(depths run 0..{deepest})"
+            )
+    out: list[tuple[Board, int | None]] = []
+    for depth in chosen:
+        ranks = np.flatnonzero(dist == depth).tolist()  # ascending: deterministic pool
+        out += [(unrank(r, g.cells), depth) for r in _sample(ranks, per_depth, stream)]
+    if unsolvable:
+        ranks = np.flatnonzero(dist < 0).tolist()
+        out += [(unrank(r, g.cells), None) for r in _sample(ranks, unsolvable, stream)]
+    return out
+
+
+def _sample(pool: list[int], k: int, stream: BitStream) -> list[int]:
+    """k items of ``pool`` without replacement (partial Fisher-Yates), in draw order."""
+    k = min(k, len(pool))
+    for i in range(k):
+        j = i + stream.below(len(pool) - i)
+        pool[i], pool[j] = pool[j], pool[i]
+    return pool[:k]
+
+
+def _distinct(draw: Callable[[], Board], count: int, what: str) -> list[Board]:
+    """``count`` distinct results of ``draw`` in first-seen order; a duplicate is
+    discarded and drawn again (a benchmark should not time one board twice)."""
+    if count < 0:
+        raise DatasetError(f"{what}: count {count} must be >= 0")
+    seen: dict[Board, None] = {}
+    attempts = 0
+    while len(seen) < count:
+        attempts += 1
+        if attempts > 20 * count + 1000:
+            raise DatasetError(
+                f"{what}: found only {len(seen)} distinct boards of the {count} asked "
+                f"after {attempts - 1} draws (too few such boards exist?)"
+            )
+        seen.setdefault(draw(), None)
+    return list(seen)
+
+
+
+def parse_depths(text: str) -> list[int]:
+    """``"0..31"``, ``"20,22,24"`` or ``"0..5,10,20..22"`` -> sorted distinct depths."""
+    out: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)(?:\s*(?:\.\.|-)\s*(\d+))?", part)
+        if not m:
+            raise DatasetError(
+                f"depths {text!r}: {part!r} is not a depth or a range like 20..25"
+            )
+        low = int(m.group(1))
+        high = int(m.group(2)) if m.group(2) is not None else low
+        if high < low:
+            raise DatasetError(f"depths {text!r}: range {part!r} runs backwards")
+        out.update(range(low, high + 1))
+    return sorted(out)
+
+
+def format_depths(depths: Iterable[int]) -> str:
+    """Compact form of a depth list: ``[0, 1, 2, 5]`` -> ``"0..2,5"``."""
+    values = sorted(set(depths))
+    parts: list[str] = []
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        parts.append(str(values[i]) if i == j else f"{values[i]}..{values[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+# ----------------------------------------------------------------- generate
+
+
+def generate(
+    generator: str,
+    g: Grid,
+    goal: Board,
+    *,
+    name: str,
+    seed: int,
+    count: int | None = None,
+    length: int | None = None,
+    depths: Sequence[int] | None = None,
+    unsolvable: int = 0,
+    label: str = "auto",
+    description: str = "",
+    progress: Callable[[int, int], None] | None = None,
+) -> Dataset:
+    """A new dataset from a random generator; the same arguments give the same bytes.
+
+    ``count`` is the number of boards (for ``depth_strata``: per depth); ``length``
+    the walk length of ``random_walk``; ``depths``/``unsolvable`` apply to
+    ``depth_strata``. ``progress(done, total)`` is called while labelling.
+    """
+    _check_name(name)
+    if not isinstance(seed, int) or not 0 <= seed <= _MASK64:
+        raise DatasetError(f"seed {seed!r}: must be an integer in 0..2**64-1")
+    if generator not in GENERATORS:
+        raise DatasetError(
+            f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}"
+        )
+    if count is None:
+        raise DatasetError(f"{generator}: --count is required")
+    if sorted(goal) != list(range(g.cells)):
+        raise DatasetError(f"goal {goal} is not a {g.label} board")
+    stream = BitStream.for_dataset(generator, seed)
+    params: dict = {}
+    labelled: list[tuple[Board, int | None]] | None = None
+    if generator == "random_walk":
+        if length is None:
+            raise DatasetError("random_walk: --length is required")
+        params = {"count": count, "length": length}
+        boards = random_walk_boards(g, goal, count=count, length=length, stream=stream)
+    elif generator in ("uniform", "unsolvable"):
+        params = {"count": count}
+        boards = uniform_boards(
+            g, goal, count=count, stream=stream, solvable=generator == "uniform"
+        )
+    else:
+        if count < 1:
+            raise DatasetError(f"depth_strata: count per depth {count} must be >= 1")
+        labelled = depth_strata_boards(
+            g, goal, per_depth=count, depths=depths, unsolvable=unsolvable,
+            stream=stream,
+        )
+        params = {
+            "count": count,
+            "depths": format_depths(d for _, d in labelled if d is not None),
+            "unsolvable": unsolvable,
+        }
+        boards = [b for b, _ in labelled]
+        label = "oracle"  # strata are exact by construction
+    label = resolve_label(label, g)
+    params["label"] = label
+    labeller, source = make_labeller(label, goal, g)
+
+    lengths: list[int | None] = []
+    solvable_flags = [is_solvable(b, goal, g) for b in boards]
+    for done, (board, solvable) in enumerate(zip(boards, solvable_flags, strict=True)):
+        lengths.append(labeller(board) if solvable and labeller else None)
+        if progress:
+            progress(done + 1, len(boards))
+    instances = _number(
+        [
+            Instance("", b, goal, g, ok, n, source if n is not None else None)
+            for b, ok, n in zip(boards, solvable_flags, lengths, strict=True)
+        ]
+    )
+    return make_dataset(
+        name, g, goal, generator=generator, params=params, seed=seed,
+        instances=instances, description=description,
+        command=generate_command(generator, g, goal, name, seed, params),
+    )
+
+
+
+def _number(instances: list[Instance]) -> list[Instance]:
+    """Give ids ``dNN-KKKK`` (known depth NN, K-th such board), ``unsolvable-KKKK``
+    or ``i-KKKK`` (depth unknown), counting from 1 in dataset order."""
+    counters: dict[str, int] = {}
+    out = []
+    for inst in instances:
+        if not inst.solvable:
+            prefix = "unsolvable"
+        elif inst.optimal_length is not None:
+            prefix = f"d{inst.optimal_length:02d}"
+        else:
+            prefix = "i"
+        counters[prefix] = counters.get(prefix, 0) + 1
+        out.append(replace(inst, id=f"{prefix}-{counters[prefix]:04d}"))
+    return out
+
+
+def generate_command(
+    generator: str, g: Grid, goal: Board, name: str, seed: int, params: dict
+) -> str:
+    """The ``harness datasets generate`` command line that reproduces a dataset."""
+    parts = [f"harness datasets generate {generator} --size {g.label}"]
+    parts.append(f"--count {params['count']}")
+    parts.append(f"--seed {seed}")
+    gname = goal_name(goal, g)
+    if gname != "standard":
+        parts.append(f"--goal {gname!r}" if " " in gname else f"--goal {gname}")
+    if "length" in params:
+        parts.append(f"--length {params['length']}")
+    if generator == "depth_strata":
+        parts.append(f"--depth {params['depths']}")
+        if params.get("unsolvable"):
+            parts.append(f"--unsolvable {params['unsolvable']}")
+    elif params.get("label", "auto") != resolve_label("auto", g):
+        parts.append(f"--label '{params['label']}'")
+    parts.append(f"--name {name}")
+    return " ".join(parts)

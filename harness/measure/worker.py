@@ -1,0 +1,562 @@
+"""The worker: the child side of the measurement, and the tasks it is sent.
+
+A :class:`Task` is one solver config on one instance with the passes still to do
+(the timed repeats, then the memory pass). :class:`Worker` runs them in a worker
+process (:mod:`harness.measure.pool` is the parent side) and keeps prepared set-up
+state (plugins, heuristic tables, compiled kernels) between tasks of the same config.
+
+This module is imported by workers: standard library and the harness core only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import gc
+import os
+import resource
+import signal
+import sys
+import time
+import traceback
+import tracemalloc
+from dataclasses import dataclass, field
+from multiprocessing import connection
+from typing import Any
+
+from harness.puzzle import Board, Grid, grid
+
+#: The tracemalloc pass runs this many times slower, so its limit is this multiple.
+TRACEMALLOC_TIMEOUT_FACTOR = 5.0
+#: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
+MAX_MOVES_CHARS = 1_000_000
+
+
+# --------------------------------------------------------------------- tasks
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """One row to produce: ``("time", r)`` is timed repeat r; ``("memory", 0)`` the
+    untimed memory pass (a peak-RSS solve, then a tracemalloc solve)."""
+
+    measure: str
+    repeat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One config on one instance, with the passes still to run, in order."""
+
+    id: int
+    config: str  # label, resolved again in the worker by parse_config
+    plugins: tuple[str, ...]  # plugin targets to load first (absolute paths / modules)
+    rows: int
+    cols: int
+    start: Board
+    goal: Board
+    passes: tuple[Pass, ...]
+    timeout: float  # seconds per solve call
+    memory_limit_mb: int | None  # address space one solve may add (RLIMIT_AS)
+    setup_timeout: float = 600.0
+    disable_gc: bool = True  # gc.disable() around the timed call
+    dataset: str = ""
+    instance: str = ""
+
+    @property
+    def setup_key(self) -> tuple:
+        """Tasks with equal keys share one prepared set-up in a worker."""
+        return (self.plugins, self.config, self.rows, self.cols, self.goal)
+
+    def pass_budget(self, p: Pass) -> float:
+        """Seconds the pass may take before it is a timeout."""
+        if p.measure == "memory":
+            return self.timeout * (1.0 + TRACEMALLOC_TIMEOUT_FACTOR)
+        return self.timeout
+
+
+@dataclass(slots=True)
+class Attempt:
+    """What one pass produced. ``outcome``: returned | timeout | memout | error.
+    Passes after a failed one are not tried; they carry its outcome and say so."""
+
+    measure: str
+    repeat: int
+    outcome: str
+    moves: str | None = None  # the returned string (None: returned None, or failed)
+    moves_type: str = ""  # type name of what solve returned ("str", "NoneType", ...)
+    moves_chars: int = 0  # length of the returned string, even when not sent back
+    counters: dict[str, Any] | None = None
+    #: memory pass: counters and moves of the tracemalloc solve (determinism check)
+    check_counters: dict[str, Any] | None = None
+    check_moves: str | None = None
+    seconds: float | None = None
+    cpu_seconds: float | None = None
+    peak_bytes: int | None = None
+    peak_rss_bytes: int | None = None
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Setup:
+    """One set-up of a config in a worker (imports, heuristic, prepare), untimed
+    for the rows; stored in meta.json ``setup``."""
+
+    config: str
+    size: str
+    goal: Board
+    seconds: float
+    note: str
+    worker: int
+    ok: bool = True
+    import_seconds: float = 0.0
+    heuristic_seconds: float = 0.0
+    prepare_seconds: float = 0.0
+    rss_baseline_bytes: int | None = None
+    error: str = ""
+
+
+@dataclass(slots=True)
+class TaskResult:
+    """Every pass of a task, in order (failed ones included), and its set-ups."""
+
+    task: Task
+    attempts: list[Attempt]
+    setups: list[Setup] = field(default_factory=list)
+    h_start: int | None = None
+    worker: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStarted:
+    task: Task
+    worker: int
+
+
+Event = TaskStarted | TaskResult
+
+
+# ------------------------------------------------------- worker: measurement
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm inside the solve call. BaseException: a solver's
+    ``except Exception`` must not swallow it."""
+
+
+def _proc_status_kb(field_name: str) -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(field_name + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _reset_peak_rss() -> bool:
+    """Reset the kernel's peak-RSS mark (VmHWM) to the current RSS; False if the
+    kernel does not allow it (then ru_maxrss, a lifetime peak, is the fallback)."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_bytes(reset_ok: bool) -> int | None:
+    if reset_ok:
+        kb = _proc_status_kb("VmHWM")
+        if kb is not None:
+            return kb * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+_LIBC: Any = None
+
+
+def _libc() -> Any:
+    """The C library already linked into this interpreter (None if unavailable)."""
+    global _LIBC
+    if _LIBC is None:
+        try:
+            _LIBC = ctypes.CDLL(None, use_errno=True)
+        except OSError:
+            _LIBC = False
+    return _LIBC or None
+
+
+def _trim_heap() -> None:
+    """Hand freed heap back to the OS so the next pass's RSS starts from live data."""
+    libc = _libc()
+    if libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this worker when its parent dies (a killed harness leaves no
+    orphan solving on)."""
+    libc = _libc()
+    if libc is not None and sys.platform.startswith("linux"):
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _describe(err: BaseException) -> str:
+    """``ValueError: bad thing (solver.py:12)``: the exception and where it arose."""
+    where = ""
+    tb = traceback.extract_tb(err.__traceback__)
+    if tb:
+        last = tb[-1]
+        where = f" ({os.path.basename(last.filename)}:{last.lineno})"
+    text = str(err)
+    return (
+        _one_line(f"{type(err).__name__}: {text}" if text else type(err).__name__)
+        + where
+    )
+
+
+def _counters_dict(counters: Any) -> dict[str, Any]:
+    try:
+        out = {k: int(v) for k, v in counters.as_dict().items()}
+    except Exception as err:  # a solver that mangled its counters object
+        return {"_error": _describe(err)}
+    return out
+
+
+class Worker:
+    """The measuring side of a worker process; also usable in-process (tests, other
+    executors). Keeps prepared set-ups keyed by :attr:`Task.setup_key`."""
+
+    def __init__(self, index: int = 0, send=None) -> None:
+        self.index = index
+        self._send = send or (lambda msg: None)
+        self._plugins: set[str] = set()
+        self._prepared: dict[tuple, tuple[Any, Any, Grid]] = {}
+        self._armed = False
+        self.retire = False  # after a MemoryError: ask to be replaced
+        self._rss_reset_ok: bool | None = None
+        self._replacement = False
+        self.freeze_gc = False  # worker processes: gc.freeze() after each set-up
+
+    # ---- alarm: the in-process time limit (the parent kills as a backstop)
+
+    def _on_alarm(self, signum: int, frame: Any) -> None:
+        if self._armed:
+            self._armed = False  # raise at most once per arming
+            raise _Timeout()
+
+    def _arm(self, seconds: float) -> None:
+        signal.signal(signal.SIGALRM, self._on_alarm)
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+
+    def _disarm(self) -> None:
+        self._armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+    # ---- memory limit
+
+    def _limit_memory(self, limit_mb: int | None) -> None:
+        """RLIMIT_AS = the worker's current size + limit: what one solve may add."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if limit_mb is None:
+            target = hard
+        else:
+            size_kb = _proc_status_kb("VmSize")
+            base = size_kb * 1024 if size_kb is not None else 0
+            target = base + limit_mb * 1024 * 1024
+            if hard != resource.RLIM_INFINITY:
+                target = min(target, hard)
+        if target != soft:
+            resource.setrlimit(resource.RLIMIT_AS, (target, hard))
+
+    # ---- set-up
+
+    def _setup(self, task: Task) -> tuple[Setup, tuple[Any, Any, Grid]]:
+        from harness.heuristics import make_heuristic
+        from harness.solver import load_plugin, parse_config
+
+        self._limit_memory(None)  # set-up (tables, compilation) is not capped
+        g = grid(task.rows, task.cols)
+        t0 = time.perf_counter()
+        for target in task.plugins:
+            if target not in self._plugins:
+                load_plugin(target)
+                self._plugins.add(target)
+        config = parse_config(task.config)
+        t1 = time.perf_counter()
+        heuristic = (
+            make_heuristic(config.heuristic, task.goal, g) if config.heuristic else None
+        )
+        t2 = time.perf_counter()
+        if config.spec.prepare is not None:
+            config.spec.prepare(g, task.goal, heuristic)
+        t3 = time.perf_counter()
+        gc.collect()
+        if self.freeze_gc:
+            # Imports and tables are permanent: keep them out of every later
+            # collection, so gc.collect() before each pass stays cheap.
+            gc.freeze()
+        _trim_heap()
+        rss_kb = _proc_status_kb("VmRSS")
+        note = (
+            f"imports {t1 - t0:.3f} s, heuristic {t2 - t1:.3f} s, "
+            f"prepare {t3 - t2:.3f} s in worker {self.index}"
+            + (" (replacement worker)" if self._replacement else "")
+        )
+        setup = Setup(
+            config=task.config,
+            size=g.label,
+            goal=task.goal,
+            seconds=t3 - t0,
+            note=note,
+            worker=self.index,
+            import_seconds=t1 - t0,
+            heuristic_seconds=t2 - t1,
+            prepare_seconds=t3 - t2,
+            rss_baseline_bytes=rss_kb * 1024 if rss_kb is not None else None,
+        )
+        return setup, (config.spec, heuristic, g)
+
+    # ---- one task
+
+    def run(self, task: Task) -> TaskResult:
+        """Set up if needed, then run the passes in order until one fails."""
+        result = TaskResult(task, [], worker=self.index)
+        key = task.setup_key
+        if key not in self._prepared:
+            self._send(("setup_begin", task.setup_timeout))
+            try:
+                setup, prepared = self._setup(task)
+            except BaseException as err:  # a broken plugin or prepare: every pass fails
+                status = "memout" if isinstance(err, MemoryError) else "error"
+                message = f"set-up failed: {_describe(err)}"
+                traceback.print_exc()
+                setup = Setup(
+                    task.config,
+                    f"{task.rows}x{task.cols}",
+                    task.goal,
+                    0.0,
+                    message,
+                    self.index,
+                    ok=False,
+                    error=message,
+                )
+                self._send(("setup", setup))
+                result.setups.append(setup)
+                p = task.passes[0]
+                attempt = Attempt(p.measure, p.repeat, status, message=message)
+                self._send(("attempt", attempt))
+                result.attempts.append(attempt)
+                self.retire = self.retire or isinstance(err, MemoryError)
+                return result
+            self._prepared[key] = prepared
+            self._send(("setup", setup))
+            result.setups.append(setup)
+        spec, heuristic, g = self._prepared[key]
+        if heuristic is not None:
+            try:
+                result.h_start = int(heuristic(task.start))
+            except Exception:
+                result.h_start = None
+        for p in task.passes:
+            self._send(("begin", p, task.pass_budget(p)))
+            run_pass = self._memory_pass if p.measure == "memory" else self._timed_pass
+            attempt = self._guard(
+                task, p, lambda f=run_pass: f(task, spec, heuristic, g)
+            )
+            attempt.measure, attempt.repeat = p.measure, p.repeat
+            self._send(("attempt", attempt))
+            result.attempts.append(attempt)
+            if attempt.outcome != "returned":
+                break  # the parent records the remaining passes as not run
+        return result
+
+    def _guard(self, task: Task, p: Pass, body) -> Attempt:
+        """Run a pass; turn whatever escapes it into an outcome."""
+        try:
+            return body()
+        except _Timeout:
+            return Attempt(
+                p.measure,
+                p.repeat,
+                "timeout",
+                message=f"exceeded the {task.timeout:g} s time limit",
+            )
+        except MemoryError:
+            self.retire = True  # fragmented heap, maybe half-built state: replace me
+            limit = task.memory_limit_mb
+            return Attempt(
+                p.measure,
+                p.repeat,
+                "memout",
+                message=(
+                    f"MemoryError at the {limit} MB memory limit"
+                    if limit
+                    else "MemoryError"
+                ),
+            )
+        except SystemExit as err:
+            return Attempt(
+                p.measure,
+                p.repeat,
+                "error",
+                message=f"solver called sys.exit({err.code!r})",
+            )
+        except BaseException as err:
+            traceback.print_exc()  # the full traceback goes to the workers' log
+            return Attempt(p.measure, p.repeat, "error", message=_describe(err))
+        finally:
+            self._disarm()
+            gc.enable()
+            if tracemalloc.is_tracing():
+                tracemalloc.stop()
+            self._limit_memory(None)
+
+    def _returned(self, p: Pass, moves: Any, counters: Any) -> Attempt:
+        kind = type(moves).__name__
+        chars = len(moves) if isinstance(moves, str) else 0
+        if isinstance(moves, str) and chars > MAX_MOVES_CHARS:
+            moves = moves[:200]
+        elif moves is not None and not isinstance(moves, str):
+            moves = _one_line(repr(moves), 200)
+        return Attempt(
+            p.measure,
+            p.repeat,
+            "returned",
+            moves=moves,
+            moves_type=kind,
+            moves_chars=chars,
+            counters=_counters_dict(counters),
+        )
+
+    def _timed_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+        from harness.solver import Counters
+
+        solve, start, goal = spec.solve, task.start, task.goal
+        counters = Counters()
+        gc.collect()
+        self._limit_memory(task.memory_limit_mb)
+        if task.disable_gc:
+            gc.disable()  # collections triggered by earlier garbage are noise
+        self._arm(task.timeout)
+        # The timed region is the solve call alone: two clock reads around it.
+        c0 = time.process_time_ns()
+        t0 = time.perf_counter_ns()
+        moves = solve(start, goal, g, counters=counters, heuristic=heuristic)
+        t1 = time.perf_counter_ns()
+        c1 = time.process_time_ns()
+        self._armed = False
+        attempt = self._returned(Pass("time", 0), moves, counters)
+        attempt.seconds = (t1 - t0) / 1e9
+        attempt.cpu_seconds = (c1 - c0) / 1e9
+        return attempt
+
+    def _memory_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+        """Peak RSS of a plain solve, then the tracemalloc peak of a second one:
+        tracemalloc's own bookkeeping would inflate RSS, so never both at once."""
+        from harness.solver import Counters
+
+        counters = Counters()
+        gc.collect()
+        _trim_heap()
+        if self._rss_reset_ok is None or self._rss_reset_ok:
+            self._rss_reset_ok = _reset_peak_rss()
+        self._limit_memory(task.memory_limit_mb)
+        self._arm(task.timeout)
+        moves = spec.solve(
+            task.start, task.goal, g, counters=counters, heuristic=heuristic
+        )
+        self._disarm()
+        peak_rss = _peak_rss_bytes(bool(self._rss_reset_ok))
+        attempt = self._returned(Pass("memory", 0), moves, counters)
+        attempt.peak_rss_bytes = peak_rss
+        del moves, counters
+
+        check = Counters()
+        gc.collect()
+        _trim_heap()
+        tracemalloc.start()
+        slow_limit = task.timeout * TRACEMALLOC_TIMEOUT_FACTOR
+        self._arm(slow_limit)
+        try:
+            again = spec.solve(
+                task.start, task.goal, g, counters=check, heuristic=heuristic
+            )
+        except _Timeout:
+            return Attempt(
+                "memory",
+                0,
+                "timeout",
+                message=(
+                    f"tracemalloc solve exceeded {slow_limit:g} s "
+                    f"({TRACEMALLOC_TIMEOUT_FACTOR:g}x the time limit: it runs slower)"
+                ),
+            )
+        except MemoryError:
+            self.retire = True
+            return Attempt(
+                "memory",
+                0,
+                "memout",
+                message=(
+                    "MemoryError in the tracemalloc solve (its traces need memory too)"
+                ),
+            )
+        finally:
+            self._disarm()
+        attempt.peak_bytes = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        attempt.check_counters = _counters_dict(check)
+        attempt.check_moves = (
+            again if isinstance(again, str | None) else repr(again)[:200]
+        )
+        if (
+            isinstance(attempt.check_moves, str)
+            and len(attempt.check_moves) > MAX_MOVES_CHARS
+        ):
+            attempt.check_moves = attempt.check_moves[:200]
+        return attempt
+
+
+# ------------------------------------------------------- worker: the process
+
+
+def worker_entry(fd: int, index: int, replacement: bool) -> None:
+    """Entry point of a worker process (started by :class:`LocalPool` as
+    ``python -c``): receive tasks on the socket ``fd``, stream events back."""
+    # Ctrl-C reaches the whole process group; the parent alone decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    # stdout/stderr are the run's workers.log: solvers must not print, but plugins
+    # might, and crash tracebacks (faulthandler) belong where a user can find them.
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    conn = connection.Connection(fd)
+    worker = Worker(index, conn.send)
+    worker._replacement = replacement
+    worker.freeze_gc = True
+    print(f"[worker {index} pid {os.getpid()}] started", file=sys.stderr, flush=True)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        print(
+            f"[worker {index}] task {task.id}: {task.config} on {task.dataset} "
+            f"{task.instance}",
+            file=sys.stderr,
+            flush=True,
+        )
+        result = worker.run(task)
+        conn.send(("done", result.h_start, worker.retire))
+        if worker.retire:
+            return

@@ -1,0 +1,251 @@
+"""Findings: what stands out in stored runs, in plain words."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from harness.analysis import (
+    ANSWERED,
+    NOISE,
+    PROBLEMS,
+    Run,
+)
+from harness.report.tables import _fmt_ms, _sig
+
+# ----------------------------------------------------------- what stands out
+
+
+def findings(run: Run) -> list[str]:
+    """Plain sentences about one run, computed from its rows and meta.json: speed
+    first, then wrong answers, failures, memory-pass failures, refusals."""
+    speed, wrong, failed, memory, design, skips = [], [], [], [], [], []
+    inst = run.instances()
+    head = []
+    if not run.meta.get("complete", True) or run.meta.get("finished_utc", "") is None:
+        head.append(
+            f"Run {run.run_id} is incomplete (it did not finish): the tables "
+            "cover only the cells stored so far."
+        )
+    if inst.empty:
+        return [*head, "The run holds no result rows."]
+    for dataset, cells in run.summary().groupby("dataset", sort=True):
+        speed.extend(_fastest(dataset, cells))
+    for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
+        for status in PROBLEMS:
+            hit = cells[cells.status == status]
+            if len(hit):
+                first = hit.iloc[0]
+                why = f": {first.message}" if first.message else ""
+                (wrong if status == "invalid" else failed).append(
+                    f"{config} on {dataset}: {_n(len(hit), status + ' result')} "
+                    f"({_names(hit.instance)}){why}."
+                )
+        mixed = cells[(cells.answered_repeats > 0) & ~cells.status.isin(ANSWERED)]
+        for _, r in mixed.iterrows():
+            failed.append(
+                f"{config} on {dataset}/{r.instance}: answered in {r.answered_repeats} "
+                f"of {r.repeats} repeats but {r.status} in another; counted as "
+                f"{r.status}."
+            )
+        skipped = cells[cells.status == "skipped"]
+        if len(skipped):
+            skips.append((config, dataset, len(skipped), skipped.message.iloc[0]))
+        claims = (run.meta.get("solvers") or {}).get(config, {}).get("optimal")
+        (wrong if claims else design).extend(
+            _optimality(config, dataset, cells, claims)
+        )
+        mem_bad = cells[
+            cells.status.isin(ANSWERED)
+            & cells.memory_status.notna()
+            & ~cells.memory_status.isin(list(ANSWERED) + [""])
+        ]
+        if len(mem_bad):
+            memory.append(
+                f"{config}: the memory pass ended {mem_bad.memory_status.iloc[0]} on "
+                f"{_n(len(mem_bad), 'instance')} of {dataset} that the timed pass "
+                f"answered ({_names(mem_bad.instance)})."
+            )
+    return head + speed + wrong + failed + memory + design + _skip_sentences(skips)
+
+
+def _skip_sentences(skips: list[tuple[str, str, int, str]]) -> list[str]:
+    """One sentence per config (its datasets together), and configs declined for
+    the same reason together: refusals are expected, so they should read short."""
+    per_config: dict[str, tuple[list[str], int, str]] = {}
+    for config, dataset, count, why in skips:
+        datasets, total, _ = per_config.get(config, ([], 0, why))
+        per_config[config] = ([*datasets, dataset], total + count, why)
+    by_reason: dict[tuple[str, ...], list[str]] = {}
+    for config, (datasets, total, why) in per_config.items():
+        # The reason names the heuristic or solver; strip it to group alike ones.
+        generic = why.replace(config.split("[")[-1].rstrip("]"), "*")
+        by_reason.setdefault((generic, ", ".join(datasets), str(total)), []).append(
+            config
+        )
+    out = []
+    for (_, datasets, total), configs in by_reason.items():
+        why = per_config[configs[0]][2]
+        who = " and ".join(configs) if len(configs) < 3 else ", ".join(configs)
+        each = " each" if len(configs) > 1 else ""
+        if why and len(configs) > 1:
+            why = f"e.g. {configs[0]}: {why}"
+        out.append(
+            f"{who} skipped {_n(int(total), 'instance')}{each} ({datasets})"
+            + (f": {why}." if why else ".")
+        )
+    return out
+
+
+def _fastest(dataset: str, cells: pd.DataFrame) -> list[str]:
+    ranked = cells.dropna(subset=["median_ms"])
+    if ranked.empty:
+        return [f"On {dataset}, no config answered any instance."]
+    most = ranked.answered.max()
+    best = ranked[ranked.answered == most].sort_values(["median_ms", "config"])
+    top = best.iloc[0]
+    total = int(top.instances)
+    text = (
+        f"On {dataset}, the fastest config is {top.config}: median "
+        f"{_fmt_ms(top.median_ms)} ms over {int(top.answered)} of {total} instances "
+        "answered"
+    )
+    if len(best) > 1:
+        nxt = best.iloc[1]
+        ratio = nxt.median_ms / top.median_ms
+        if ratio < 1 + NOISE:
+            text += (
+                f"; {nxt.config} is within timing noise ({_fmt_ms(nxt.median_ms)}"
+                " ms): call it a tie"
+            )
+        else:
+            text += (
+                f"; the next, {nxt.config}, takes {_fmt_ms(nxt.median_ms)} ms "
+                f"({_sig(ratio)}x as long)"
+            )
+    text += "."
+    quicker = ranked[(ranked.answered < most) & (ranked.median_ms < top.median_ms)]
+    for _, r in quicker.iterrows():
+        text += (
+            f" {r.config} has a lower median ({_fmt_ms(r.median_ms)} ms) but "
+            f"answered only {int(r.answered)} of {int(r.instances)}."
+        )
+    return [text]
+
+
+def _optimality(
+    config: str, dataset: str, cells: pd.DataFrame, claims: bool | None
+) -> list[str]:
+    solved = cells[(cells.status == "solved") & cells.is_optimal.notna()]
+    worse = solved[solved.is_optimal == 0]
+    if solved.empty:
+        return []
+    if len(worse) and claims:
+        r = (
+            worse.assign(excess=worse.path_length - worse.optimal_length)
+            .sort_values("excess", ascending=False)
+            .iloc[0]
+        )
+        return [
+            f"{config} claims to be optimal but returned a longer path on "
+            f"{len(worse)} of {len(solved)} solved instances of {dataset} "
+            f"({r.instance}: {int(r.path_length)} moves, optimum "
+            f"{int(r.optimal_length)}): a bug in the solver or its heuristic."
+        ]
+    if claims is False:
+        excess = worse.path_length - worse.optimal_length
+        text = (
+            f"{config} (not optimal by design) found an optimal path on "
+            f"{len(solved) - len(worse)} of {len(solved)} solved instances of "
+            f"{dataset}"
+        )
+        if len(worse):
+            text += f"; the worst was {int(excess.max())} moves longer than optimal"
+        return [text + "."]
+    return []
+
+
+def compare_findings(runs: Sequence[Run], table: pd.DataFrame) -> list[str]:
+    """Sentences about how later runs differ from the first."""
+    out = []
+    base = runs[0]
+    for other in runs[1:]:
+        for key, what in (
+            ("python", "Python"),
+            ("cpu_model", "CPU"),
+            ("platform", "platform"),
+        ):
+            a, b = base.meta.get(key), other.meta.get(key)
+            if a != b:
+                out.append(
+                    f"{other.label} ran on a different {what} ({b}) than "
+                    f"{base.label} ({a}): time ratios mix code and machine."
+                )
+    for new_run, part in table.groupby("new_run", sort=False):
+        old_run = part.old_run.iat[0]
+        for dataset, cells in part.groupby("dataset", sort=True):
+            only_old = cells[cells.new_instances.isna()].config.tolist()
+            only_new = cells[cells.old_instances.isna()].config.tolist()
+            if len(only_old) == len(cells):
+                out.append(f"{dataset} is only in {old_run}.")
+                continue
+            if len(only_new) == len(cells):
+                out.append(f"{dataset} is only in {new_run}.")
+                continue
+            for run, configs in ((old_run, only_old), (new_run, only_new)):
+                if configs:
+                    out.append(
+                        f"On {dataset}, only {run} has {_names(pd.Series(configs), 6)}."
+                    )
+            for _, r in cells.dropna(
+                subset=["old_instances", "new_instances"]
+            ).iterrows():
+                out.extend(_cell_changes(r))
+    return out
+
+
+def _cell_changes(r: pd.Series) -> list[str]:
+    where, out = f"{r.config} on {r.dataset}", []
+    if r.new_answered != r.old_answered:
+        out.append(
+            f"{where}: {int(r.new_answered)} answered in {r.new_run} "
+            f"against {int(r.old_answered)} in {r.old_run}."
+        )
+    if r.compared and abs(math.log(r.time_ratio)) > math.log1p(NOISE):
+        text = (
+            f"{where}: {_ratio_words(r.time_ratio)} in {r.new_run} than in "
+            f"{r.old_run} (geometric mean of {r.compared} per-instance "
+            "median time ratios)"
+        )
+        if r.same_source and r.counters_changed == 0:
+            text += (
+                "; the solver's source and every counter are unchanged, so this is "
+                "more likely the machine (load, clock) than the code"
+            )
+        out.append(text + ".")
+    if r.counters_changed:
+        out.append(
+            f"{where}: counters changed on {_n(r.counters_changed, 'instance')}"
+            f" ({'; '.join(r.changed_instances[:3])}"
+            + ("; ..." if len(r.changed_instances) > 3 else "")
+            + ")."
+        )
+    return out
+
+
+def _ratio_words(ratio: float) -> str:
+    """0.5 -> '2.00x faster', 2 -> '2.00x slower' (ratio = new / old time)."""
+    return f"{_sig(1 / ratio)}x faster" if ratio < 1 else f"{_sig(ratio)}x slower"
+
+
+def _n(count: float, noun: str) -> str:
+    count = int(count)
+    return f"{count} {noun}" + ("" if count == 1 or noun.endswith("-instance") else "s")
+
+
+def _names(names: pd.Series, limit: int = 3) -> str:
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

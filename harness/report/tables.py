@@ -1,0 +1,209 @@
+"""Tables: display names, number formatting, Markdown / text / HTML tables."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from harness.analysis import (
+    _exact,
+)
+from harness.results import (
+    STATUSES,
+)
+
+# ------------------------------------------------------------- formatting
+
+DISPLAY = {
+    "config": "config",
+    "instances": "instances",
+    "solved": "solved",
+    "unsolvable": "unsolvable (correct)",
+    "timeout": "timeout",
+    "memout": "memout",
+    "error": "error",
+    "invalid": "invalid",
+    "skipped": "skipped",
+    "optimal_share": "optimal paths (%)",
+    "median_ms": "median time (ms)",
+    "p90_ms": "p90 time (ms)",
+    "median_expanded": "median expanded (nodes)",
+    "median_generated": "median generated (nodes)",
+    "median_ebf": "b* (median)",
+    "peak_traced_mib": "peak traced (MiB)",
+    "peak_rss_mib": "peak RSS (MiB)",
+}
+#: Columns dropped from a display table when they are empty for every config.
+_OPTIONAL = ("optimal_share", "median_ebf", "peak_traced_mib", "peak_rss_mib")
+#: The two halves of the summary as people read it: what came back, what it cost.
+PARTS = {
+    "answers": ("config", "instances", *STATUSES, "optimal_share"),
+    "cost": (
+        "config",
+        "median_ms",
+        "p90_ms",
+        "median_expanded",
+        "median_generated",
+        "median_ebf",
+        "peak_traced_mib",
+        "peak_rss_mib",
+    ),
+}
+
+
+def _sig(value: float, digits: int = 3) -> str:
+    """Round to ``digits`` significant figures without scientific notation."""
+    if value is None or not np.isfinite(value):
+        return "–"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(digits - 1 - magnitude, 0)
+    return f"{round(value, decimals):,.{decimals}f}"
+
+
+def _fmt_ms(value: float) -> str:
+    return _sig(value)
+
+
+def _count(value: float) -> str:
+    if value is None or not np.isfinite(value):
+        return "–"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+_FORMAT = {
+    "optimal_share": lambda v: "–" if not np.isfinite(v) else f"{100 * v:.0f}",
+    "median_ms": _sig,
+    "p90_ms": _sig,
+    "median_expanded": _count,
+    "median_generated": _count,
+    "median_ebf": lambda v: "–" if not np.isfinite(v) else f"{v:.2f}",
+    "peak_traced_mib": _sig,
+    "peak_rss_mib": _sig,
+}
+
+
+def display_table(
+    table: pd.DataFrame, part: str = "all", keep_empty: bool = False
+) -> pd.DataFrame:
+    """Strings for people: rounded, units in headers, empty optional columns dropped;
+    ``part`` = "answers", "cost" (see :data:`PARTS`) or "all"."""
+    cols = [
+        c for c in DISPLAY if c in table.columns and (part == "all" or c in PARTS[part])
+    ]
+    if not keep_empty:
+        cols = [c for c in cols if c not in _OPTIONAL or table[c].notna().any()]
+    out = pd.DataFrame(index=table.index)
+    for c in cols:
+        fmt = _FORMAT.get(c, _count if c != "config" else str)
+        out[DISPLAY[c]] = [fmt(float(v)) if c != "config" else str(v) for v in table[c]]
+    return out.reset_index(drop=True)
+
+
+def display_compare(table: pd.DataFrame) -> pd.DataFrame:
+    """The side-by-side table of :func:`compare` as strings; counters exact."""
+    out = pd.DataFrame(index=table.index)
+    if table.empty:
+        return out
+    old, new = table.old_run.iat[0], table.new_run.iat[0]
+    out["config"] = table.config
+    out[f"answered {old}"] = [
+        _of(a, n) for a, n in zip(table.old_answered, table.old_instances, strict=True)
+    ]
+    out[f"answered {new}"] = [
+        _of(a, n) for a, n in zip(table.new_answered, table.new_instances, strict=True)
+    ]
+    out[f"median time {old} (ms)"] = table.old_median_ms.map(_sig)
+    out[f"median time {new} (ms)"] = table.new_median_ms.map(_sig)
+    out[f"time ratio {new}/{old}"] = [
+        "–" if not np.isfinite(r) else f"{r:.2f} (n={n})"
+        for r, n in zip(table.time_ratio, table.compared, strict=True)
+    ]
+    out[f"median expanded {old}"] = table.old_median_expanded.map(_exact)
+    out[f"median expanded {new}"] = table.new_median_expanded.map(_exact)
+    out[f"median generated {old}"] = table.old_median_generated.map(_exact)
+    out[f"median generated {new}"] = table.new_median_generated.map(_exact)
+    out["counters changed (instances)"] = table.counters_changed.map(_count)
+    return out.reset_index(drop=True)
+
+
+def _of(answered: float, total: float) -> str:
+    return "–" if pd.isna(total) else f"{int(answered)}/{int(total)}"
+
+
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table: number columns right-aligned, text left."""
+
+    def esc(text: Any) -> str:
+        return str(text).replace("|", "\\|")
+
+    head = "| " + " | ".join(esc(c) for c in frame.columns) + " |"
+    rule = (
+        "| "
+        + " | ".join(
+            "--:" if is_numeric_column(frame[c]) else ":--" for c in frame.columns
+        )
+        + " |"
+    )
+    body = [
+        "| " + " | ".join(esc(v) for v in row) + " |"
+        for row in frame.itertuples(index=False)
+    ]
+    return "\n".join([head, rule, *body])
+
+
+_NUMBER_TEXT = re.compile(r"^(–|[\d.,]+( \(n=\d+\))?|\d+/\d+)$")
+
+
+def is_numeric_column(column: pd.Series) -> bool:
+    """A display column of numbers (right-aligned); text columns align left."""
+    return len(column) > 0 and all(_NUMBER_TEXT.match(str(v)) for v in column)
+
+
+def text_table(frame: pd.DataFrame) -> str:
+    """Aligned plain text (what ``--format table`` prints when not on a terminal)."""
+    cols = [str(c) for c in frame.columns]
+    cells = [[str(v) for v in row] for row in frame.itertuples(index=False)]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
+    right = [is_numeric_column(frame[c]) for c in frame.columns]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if r else v.ljust(w)
+            for v, w, r in zip(values, widths, right, strict=True)
+        )
+
+    return "\n".join(
+        [line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells]
+    )
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    text = [
+        ' class="text"' if not is_numeric_column(frame[c]) else ""
+        for c in frame.columns
+    ]
+    head = "".join(
+        f"<th{t}>{html.escape(str(c))}</th>"
+        for c, t in zip(frame.columns, text, strict=True)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td{t}>{html.escape(str(v))}</td>" for v, t in zip(row, text, strict=True)
+        )
+        + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
