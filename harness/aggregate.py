@@ -1,0 +1,299 @@
+"""Fair aggregation: numbers over the instances every compared config answered.
+
+A config's median over its *own* answered instances rewards failing the hard ones:
+a config that answers only the easy boards looks fast. Downward Lab compares
+configs on the instances that every one of them solved and reports coverage apart;
+so does this module:
+
+- **coverage**: instances answered (solved, or correctly reported unsolvable) of
+  those in the dataset;
+- **common-instance aggregates**: median and geometric mean of time and of nodes
+  expanded over the instances answered by *every* config that answered anything in
+  that dataset (configs that answered none, e.g. a 4x4 pattern database on 3x3
+  boards, would empty the set, so they are named and left out of it);
+- **scores**, Lab's way: per instance a log-scaled value in 0..1, 1 at or below a
+  floor, 0 at or beyond the limit or on any failure (skips included), summed per
+  config: ``score = log(limit / v) / log(limit / floor)`` clipped to [0, 1].
+  Floors and limits: :data:`TIME_FLOOR_S` and the run's time limit;
+  :data:`EXPANDED_FLOOR` and :data:`EXPANDED_LIMIT`.
+
+Input is the per-instance table (one row per run_id, dataset, config, instance
+with ``status``, ``seconds`` and ``expanded``; NaN where not answered).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+ANSWERED = ("solved", "unsolvable")
+#: Times at or below this score 1 (0.1 ms: below it, process noise and the timer
+#: dominate; Lab's planning default is 1 s, too coarse for sliding-tile puzzles).
+TIME_FLOOR_S = 1e-4
+#: Lab scores expansions between 100 and 10^6 for planning tasks; 15-puzzles with
+#: Manhattan distance need up to 10^10, so the upper bound here is 10^8.
+EXPANDED_FLOOR = 100.0
+EXPANDED_LIMIT = 1e8
+#: Geometric means clamp values from below: a 0-move board expands no node and a
+#: 0 would zero the product. The clamps are far below every real value.
+_GMEAN_MIN = {"seconds": 1e-7, "expanded": 1.0}
+GROUP = ["run_id", "dataset"]
+CELL = [*GROUP, "config"]
+
+FAIR_COLUMNS = [
+    *CELL,
+    "instances",
+    "answered",
+    "coverage",
+    "in_common",
+    "common_n",
+    "common_median_ms",
+    "common_gmean_ms",
+    "common_median_expanded",
+    "common_gmean_expanded",
+    "own_median_ms",
+    "own_median_expanded",
+    "score_time",
+    "score_expanded",
+]
+
+
+def score(values: Sequence[float] | np.ndarray, floor: float, limit: float) -> np.ndarray:
+    """Lab's log-scaled score per value: 1 at or below ``floor``, 0 at or beyond
+    ``limit`` or for NaN (a failure), ``log(limit / v) / log(limit / floor)``
+    between."""
+    if not (0 < floor < limit):
+        raise ValueError(f"score needs 0 < floor < limit, got {floor}, {limit}")
+    v = np.asarray(values, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        raw = np.log(limit / np.clip(v, floor, limit)) / math.log(limit / floor)
+    return np.where(np.isfinite(v), raw, 0.0)
+
+
+def geometric_mean(values: pd.Series | np.ndarray, minimum: float) -> float:
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not len(v):
+        return float("nan")
+    return float(np.exp(np.log(np.maximum(v, minimum)).mean()))
+
+
+def answered_mask(inst: pd.DataFrame) -> pd.Series:
+    return inst["status"].isin(ANSWERED)
+
+
+def participants(inst: pd.DataFrame) -> dict[tuple, list[str]]:
+    """Per (run_id, dataset): the configs that answered at least one instance,
+    sorted. Only these define the common set."""
+    ok = inst[answered_mask(inst)]
+    return {
+        key: sorted(part["config"].unique())
+        for key, part in ok.groupby(GROUP, sort=True)
+    }
+
+
+def common_instances(
+    inst: pd.DataFrame, configs: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """``(run_id, dataset, instance)`` answered by every config of ``configs`` (by
+    default: every config that answered anything in that dataset)."""
+    ok = inst[answered_mask(inst)]
+    out = []
+    for key, part in ok.groupby(GROUP, sort=True):
+        who = list(configs) if configs is not None else sorted(part["config"].unique())
+        mine = part[part["config"].isin(who)]
+        counts = mine.groupby("instance")["config"].nunique()
+        for name in sorted(counts[counts == len(set(who))].index):
+            out.append((*key, name))
+    return pd.DataFrame(out, columns=[*GROUP, "instance"])
+
+
+def time_limit(meta: dict | None, inst: pd.DataFrame | None = None) -> float:
+    """The run's per-solve time limit in seconds: ``--timeout`` when given, else
+    the largest per-config budget, else (no meta) 10x the slowest answer."""
+    opts = (meta or {}).get("options") or {}
+    value = opts.get("timeout")
+    if isinstance(value, int | float) and value > 0:
+        return float(value)
+    per = opts.get("timeout_by_config")
+    if isinstance(per, dict):
+        budgets = [v for v in per.values() if isinstance(v, int | float) and v > 0]
+        if budgets:
+            return float(max(budgets))
+    if inst is not None and inst["seconds"].notna().any():
+        return float(max(inst["seconds"].max() * 10, TIME_FLOOR_S * 10))
+    return 60.0
+
+
+def with_scores(inst: pd.DataFrame, limit_s: float) -> pd.DataFrame:
+    """``inst`` plus ``score_time`` and ``score_expanded`` per instance; anything
+    not answered scores 0."""
+    ok = answered_mask(inst).to_numpy()
+    seconds = np.where(ok, inst["seconds"].to_numpy(dtype=float), np.nan)
+    expanded = np.where(ok, inst["expanded"].to_numpy(dtype=float), np.nan)
+    return inst.assign(
+        score_time=score(seconds, TIME_FLOOR_S, max(limit_s, TIME_FLOOR_S * 1.01)),
+        score_expanded=score(expanded, EXPANDED_FLOOR, EXPANDED_LIMIT),
+    )
+
+
+def fair_summary(inst: pd.DataFrame, limit_s: float | None = None) -> pd.DataFrame:
+    """Per (run_id, dataset, config): coverage, common-instance median and
+    geometric mean of time (ms) and nodes expanded (``common_n`` instances, the
+    same for every config of the dataset), own-set medians (labelled as such
+    wherever shown) and summed scores. Ranked within a dataset by answered
+    (most first), then common geometric mean time."""
+    if inst.empty:
+        return pd.DataFrame(columns=FAIR_COLUMNS)
+    limit_s = limit_s if limit_s is not None else time_limit(None, inst)
+    scored = with_scores(inst, limit_s)
+    common = common_instances(inst)
+    key = set(map(tuple, common[[*GROUP, "instance"]].to_numpy()))
+    scored["common"] = [
+        (r, d, i) in key
+        for r, d, i in scored[[*GROUP, "instance"]].itertuples(index=False)
+    ]
+    who = participants(inst)
+    rows = []
+    for (run_id, dataset, config), part in scored.groupby(CELL, sort=True):
+        ok = part[answered_mask(part)]
+        in_common = config in who.get((run_id, dataset), [])
+        com = part[part["common"]] if in_common else part.iloc[0:0]
+        rows.append(
+            {
+                "run_id": run_id,
+                "dataset": dataset,
+                "config": config,
+                "instances": len(part),
+                "answered": len(ok),
+                "coverage": len(ok) / len(part) if len(part) else float("nan"),
+                "in_common": in_common,
+                "common_n": int(
+                    sum(1 for r, d, _ in key if (r, d) == (run_id, dataset))
+                ),
+                "common_median_ms": com["seconds"].median() * 1e3,
+                "common_gmean_ms": geometric_mean(
+                    com["seconds"], _GMEAN_MIN["seconds"]
+                )
+                * 1e3,
+                "common_median_expanded": com["expanded"].median(),
+                "common_gmean_expanded": geometric_mean(
+                    com["expanded"], _GMEAN_MIN["expanded"]
+                ),
+                "own_median_ms": ok["seconds"].median() * 1e3,
+                "own_median_expanded": ok["expanded"].median(),
+                "score_time": float(part["score_time"].sum()),
+                "score_expanded": float(part["score_expanded"].sum()),
+            }
+        )
+    out = pd.DataFrame(rows, columns=FAIR_COLUMNS)
+    out = out.sort_values(
+        ["run_id", "dataset", "answered", "common_gmean_ms", "config"],
+        ascending=[True, True, False, True, True],
+        na_position="last",
+    )
+    return out.reset_index(drop=True)
+
+
+def score_totals(fair: pd.DataFrame) -> pd.DataFrame:
+    """Per (run_id, config) over all datasets: instances, answered, coverage and
+    the summed time and expansion scores; best time score first."""
+    cols = ["run_id", "config", "instances", "answered", "coverage",
+            "score_time", "score_expanded"]  # fmt: skip
+    if fair.empty:
+        return pd.DataFrame(columns=cols)
+    out = (
+        fair.groupby(["run_id", "config"], sort=True)[
+            ["instances", "answered", "score_time", "score_expanded"]
+        ]
+        .sum()
+        .reset_index()
+    )
+    out["coverage"] = out["answered"] / out["instances"]
+    out = out.sort_values(
+        ["run_id", "score_time", "config"], ascending=[True, False, True]
+    )
+    return out[cols].reset_index(drop=True)
+
+
+def fair_findings(fair: pd.DataFrame, noise: float = 0.10) -> list[str]:
+    """Plain sentences per dataset from the fair numbers only: who is fastest on
+    the common instances (geometric mean, median alongside), and who answers
+    most; a config that answers more is said so even when it is slower."""
+    out = []
+    for (_, dataset), cells in fair.groupby(GROUP, sort=True):
+        total = int(cells["instances"].max())
+        most = int(cells["answered"].max())
+        if most == 0:
+            out.append(f"On {dataset}, no config answered any instance.")
+            continue
+        n = int(cells["common_n"].iat[0])
+        ranked = cells[cells["in_common"]].dropna(subset=["common_gmean_ms"])
+        ranked = ranked.sort_values(["common_gmean_ms", "config"])
+        leaders = cells[cells["answered"] == most].sort_values("config")
+        cover = (
+            f"{_join(leaders['config'])} answer{'s' if len(leaders) == 1 else ''} "
+            f"the most, {most} of {total}"
+        )
+        others = cells[cells["answered"] < most].sort_values(
+            ["answered", "config"], ascending=[False, True]
+        )
+        if len(others):
+            shown = [
+                f"{r.config} {int(r.answered)}" for r in others.head(3).itertuples()
+            ]
+            more = len(others) - 3
+            cover += " (" + ", ".join(shown) + (f" and {more} more" if more > 0 else "") + ")"
+        if len(ranked) < 2 or n == 0:
+            text = f"On {dataset}, coverage: {cover}."
+            if n == 0 and len(ranked) >= 2:
+                text += " No instance was answered by every config, so no time is compared."
+            out.append(text)
+            continue
+        top, nxt = ranked.iloc[0], ranked.iloc[1]
+        text = (
+            f"On {dataset}, over the {n} instances every config answered, "
+            f"{top.config} is fastest: geometric mean {_sig(top.common_gmean_ms)} ms "
+            f"(median {_sig(top.common_median_ms)} ms)"
+        )
+        ratio = nxt.common_gmean_ms / top.common_gmean_ms
+        if ratio < 1 + noise:
+            text += (
+                f"; {nxt.config} is within timing noise "
+                f"({_sig(nxt.common_gmean_ms)} ms): call it a tie"
+            )
+        else:
+            text += (
+                f"; the next, {nxt.config}, takes {_sig(ratio)}x as long "
+                f"({_sig(nxt.common_gmean_ms)} ms)"
+            )
+        text += f". Coverage: {cover}."
+        if top.config not in set(leaders["config"]):
+            text += (
+                f" So {top.config} is faster where both answer, but answers fewer "
+                f"({int(top.answered)} of {total})."
+            )
+        left_out = cells[~cells["in_common"]]["config"]
+        if len(left_out):
+            text += f" Not in the common set (answered none): {_join(left_out, 4)}."
+        out.append(text)
+    return out
+
+
+def _join(names, limit: int = 3) -> str:
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _sig(value: float, digits: int = 3) -> str:
+    if value is None or not np.isfinite(value):
+        return "–"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(digits - 1 - magnitude, 0)
+    return f"{round(value, decimals):,.{decimals}f}"
