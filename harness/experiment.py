@@ -1,0 +1,334 @@
+"""Experiment files: ``harness run --config experiment.toml``.
+
+An experiment file names what to run (solvers, heuristics, datasets) and how
+(repeats, limits, executor) in TOML::
+
+    # compare three heuristics with IDA* and A* on 8-strata and 15-walks
+    solvers = ["ida_star", "astar_dict"]
+    heuristics = ["manhattan", "linear_conflict", "misplaced"]
+    datasets = ["8-strata", "15-walks"]
+    repeats = 1
+    timeout = 10
+
+List values are grid axes: every solver with every heuristic (that it takes) on
+every dataset. ``configs = ["ida_star_jit[pdb663]"]`` adds configs as they are.
+Several ``[[grid]]`` tables make a union of grids: the top-level ``solvers`` /
+``configs`` (with ``heuristics`` and ``datasets``) form one grid, each
+``[[grid]]`` table another; a ``[[grid]]`` without ``datasets`` or ``heuristics``
+takes the top-level ones. A
+combination a solver cannot form (a heuristic it does not take) is not an error:
+it is listed as not formed, with the reason. Unknown keys, wrong types and
+unknown names are errors naming the file and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Top-level options: key -> (type check, words for the error)
+OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
+    "name": ((str,), "a string"),
+    "description": ((str,), "a string"),
+    "repeats": ((int,), "a whole number >= 1"),
+    "timeout": ((int, float), "a positive number of seconds"),
+    "memory_limit_mb": ((int,), "a whole number of MB (0: no limit)"),
+    "memory": ((bool,), "true or false (the untimed memory pass)"),
+    "gc": ((bool,), "true or false (garbage collector on during timing)"),
+    "setup_timeout": ((int, float), "a positive number of seconds"),
+    "jobs": ((int,), "a whole number of worker processes >= 0"),
+    "executor": ((str,), 'one of "local" or "inline"'),
+    "plugins": ((list,), "a list of module names or .py paths"),
+}
+GRID_KEYS = ("solvers", "heuristics", "configs", "datasets")
+EXECUTORS = ("local", "inline")
+
+
+class ExperimentError(ValueError):
+    """A bad experiment file; the message names the file and line."""
+
+
+@dataclass(slots=True)
+class Experiment:
+    """A parsed experiment: the (config, dataset) pairs to run and the options."""
+
+    path: Path
+    sha256: str
+    text: str
+    #: config labels in first-seen order, each with the datasets it runs on
+    pairs: dict[str, list[str]] = field(default_factory=dict)
+    datasets: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+    #: combinations that were not formed, with the reason
+    not_formed: list[str] = field(default_factory=list)
+
+    @property
+    def configs(self) -> list[str]:
+        return list(self.pairs)
+
+    def pair_set(self) -> set[tuple[str, str]]:
+        return {(c, d) for c, ds in self.pairs.items() for d in ds}
+
+
+def _line_of(text: str, key: str, table: int | None) -> int:
+    """Line number of ``key =`` at the top level (``table`` None) or in the
+    ``table``-th ``[[grid]]`` (0-based); 1 if not found."""
+    current: int | None = None
+    grids = -1
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("[[") or stripped.startswith("["):
+            if re.match(r"\[\[\s*grid\s*\]\]", stripped):
+                grids += 1
+                current = grids
+            else:
+                current = -1  # another table
+            if key == "" and current == table:
+                return number
+            continue
+        if current == table and re.match(rf"{re.escape(key)}\s*=", stripped):
+            return number
+        if current is None and table is None and re.match(
+            rf"['\"]?{re.escape(key)}['\"]?\s*=", stripped
+        ):
+            return number
+    return 1
+
+
+def load(path: Path | str) -> Experiment:
+    """Read and check an experiment file (names resolved against the registry and
+    the dataset folders). ExperimentError (one line: file, line, what) otherwise."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise ExperimentError(f"{path}: cannot read ({err.strerror})") from None
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ExperimentError(f"{path}: not valid TOML: {err}") from None
+    exp = Experiment(path, hashlib.sha256(raw).hexdigest(), text)
+
+    def fail(key: str, table: int | None, what: str) -> ExperimentError:
+        return ExperimentError(f"{path}: line {_line_of(text, key, table)}: {what}")
+
+    top = {k: v for k, v in data.items() if k not in ("grid",)}
+    for key, value in top.items():
+        if key in GRID_KEYS:
+            continue
+        if key not in OPTIONS:
+            known = ", ".join([*GRID_KEYS, *OPTIONS, "[[grid]]"])
+            raise fail(key, None, f"unknown key {key!r} (known: {known})")
+        types, words = OPTIONS[key]
+        if isinstance(value, bool) and bool not in types or not isinstance(
+            value, types
+        ):
+            raise fail(key, None, f"{key} = {value!r}: must be {words}")
+        bad = (
+            (key == "repeats" and value < 1)
+            or (key in ("timeout", "setup_timeout") and not value > 0)
+            or (key in ("memory_limit_mb", "jobs") and value < 0)
+            or (key == "executor" and value not in EXECUTORS)
+            or (key == "plugins" and not all(isinstance(p, str) for p in value))
+        )
+        if bad:
+            raise fail(key, None, f"{key} = {value!r}: must be {words}")
+        exp.options[key] = value
+    if exp.options.get("executor") == "inline" and exp.options.get("jobs", 0) not in (
+        0,
+    ):
+        raise fail("executor", None, 'executor = "inline" runs in-process: jobs must be 0')
+    if "plugins" in exp.options:
+        exp.options["plugins"] = [
+            str((path.parent / p).resolve())
+            if p.endswith(".py") and (path.parent / p).exists()
+            else p
+            for p in exp.options["plugins"]
+        ]
+        from harness.solver import load_plugin
+
+        for target in exp.options["plugins"]:
+            try:
+                load_plugin(target)
+            except ImportError as err:
+                raise fail("plugins", None, f"plugin {target}: {err}") from None
+
+    grids = data.get("grid", [])
+    if "grid" in data and not (
+        isinstance(grids, list) and all(isinstance(g, dict) for g in grids)
+    ):
+        raise fail("grid", None, "grid must be written as [[grid]] tables")
+    defaults = {k: top[k] for k in GRID_KEYS if k in top}
+    inherited = {k: top[k] for k in ("datasets", "heuristics") if k in top}
+    tables = [(None, defaults)] if not grids or (
+        "solvers" in top or "configs" in top
+    ) else []
+    tables += [(i, {**inherited, **g}) for i, g in enumerate(grids)]
+    for i, g in enumerate(grids):
+        for key in g:
+            if key not in GRID_KEYS:
+                raise fail(
+                    key, i, f"unknown key {key!r} in [[grid]] (known: "
+                    f"{', '.join(GRID_KEYS)})"
+                )  # fmt: skip
+    for index, grid in tables:
+        _expand(exp, grid, index, fail)
+    if not exp.pairs:
+        raise fail("", None, "the experiment names no solver config and dataset")
+    return exp
+
+
+def _names(value: Any, key: str, index: int | None, fail) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise fail(key, index, f"{key} = {value!r}: must be a list of names")
+    if not value:
+        raise fail(key, index, f"{key} is empty")
+    return value
+
+
+def _note(exp: Experiment, text: str) -> None:
+    if text not in exp.not_formed:
+        exp.not_formed.append(text)
+
+
+def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
+    from harness import datasets as ds
+    from harness.heuristics import all_heuristics
+    from harness.solver import all_solvers, parse_config
+
+    where = "" if index is None else f" (grid {index + 1})"
+    if "datasets" not in grid:
+        raise fail("", index, f"no datasets{where}")
+    if "solvers" not in grid and "configs" not in grid:
+        raise fail("", index, f"no solvers or configs{where}")
+    dataset_names = []
+    for name in _names(grid["datasets"], "datasets", index, fail):
+        target = name
+        if name.endswith(".jsonl") and (exp.path.parent / name).exists():
+            target = str((exp.path.parent / name).resolve())
+        try:
+            found = ds.select_datasets(target)
+        except (ValueError, OSError) as err:
+            raise fail("datasets", index, f"dataset {name!r}: {err}") from None
+        for d in found:
+            dataset_names.append(str(d.path) if target != name else d.name)
+            if dataset_names[-1] not in exp.datasets:
+                exp.datasets.append(dataset_names[-1])
+    labels: list[str] = []
+    solvers = all_solvers()
+    known_h = all_heuristics()
+    heuristics = (
+        _names(grid["heuristics"], "heuristics", index, fail)
+        if "heuristics" in grid
+        else None
+    )
+    for h in heuristics or ():
+        if h not in known_h:
+            raise fail(
+                "heuristics", index,
+                f"unknown heuristic {h!r}; known: {', '.join(sorted(known_h))}",
+            )  # fmt: skip
+    for name in _names(grid.get("solvers", []) or [], "solvers", index, fail) if (
+        "solvers" in grid
+    ) else []:
+        if name not in solvers:
+            try:
+                parse_config(name)  # a plugin's entry point, or a full label
+            except KeyError as err:
+                raise fail("solvers", index, str(err.args[0])) from None
+        spec = all_solvers().get(name)
+        if spec is None:  # "ida_star[pdb663]" under solvers: take it as a config
+            labels.append(parse_config(name).label)
+            continue
+        if heuristics is None or not spec.heuristics:
+            if heuristics is not None:
+                _note(exp, f"{name} x {', '.join(heuristics)}: {name} is blind (no "
+                      f"heuristic); run as {name}")
+            labels.append(parse_config(name).label)
+            continue
+        for h in heuristics:
+            if h in spec.heuristics:
+                labels.append(parse_config(f"{name}[{h}]").label)
+            else:
+                _note(exp, f"{name}[{h}]: {name} does not take {h} "
+                      f"(it takes {', '.join(spec.heuristics)})")
+    for token in _names(grid["configs"], "configs", index, fail) if (
+        "configs" in grid
+    ) else []:
+        try:
+            labels.append(parse_config(token).label)
+        except KeyError as err:
+            raise fail("configs", index, str(err.args[0])) from None
+    for label in labels:
+        have = exp.pairs.setdefault(label, [])
+        have.extend(d for d in dataset_names if d not in have)
+
+
+def matrix(exp: Experiment, cells, reused: dict | None = None) -> list[str]:
+    """What ``--dry-run`` prints: a table of configs x datasets with the cells to
+    run in each (``run/skip``, and ``+N reused`` with ``--reuse``), totals, the
+    skip reasons and the combinations not formed. ``cells``: the runner's cells
+    for this experiment (objects with ``config.label``, ``dataset.name``,
+    ``refusal``); ``reused``: (config, dataset) -> cells copied from earlier runs."""
+    reused = reused or {}
+    counts: dict[tuple[str, str], list[int]] = {}
+    reasons: dict[tuple[str, str], dict[str, int]] = {}
+    for cell in cells:
+        key = (cell.config.label, cell.dataset.name)
+        c = counts.setdefault(key, [0, 0])
+        if cell.refusal is None:
+            c[0] += 1
+        else:
+            c[1] += 1
+            why = reasons.setdefault(key, {})
+            why[cell.refusal] = why.get(cell.refusal, 0) + 1
+    datasets = list(dict.fromkeys(d for _, d in counts))
+    configs = list(dict.fromkeys(c for c, _ in counts))
+    head = ["config", *datasets]
+    body = []
+    for config in configs:
+        line = [config]
+        for d in datasets:
+            if (config, d) not in counts:
+                line.append("-")
+                continue
+            run, skip = counts[(config, d)]
+            again = reused.get((config, d), 0)
+            text = f"{run - again} run" + (f" +{again} reused" if again else "")
+            line.append(text + (f", {skip} skip" if skip else ""))
+        body.append(line)
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    lines = [
+        f"experiment {exp.path} (sha256 {exp.sha256[:12]}): {len(configs)} configs, "
+        f"{len(datasets)} datasets, {sum(sum(v) for v in counts.values())} cells",
+        "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(),
+        "  ".join("-" * w for w in widths),
+    ]
+    lines += [
+        "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip()
+        for r in body
+    ]
+    to_run = sum(v[0] for v in counts.values()) - sum(reused.values())
+    skipped = sum(v[1] for v in counts.values())
+    lines.append(
+        f"total: {to_run} cells to run, {sum(reused.values())} reused, "
+        f"{skipped} skipped (declined by the solver); nothing was run (--dry-run)"
+    )
+    if reasons:
+        lines.append("skipped, and why:")
+        for (config, d), why in reasons.items():
+            for reason, n in sorted(why.items(), key=lambda kv: -kv[1])[:3]:
+                lines.append(f"  {config} on {d}: {n} cells: {reason}")
+            if len(why) > 3:
+                lines.append(f"  {config} on {d}: {len(why) - 3} more reasons")
+    if exp.not_formed:
+        lines.append("not formed (not cells):")
+        lines += [f"  {t}" for t in exp.not_formed]
+    return lines

@@ -1,0 +1,311 @@
+"""Paper figures: per-instance scatter plots and performance profiles.
+
+- :func:`scatter_plot`: one point per instance, config X against config Y (or one
+  config in two runs), log-log with the diagonal; an instance one side failed on
+  (timeout, memout, error, invalid, skipped) sits on a dashed border line beyond
+  the limit; colour by dataset or by optimal depth; a relative mode draws Y/X
+  against X. The standard figure of heuristic-search papers (as in Downward Lab).
+- :func:`profile_plot`: performance profiles (Dolan & Moré 2002, "Benchmarking
+  optimization software with performance profiles", Math. Programming 91):
+  for each config the fraction of instances it answered within a factor tau of
+  the best config on that instance, tau on a log axis. A failure has ratio
+  infinity, so a config that failed anything never reaches 1.
+
+Input is the per-instance table (``dataset``, ``instance``, ``config``,
+``status``, ``seconds``, ``expanded``, ``optimal_length``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display; must precede pyplot
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+
+ANSWERED = ("solved", "unsolvable")
+#: measure -> (column, scale to display unit, axis words)
+MEASURES = {
+    "time": ("seconds", 1e3, "time (ms)"),
+    "expanded": ("expanded", 1.0, "nodes expanded"),
+}
+#: Values clamped from below before ratios and logs: the timer's floor is ~0.3 us,
+#: and a board that is already the goal expands no node.
+CLAMP = {"time": 1e-3, "expanded": 1.0}  # in display units (ms, nodes)
+DPI = 110
+PLAIN = FuncFormatter(lambda v, _pos: f"{v:,.10g}")
+
+
+class FigureError(ValueError):
+    """A figure that cannot be drawn as asked (unknown config, no data)."""
+
+
+@dataclass(slots=True)
+class Panel:
+    """One scatter panel: ``frame`` has dataset, instance, optimal_length, x, y
+    (display units, NaN where that side failed) and x_ok, y_ok."""
+
+    frame: pd.DataFrame
+    xlabel: str
+    ylabel: str
+    title: str = ""
+
+
+def pair_frame(x: pd.DataFrame, y: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """Instances of two single-config tables side by side (outer join on dataset and
+    instance), values in display units; a side is ok when it answered with a value."""
+    if measure not in MEASURES:
+        raise FigureError(f"measure {measure!r} is not one of {', '.join(MEASURES)}")
+    column, scale, _ = MEASURES[measure]
+    keep = ["dataset", "instance", "optimal_length", "status", column]
+
+    def side(frame: pd.DataFrame) -> pd.DataFrame:
+        part = frame[keep].copy()
+        part["ok"] = part["status"].isin(ANSWERED) & part[column].notna()
+        part["value"] = np.maximum(part[column] * scale, CLAMP[measure])
+        return part
+
+    both = side(x).merge(
+        side(y), on=["dataset", "instance"], how="outer", suffixes=("_x", "_y")
+    )
+    both["optimal_length"] = both["optimal_length_x"].fillna(both["optimal_length_y"])
+    both["x_ok"] = both["ok_x"].fillna(False).astype(bool)
+    both["y_ok"] = both["ok_y"].fillna(False).astype(bool)
+    both["x"] = both["value_x"].where(both["x_ok"])
+    both["y"] = both["value_y"].where(both["y_ok"])
+    return both[["dataset", "instance", "optimal_length", "x", "y", "x_ok", "y_ok"]]
+
+
+def config_pair(
+    inst: pd.DataFrame, x: str, y: str, measure: str, label: str = ""
+) -> Panel:
+    """A panel of config ``x`` against config ``y`` from one per-instance table."""
+    configs = set(inst["config"])
+    for name in (x, y):
+        if name not in configs:
+            raise FigureError(
+                f"config {name!r} is not in the run (it has: "
+                f"{', '.join(sorted(configs)) or 'none'})"
+            )
+    unit = MEASURES[measure][2]
+    frame = pair_frame(inst[inst["config"] == x], inst[inst["config"] == y], measure)
+    return Panel(frame, f"{x}: {unit}", f"{y}: {unit}", label)
+
+
+def _border(panels: Sequence[Panel], limit: float | None) -> float:
+    """Where failures are drawn: twice the limit, or 4x the largest value."""
+    values = np.concatenate(
+        [p.frame[["x", "y"]].to_numpy(dtype=float).ravel() for p in panels]
+    )
+    values = values[np.isfinite(values)]
+    top = float(values.max()) if len(values) else 1.0
+    if limit is not None and limit > 0:
+        return max(float(limit), top) * 2.0
+    return top * 4.0
+
+
+def scatter_plot(
+    panels: Sequence[Panel],
+    path: Path,
+    *,
+    measure: str,
+    limit: float | None = None,
+    color_by: str = "dataset",
+    relative: bool = False,
+    title: str = "",
+) -> Path:
+    """Draw the panels side by side into ``path`` (the suffix picks PNG, PDF or
+    PGF). ``limit``: the measure's limit in display units (time: the time limit in
+    ms), beyond which the failure border is drawn."""
+    if color_by not in ("dataset", "depth"):
+        raise FigureError(f"colour by {color_by!r}: use dataset or depth")
+    if not panels or all(p.frame.empty for p in panels):
+        raise FigureError("no instance to draw")
+    border = _border(panels, limit)
+    datasets = sorted({d for p in panels for d in p.frame["dataset"]})
+    cmap = plt.get_cmap("tab10" if len(datasets) <= 10 else "tab20")
+    ds_color = {d: cmap(i % cmap.N) for i, d in enumerate(datasets)}
+    depths = np.concatenate([p.frame["optimal_length"].to_numpy(float) for p in panels])
+    depths = depths[np.isfinite(depths)]
+    norm = plt.Normalize(*(depths.min(), depths.max()) if len(depths) else (0, 1))
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(4.6 * len(panels) + 1.6, 4.6), squeeze=False,
+        layout="constrained",
+    )  # fmt: skip
+    mappable = None
+    for ax, panel in zip(axes[0], panels, strict=True):
+        f = panel.frame
+        finite = f[["x", "y"]].to_numpy(dtype=float)
+        finite = finite[np.isfinite(finite)]
+        lo = float(finite.min()) / 2 if len(finite) else border / 100
+        x = f["x"].fillna(border).to_numpy(dtype=float)
+        y = f["y"].fillna(border).to_numpy(dtype=float)
+        failed = ~(f["x_ok"] & f["y_ok"]).to_numpy()
+        if relative:
+            both = ~failed
+            ratio = np.where(both, y / x, np.nan)
+            r = ratio[np.isfinite(ratio)]
+            span = max(float(np.abs(np.log10(r)).max()) if len(r) else 1.0, 1.0)
+            r_top, r_bot = 10 ** (span + 0.5), 10 ** -(span + 0.5)
+            # Y failed: top border; X failed: bottom border, at the value answered.
+            ratio = np.where(~f["y_ok"] & f["x_ok"], r_top, ratio)
+            ratio = np.where(~f["x_ok"] & f["y_ok"], r_bot, ratio)
+            x = np.where(f["x_ok"], x, y)
+            keep = np.isfinite(ratio)
+            y_plot, x_plot, fail_plot = ratio[keep], x[keep], failed[keep]
+            colors_src = f[keep]
+        else:
+            x_plot, y_plot, fail_plot, colors_src = x, y, failed, f
+        if color_by == "dataset":
+            colors = [ds_color[d] for d in colors_src["dataset"]]
+            kw = {"c": colors}
+        else:
+            kw = {"c": colors_src["optimal_length"].to_numpy(float), "cmap": "viridis",
+                  "norm": norm}  # fmt: skip
+        ok_pts = ~fail_plot
+        sub = {k: (np.asarray(v)[ok_pts] if k == "c" else v) for k, v in kw.items()}
+        mappable = ax.scatter(
+            x_plot[ok_pts], y_plot[ok_pts], s=22, marker="o", edgecolors="black",
+            linewidths=0.4, alpha=0.85, **sub,
+        )  # fmt: skip
+        if fail_plot.any():
+            sub = {k: (np.asarray(v)[fail_plot] if k == "c" else v)
+                   for k, v in kw.items()}  # fmt: skip
+            ax.scatter(
+                x_plot[fail_plot], y_plot[fail_plot], s=34, marker="X",
+                edgecolors="black", linewidths=0.4, **sub,
+            )  # fmt: skip
+        hi = border * 1.6
+        if relative:
+            ax.axhline(1.0, color="black", linewidth=1)
+            ax.axhline(r_top, color="grey", linestyle="--", linewidth=0.8)
+            ax.axhline(r_bot, color="grey", linestyle="--", linewidth=0.8)
+            ax.set(xscale="log", yscale="log", xlim=(lo, hi),
+                   ylim=(r_bot / 2, r_top * 2))  # fmt: skip
+            ax.set_xlabel(panel.xlabel + " (log)")
+            ax.set_ylabel(f"ratio {panel.ylabel.split(':')[0]} / "
+                          f"{panel.xlabel.split(':')[0]} (log)")  # fmt: skip
+            ax.annotate("Y failed", (lo * 1.1, r_top), fontsize=7, va="bottom",
+                        color="grey")  # fmt: skip
+            ax.annotate("X failed", (lo * 1.1, r_bot), fontsize=7, va="top",
+                        color="grey")  # fmt: skip
+        else:
+            ax.plot([lo, hi], [lo, hi], color="black", linewidth=1)
+            ax.axvline(border, color="grey", linestyle="--", linewidth=0.8)
+            ax.axhline(border, color="grey", linestyle="--", linewidth=0.8)
+            ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi),
+                   aspect="equal")  # fmt: skip
+            ax.set_xlabel(panel.xlabel + " (log)")
+            ax.set_ylabel(panel.ylabel + " (log)")
+            ax.annotate("failed", (border, lo * 1.2), rotation=90, fontsize=7,
+                        color="grey", ha="right", va="bottom")  # fmt: skip
+            ax.annotate("failed", (lo * 1.2, border), fontsize=7, color="grey",
+                        va="bottom")  # fmt: skip
+        ax.xaxis.set_major_formatter(PLAIN)
+        ax.yaxis.set_major_formatter(PLAIN)
+        ax.grid(True, which="major", alpha=0.3)
+        if panel.title:
+            ax.set_title(panel.title, fontsize=10)
+    if title:
+        fig.suptitle(title)
+    if color_by == "depth" and mappable is not None and len(depths):
+        fig.colorbar(mappable, ax=list(axes[0]), label="optimal depth (moves)",
+                     shrink=0.8)  # fmt: skip
+    else:
+        handles = [
+            plt.Line2D([], [], linestyle="none", marker="o", color=ds_color[d],
+                       markeredgecolor="black", label=d)
+            for d in datasets
+        ]  # fmt: skip
+        handles.append(
+            plt.Line2D([], [], linestyle="none", marker="X", color="grey",
+                       label="one side failed")
+        )  # fmt: skip
+        fig.legend(handles=handles, loc="outside right center", fontsize=8,
+                   frameon=False, title="dataset")  # fmt: skip
+    return _save(fig, path)
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".pgf":
+        fig.savefig(path, backend="pgf")
+    else:
+        fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+# ------------------------------------------------------------ profiles
+
+
+def profile_ratios(inst: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """Dolan & Moré's performance ratios: one row per instance (dataset, instance)
+    that some config answered, one column per config that answered something;
+    value / best value on that instance, ``inf`` where the config did not answer."""
+    column, scale, _ = MEASURES[measure]
+    ok = inst[inst["status"].isin(ANSWERED) & inst[column].notna()]
+    if ok.empty:
+        return pd.DataFrame()
+    values = ok.assign(v=np.maximum(ok[column] * scale, CLAMP[measure])).pivot_table(
+        index=["dataset", "instance"], columns="config", values="v", aggfunc="first"
+    )
+    best = values.min(axis=1)
+    return values.div(best, axis=0).fillna(np.inf)
+
+
+def profile_curve(ratios: pd.Series, taus: np.ndarray) -> np.ndarray:
+    """rho(tau): the fraction of instances with ratio <= tau."""
+    r = np.sort(ratios.to_numpy(dtype=float))
+    return np.searchsorted(r, taus, side="right") / len(r)
+
+
+def profile_plot(
+    inst: pd.DataFrame, measure: str, styles: dict, path: Path, title: str = ""
+) -> Path | None:
+    """Draw the performance profile of ``measure`` into ``path``; None when no
+    config answered anything. ``styles``: config -> Style (color, linestyle,
+    marker) as in :func:`harness.plots.style_map`."""
+    ratios = profile_ratios(inst, measure)
+    if ratios.empty:
+        return None
+    finite = ratios.to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    top = max(float(finite.max()) * 2 if len(finite) else 10.0, 10.0)
+    taus = np.unique(np.concatenate([[1.0], finite, [top]]))
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    order = sorted(
+        ratios.columns, key=lambda c: (-np.isfinite(ratios[c]).sum(), c)
+    )
+    for config in order:
+        s = styles.get(config)
+        rho = profile_curve(ratios[config], taus)
+        ax.step(taus, rho, where="post", label=config,
+                color=s.color if s else None, linestyle=s.linestyle if s else "-",
+                linewidth=1.6)  # fmt: skip
+        if s is not None:
+            ax.plot(taus[-1:], rho[-1:], marker=s.marker, color=s.color)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(PLAIN)
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(1, top)
+    ax.set_ylim(0, 1.02)
+    ax.axhline(1.0, color="black", linewidth=0.6, linestyle=":")
+    unit = MEASURES[measure][2].split(" (")[0]
+    ax.set_xlabel(f"tau: within this factor of the best config's {unit} (log)")
+    ax.set_ylabel(f"fraction of the {len(ratios)} instances")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title(title or f"Performance profile: {unit}")
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
+               fontsize=8, frameon=False, title="config")  # fmt: skip
+    return _save(fig, path)

@@ -1,0 +1,114 @@
+"""Experiment files (harness.experiment): grids, unions, errors naming the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from harness import experiment
+from harness.experiment import ExperimentError
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "experiment.toml"
+    path.write_text(text)
+    return path
+
+
+def test_grid_is_solvers_times_heuristics_times_datasets(tmp_path) -> None:
+    exp = experiment.load(_write(tmp_path, """
+solvers = ["ida_star", "astar_dict"]
+heuristics = ["manhattan", "misplaced"]
+datasets = ["8-seeds", "8-mini"]
+repeats = 2
+timeout = 5
+"""))
+    assert exp.configs == [
+        "ida_star[manhattan]", "ida_star[misplaced]",
+        "astar_dict[manhattan]", "astar_dict[misplaced]",
+    ]  # fmt: skip
+    assert all(ds == ["8-seeds", "8-mini"] for ds in exp.pairs.values())
+    assert len(exp.pair_set()) == 8
+    assert exp.options == {"repeats": 2, "timeout": 5}
+    assert len(exp.sha256) == 64
+
+
+def test_union_of_grids_and_what_is_not_formed(tmp_path) -> None:
+    exp = experiment.load(_write(tmp_path, """
+solvers = ["bfs", "astar_dict"]
+heuristics = ["manhattan", "walking_distance"]
+datasets = ["8-seeds"]
+
+[[grid]]
+configs = ["ida_star_jit[pdb44]"]
+
+[[grid]]
+solvers = ["ida_star"]
+datasets = ["8-mini", "8-seeds"]
+"""))
+    assert exp.pairs == {
+        "bfs": ["8-seeds"],
+        "astar_dict[manhattan]": ["8-seeds"],
+        "ida_star_jit[pdb44]": ["8-seeds"],  # inherits the top-level datasets
+        "ida_star[manhattan]": ["8-mini", "8-seeds"],
+        # ida_star x walking_distance is not formed either
+    }
+    assert exp.datasets == ["8-seeds", "8-mini"]
+    assert any(t.startswith("bfs x manhattan, walking_distance: bfs is blind")
+               for t in exp.not_formed)  # fmt: skip
+    assert any(t.startswith("astar_dict[walking_distance]: astar_dict does not take")
+               for t in exp.not_formed)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nrepeat = 3\n',
+         "line 3: unknown key 'repeat'"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\n\nrepeats = 0\n',
+         "line 4: repeats = 0: must be a whole number >= 1"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\ntimeout = "10"\n',
+         "line 3: timeout = '10': must be a positive number"),
+        ('datasets = ["8-seeds"]\nsolvers = ["bfz"]\n',
+         "line 2: unknown solver 'bfz'"),
+        ('solvers = ["bfs"]\n\ndatasets = ["8-nope"]\n',
+         "line 3: dataset '8-nope'"),
+        ('solvers = ["ida_star"]\nheuristics = ["manhatan"]\ndatasets = ["8-seeds"]\n',
+         "line 2: unknown heuristic 'manhatan'"),
+        ('datasets = ["8-seeds"]\n[[grid]]\nsolvers = ["bfs"]\n\n[[grid]]\nsolver = ["bfs"]\n',
+         "line 6: unknown key 'solver' in [[grid]]"),
+        ('datasets = ["8-seeds"]\n[[grid]]\nsolvers = ["bfs"]\n[[grid]]\ndatasets = ["8-mini"]\n',
+         "line 4: no solvers or configs (grid 2)"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "dask"\n',
+         "line 3: executor = 'dask': must be one of"),
+        ('solvers = ["bfs"\n', "not valid TOML"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nmemory = 1\n',
+         "line 3: memory = 1: must be true or false"),
+    ],
+)  # fmt: skip
+def test_bad_files_name_the_line(tmp_path, text, message) -> None:
+    with pytest.raises(ExperimentError) as err:
+        experiment.load(_write(tmp_path, text))
+    assert message in str(err.value)
+    assert str(err.value).startswith(str(tmp_path / "experiment.toml"))
+
+
+def test_matrix_counts_runs_skips_and_reasons(tmp_path) -> None:
+    exp = experiment.load(_write(tmp_path, """
+solvers = ["bfs"]
+datasets = ["8-seeds", "8-mini"]
+"""))
+
+    def cell(config, dataset, refusal=None):
+        return SimpleNamespace(config=SimpleNamespace(label=config),
+                               dataset=SimpleNamespace(name=dataset), refusal=refusal)
+
+    cells = [cell("bfs", "8-seeds")] * 3 + [cell("bfs", "8-mini")] * 30 + [
+        cell("bfs", "8-mini", "too deep")] * 6  # fmt: skip
+    lines = experiment.matrix(exp, cells, reused={("bfs", "8-mini"): 10})
+    assert "1 configs, 2 datasets, 39 cells" in lines[0]
+    assert lines[3].split() == ["bfs", "3", "run", "20", "run", "+10", "reused,", "6", "skip"]
+    assert "total: 23 cells to run, 10 reused, 6 skipped" in lines[4]
+    assert "  bfs on 8-mini: 6 cells: too deep" in lines
