@@ -1,0 +1,108 @@
+"""harness.reuse.merge: runs that do not overlap become one reportable run."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness import reuse
+from harness.results import read_run
+
+FAIR = Path(__file__).parent / "data" / "run_fair"
+
+
+def _split(tmp_path: Path) -> tuple[Path, Path]:
+    """run_fair as two runs: alpha's rows in one, beta's in the other."""
+    rows = list(csv.DictReader((FAIR / "rows.csv").open()))
+    meta = json.loads((FAIR / "meta.json").read_text())
+    out = []
+    for name, config, started in (
+        ("a", "alpha[manhattan]", "2026-12-03T04:00:00Z"),
+        ("b", "beta[manhattan]", "2026-12-03T05:00:00Z"),
+    ):
+        d = tmp_path / name
+        d.mkdir()
+        m = dict(meta, run_id=f"run-{name}", started_utc=started)
+        (d / "meta.json").write_text(json.dumps(m))
+        mine = [dict(r, run_id=f"run-{name}") for r in rows if r["config"] == config]
+        with (d / "rows.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, list(rows[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(mine)
+        out.append(d)
+    return out[0], out[1]
+
+
+def test_disjoint_runs_merge_and_keep_their_origin(tmp_path) -> None:
+    a, b = _split(tmp_path)
+    merged, warnings = reuse.merge([a, b], tmp_path / "m")
+    assert warnings == []
+    meta, rows = read_run(merged)
+    assert len(rows) == 40
+    assert meta["run_id"] == "m"
+    assert [(m["run_id"], m["cells"]) for m in meta["merged_from"]] == [
+        ("run-a", 20), ("run-b", 20)
+    ]
+    # each row says which run measured it
+    assert set(rows[rows.config == "alpha[manhattan]"].run_id) == {"run-a"}
+    assert set(rows[rows.config == "beta[manhattan]"].run_id) == {"run-b"}
+
+
+def test_overlap_is_an_error_unless_prefer_newest(tmp_path) -> None:
+    a, b = _split(tmp_path)
+    shutil.copytree(b, tmp_path / "b2")
+    meta = json.loads((tmp_path / "b2" / "meta.json").read_text())
+    meta["started_utc"] = "2026-12-03T06:00:00Z"
+    meta["run_id"] = "run-b2"
+    (tmp_path / "b2" / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(reuse.ReuseError, match=r"beta\[manhattan\] on 8-fair/e01 is in both"):
+        reuse.merge([a, b, tmp_path / "b2"], tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+    merged, _ = reuse.merge([a, b, tmp_path / "b2"], tmp_path / "m", prefer="newest")
+    _, rows = read_run(merged)
+    assert len(rows) == 40
+    # b2 started last, so it owns every beta cell (rows still say run-b: copied)
+    counts = {m["path"]: m["cells"] for m in json.loads(
+        (merged / "meta.json").read_text())["merged_from"]}  # fmt: skip
+    assert counts == {str(a): 20, str(b): 0, str(tmp_path / "b2"): 20}
+
+
+def test_different_solver_source_or_dataset_cannot_merge(tmp_path) -> None:
+    a, b = _split(tmp_path)
+    meta = json.loads((b / "meta.json").read_text())
+    meta["solvers"]["alpha[manhattan]"]["source_sha256"] = "9" * 64
+    (b / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(reuse.ReuseError, match="another solver source"):
+        reuse.merge([a, b], tmp_path / "m")
+    meta["solvers"]["alpha[manhattan]"]["source_sha256"] = "a" * 64
+    meta["datasets"]["8-fair"]["sha256"] = "0" * 64
+    (b / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(reuse.ReuseError, match="dataset 8-fair has other contents"):
+        reuse.merge([a, b], tmp_path / "m")
+
+
+def test_other_machine_is_a_warning(tmp_path) -> None:
+    a, b = _split(tmp_path)
+    meta = json.loads((b / "meta.json").read_text())
+    meta["cpu_model"] = "Other CPU"
+    (b / "meta.json").write_text(json.dumps(meta))
+    merged, warnings = reuse.merge([a, b], tmp_path / "m")
+    assert len(warnings) == 1 and "different cpu model" in warnings[0]
+    assert warnings[0] in json.loads((merged / "meta.json").read_text())["warnings"]
+
+
+def test_mismatch_names_the_first_difference() -> None:
+    base = json.loads((FAIR / "meta.json").read_text())
+    cfg = "alpha[manhattan]"
+    assert reuse.mismatch(base, base, cfg, "8-fair") is None
+    for change, why in (
+        ({"python": "3.12.1"}, "different python"),
+        ({"packages": {"numpy": "2.5.0"}}, "different packages"),
+        ({"options": {**base["options"], "repeats": 3}}, "different options (repeats)"),
+        ({"options": {**base["options"], "timeout": 20.0}}, "different options (timeout)"),
+    ):
+        assert reuse.mismatch(base, {**base, **change}, cfg, "8-fair") == why
