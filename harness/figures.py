@@ -309,3 +309,107 @@ def profile_plot(
     fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
                fontsize=8, frameon=False, title="config")  # fmt: skip
     return _save(fig, path)
+
+
+# ------------------------------------------------------- the report's set
+
+#: File stem -> title of the figures this module adds to the report.
+FIGURE_NAMES = {
+    "profile_time": "Performance profile: time",
+    "profile_expanded": "Performance profile: nodes expanded",
+    "scatter": "Nodes expanded per instance: each heuristic against manhattan",
+}
+
+
+def default_pairs(inst: pd.DataFrame) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The report's scatter plots: per solver that ran with ``manhattan`` and
+    another heuristic, ``(solver, [(solver[manhattan], solver[h]), ...])`` over
+    the heuristics that answered something. A solver whose panels hold exactly the
+    same node counts as one already listed (a compiled twin) is left out."""
+    ok = inst[inst["status"].isin(ANSWERED)]
+    answered = set(ok["config"])
+    out, seen = [], []
+    solvers = sorted({c.partition("[")[0] for c in answered})
+    for solver in solvers:
+        base = f"{solver}[manhattan]"
+        if base not in answered:
+            continue
+        others = sorted(
+            c for c in answered if c.startswith(f"{solver}[") and c != base
+        )
+        if not others:
+            continue
+        key = []
+        for other in others:
+            pair = pair_frame(inst[inst.config == base], inst[inst.config == other],
+                              "expanded")  # fmt: skip
+            key.append((other.partition("[")[2],
+                        tuple(pair.sort_values(["dataset", "instance"])[["x", "y"]]
+                              .fillna(-1).to_numpy().ravel())))  # fmt: skip
+        if key in seen:
+            continue
+        seen.append(key)
+        out.append((solver, [(base, o) for o in others]))
+    return out
+
+
+def report_figures(
+    inst: pd.DataFrame, styles: dict, plot_dir: Path, time_limit_s: float | None,
+    formats: Sequence[str] = (),
+) -> list:
+    """The profiles and the default scatter plots for the report, as
+    :class:`harness.plots.Plot` (skipped ones say why). ``formats``: extra file
+    types written beside each PNG (``pdf``, ``pgf``)."""
+    from harness.plots import Plot
+
+    made = []
+    for measure in ("time", "expanded"):
+        name = f"profile_{measure}"
+        path = profile_plot(inst, measure, styles, plot_dir / f"{name}.png",
+                            title=FIGURE_NAMES[name])  # fmt: skip
+        if path is None:
+            made.append(Plot(name, FIGURE_NAMES[name], "",
+                             skipped="no config answered any instance"))  # fmt: skip
+            continue
+        _extra(path, formats, lambda p: profile_plot(
+            inst, measure, styles, p, title=FIGURE_NAMES[name]))  # fmt: skip
+        n = len(profile_ratios(inst, measure))
+        made.append(Plot(name, FIGURE_NAMES[name], (
+            f"Dolan & Moré performance profile over the {n} instances some config "
+            f"answered: for each config, the fraction of instances it answered "
+            f"within a factor tau of the best config's {MEASURES[measure][2]} on "
+            "that instance. At tau = 1: how often it is the best; the height at "
+            "the right: its coverage (a config that failed or skipped anything "
+            "never reaches 1). Values below "
+            f"{CLAMP[measure]:g} {'ms' if measure == 'time' else 'nodes'} count "
+            "as that floor."
+        ), path))  # fmt: skip
+    pairs = default_pairs(inst)
+    if not pairs:
+        made.append(Plot("scatter", FIGURE_NAMES["scatter"], "", skipped=(
+            "no solver ran with manhattan and another heuristic")))  # fmt: skip
+    for solver, configs in pairs:
+        name = f"scatter_{solver}"
+        title = f"{solver}: nodes expanded per instance, against manhattan"
+
+        def draw(p, configs=configs, title=title):
+            panels = [config_pair(inst, x, y, "expanded", y.partition("[")[2][:-1])
+                      for x, y in configs]  # fmt: skip
+            return scatter_plot(panels, p, measure="expanded", title=title)
+
+        path = draw(plot_dir / f"{name}.png")
+        _extra(path, formats, draw)
+        made.append(Plot(name, title, (
+            f"One point per instance: nodes expanded by {solver}[manhattan] (x) "
+            "against the heuristic named above each panel (y), log-log. Below the "
+            "diagonal the other heuristic expands fewer nodes. A cross on a dashed "
+            "line beyond the largest value: that side did not answer (timeout, "
+            "error or skipped). Colour: dataset."
+        ), path))  # fmt: skip
+    return made
+
+
+def _extra(png: Path, formats: Sequence[str], draw) -> None:
+    for fmt in formats:
+        if fmt != "png":
+            draw(png.with_suffix(f".{fmt}"))
