@@ -167,6 +167,11 @@ def merge(
         raise ReuseError(f"--prefer {prefer!r}: the only choice is 'newest'")
     if len(run_dirs) < 2:
         raise ReuseError("merge needs at least two run directories")
+    seen: set[Path] = set()
+    for d in run_dirs:
+        if Path(d).resolve() in seen:
+            raise ReuseError(f"{d}: given twice")
+        seen.add(Path(d).resolve())
     out = Path(out)
     if out.exists():
         raise ReuseError(f"{out}: already exists (merge writes a new run directory)")

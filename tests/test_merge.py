@@ -106,3 +106,20 @@ def test_mismatch_names_the_first_difference() -> None:
         ({"options": {**base["options"], "timeout": 20.0}}, "different options (timeout)"),
     ):
         assert reuse.mismatch(base, {**base, **change}, cfg, "8-fair") == why
+
+
+def test_cli_merge_and_its_errors(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    a, b = _split(tmp_path)
+    result = CliRunner().invoke(app, ["merge", str(a), str(b), "--out", str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines()[-1] == str(tmp_path / "m")
+    again = CliRunner().invoke(app, ["merge", str(a), str(a), "--out", str(tmp_path / "n")])
+    assert again.exit_code == 2
+    assert "given twice" in again.output and "Traceback" not in again.output
+    bad = CliRunner().invoke(app, ["merge", str(a), str(b), "--out", str(tmp_path / "o"),
+                                   "--prefer", "oldest"])  # fmt: skip
+    assert bad.exit_code == 2 and "the only choice is 'newest'" in bad.output

@@ -47,7 +47,7 @@ def size_and_goal(size: str, goal: str):
 
 # Command modules register themselves on ``app`` when imported (in this order in
 # --help). They import only typer and the standard library at module level.
-from harness.cli import solve, run, report, compare, gate, datasets  # noqa: E402,F401,I001
+from harness.cli import solve, run, report, compare, merge, gate, datasets  # noqa: E402,F401,I001
 
 
 def main() -> None:
