@@ -255,8 +255,10 @@ def fair_findings(fair: pd.DataFrame, noise: float = 0.10) -> list[str]:
             continue
         top, nxt = ranked.iloc[0], ranked.iloc[1]
         text = (
-            f"On {dataset}, over the {n} instances every config answered, "
-            f"{top.config} is fastest: geometric mean {_sig(top.common_gmean_ms)} ms "
+            f"On {dataset}, over the "
+            + (f"{n} instances" if n != 1 else "one instance")
+            + " every config answered, "
+            + f"{top.config} is fastest: geometric mean {_sig(top.common_gmean_ms)} ms "
             f"(median {_sig(top.common_median_ms)} ms)"
         )
         ratio = nxt.common_gmean_ms / top.common_gmean_ms
@@ -273,8 +275,8 @@ def fair_findings(fair: pd.DataFrame, noise: float = 0.10) -> list[str]:
         text += f". Coverage: {cover}."
         if top.config not in set(leaders["config"]):
             text += (
-                f" So {top.config} is faster where both answer, but answers fewer "
-                f"({int(top.answered)} of {total})."
+                f" So {top.config} is the fastest on the common instances but "
+                f"answers fewer ({int(top.answered)} of {total})."
             )
         left_out = cells[~cells["in_common"]]["config"]
         if len(left_out):
@@ -297,3 +299,29 @@ def _sig(value: float, digits: int = 3) -> str:
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(digits - 1 - magnitude, 0)
     return f"{round(value, decimals):,.{decimals}f}"
+
+
+def run_fair(run) -> pd.DataFrame:
+    """:func:`fair_summary` of a loaded run (:class:`harness.analysis.Run`), with
+    the run's own time limit; computed once per run."""
+    if "fair" not in run._cache:
+        run._cache["fair"] = fair_summary(run.instances(), time_limit(run.meta, run.instances()))
+    return run._cache["fair"]
+
+
+def run_summary(run) -> pd.DataFrame:
+    """The run's summary (counts, optimal share, b*, memory, own-set medians) with
+    the fair columns beside it, ranked by answered, then common geometric mean."""
+    if "fair_summary" not in run._cache:
+        base = run.summary()
+        fair = run_fair(run).drop(columns=["instances", "answered"])
+        if base.empty:
+            out = base.reindex(columns=[*base.columns, *fair.columns[3:]])
+        else:
+            out = base.merge(fair, on=CELL, how="left").sort_values(
+                ["run_id", "dataset", "answered", "common_gmean_ms", "config"],
+                ascending=[True, True, False, True, True],
+                na_position="last",
+            )
+        run._cache["fair_summary"] = out.reset_index(drop=True)
+    return run._cache["fair_summary"]

@@ -1,10 +1,11 @@
-"""LaTeX tables (harness.latex) from the fair fixture tests/data/run_fair."""
+"""LaTeX tables (harness.report.latex) from the fair fixture tests/data/run_fair."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness import aggregate, latex
+from harness import aggregate
+from harness.report import latex
 from harness.report import load_run
 
 RUN = Path(__file__).parent / "data" / "run_fair"

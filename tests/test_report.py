@@ -205,16 +205,33 @@ def test_effective_branching_factor_undefined_cases():
 
 def test_findings_name_the_facts(run_a):
     text = "\n".join(report.findings(run_a))
+    # Speed is compared on the instances every config answered: on 8-depths
+    # d02-0000 and d08-0000 (ida_star errored on d08-0001, greedy was invalid on
+    # d04-0000). greedy: 0.03 and 0.12 ms -> geometric mean sqrt(0.0036) = 0.06,
+    # median 0.075; astar_dict[manhattan]: 0.04 and 2.6 -> sqrt(0.104) = 0.322,
+    # 0.3225 / 0.06 = 5.37x.
     assert (
-        "On 8-depths, the fastest config is astar_dict[manhattan]: median 1.38 ms"
-        in text
+        "On 8-depths, over the 2 instances every config answered, greedy[manhattan] "
+        "is fastest: geometric mean 0.0600 ms (median 0.0750 ms); the next, "
+        "astar_dict[manhattan], takes 5.37x as long (0.322 ms)" in text
     )
-    # the lower medians of configs that failed an instance are not called fastest
+    # ... and coverage is said beside it
     assert (
-        "ida_star[manhattan] has a lower median (0.100 ms) but answered only 3 of 4"
-        in text
+        "Coverage: astar_dict[manhattan], astar_dict[misplaced], bfs answer the most, "
+        "4 of 4 (greedy[manhattan] 3, ida_star[manhattan] 3). So greedy[manhattan] "
+        "is the fastest on the common instances but answers fewer (3 of 4)." in text
     )
-    assert "On 8-unsolvable, the fastest config is astar_dict[manhattan]" in text
+    # 8-unsolvable: only u-0000 is answered by all three that answered any
+    # (bfs 0.81 s, astar_dict[manhattan] 1.22 s: 1.51x); greedy and ida_star
+    # skipped both boards, so they are left out of the common set.
+    assert (
+        "On 8-unsolvable, over the one instance every config answered, bfs is "
+        "fastest: geometric mean 810 ms" in text
+    )
+    assert (
+        "Not in the common set (answered none): greedy[manhattan], "
+        "ida_star[manhattan]." in text
+    )
     assert (
         "ida_star[manhattan] claims to be optimal but returned a longer path on 1 of 3"
         in text
@@ -326,8 +343,12 @@ def test_report_writes_every_plot_and_embeds_each(single):
     out = single.parent
     assert single.name == "report.html" and (out / "report.md").stat().st_size > 0
     pngs = sorted((out / "plots").glob("*.png"))
-    # the fixture has data for every single-run plot (compare_time needs two runs)
-    assert {p.stem for p in pngs} == set(PLOT_NAMES) - {"compare_time"}
+    # the fixture has data for every single-run plot (compare_time needs two runs),
+    # the two performance profiles and one scatter plot (astar_dict: misplaced
+    # against manhattan; no other solver ran with two heuristics)
+    assert {p.stem for p in pngs} == set(PLOT_NAMES) - {"compare_time"} | {
+        "profile_time", "profile_expanded", "scatter_astar_dict"
+    }
     for png in pngs:
         data = png.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 5000, png.name
@@ -356,11 +377,22 @@ def test_report_html_is_self_contained(single, pair):
 def test_report_contains_tables_and_findings(single):
     md = (single.parent / "report.md").read_text()
     assert "## What stands out" in md and "## How to read the numbers" in md
+    # cost of astar_dict[manhattan] on 8-depths. Common instances d02-0000 and
+    # d08-0000: 0.04 and 2.6 ms -> median 1.32, geometric mean sqrt(0.104) = 0.322;
+    # expanded 3 and 200 -> median 101.5, geometric mean sqrt(600) = 24.5.
+    # Score, time (floor 1e-4 s, limit 2 s, log(2 / 1e-4) = 9.9035): d02 0.04 ms
+    # -> 1; d04 0.16 ms -> log(12500)/9.9035 = 0.9525; d08-0000 2.6 ms ->
+    # log(769.2)/9.9035 = 0.6710; d08-0001 50 ms -> log(40)/9.9035 = 0.3725; sum 3.00.
+    # Score, expanded (floor 100, limit 1e8): 3 and 12 -> 1 each; 200 ->
+    # (8 - log10 200)/6 = 0.9498; 4000 -> (8 - log10 4000)/6 = 0.7330; sum 3.68.
+    # Own-set median 1.38 ms (all 4 answered), b* 2, traced 1 MiB, RSS 32 MiB.
+    assert "| config | answered | median time (ms), 2 common |" in md
     assert (
-        "| astar_dict[manhattan] | 1.38 | 35.8 | 106 | 270 | 2.00 | 1.00 | 32.0 |" in md
+        "| astar_dict[manhattan] | 4 | 1.32 | 0.322 | 101.5 | 24.5 | 3.00 | 3.68 | "
+        "1.38 | 2.00 | 1.00 | 32.0 |" in md
     )
     html_text = single.read_text(encoding="utf-8")
-    assert "<td>1.38</td><td>35.8</td>" in html_text
+    assert "<td>1.32</td><td>0.322</td>" in html_text
     assert "claims to be optimal" in html_text
 
 

@@ -10,7 +10,7 @@ import typer
 
 from harness.cli import app, fail
 
-FORMATS = ("table", "markdown", "csv", "json")
+FORMATS = ("table", "markdown", "csv", "json", "latex")
 
 
 @app.command()
@@ -37,8 +37,38 @@ def report(
         typer.Option(
             "--format",
             "-f",
-            help="Print the summary instead of writing files: table, markdown, csv "
-            "or json.",
+            help="Print the summary instead of writing files: table, markdown, csv, "
+            "json, or latex (booktabs tables of coverage, common-instance "
+            "aggregates and scores).",
+        ),
+    ] = None,
+    scatter: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scatter",
+            metavar="X,Y",
+            help="Draw only a per-instance scatter plot of config X against config "
+            "Y (repeatable) into plots/, and print its path.",
+        ),
+    ] = None,
+    measure: Annotated[
+        str,
+        typer.Option(help="What --scatter plots: expanded or time."),
+    ] = "expanded",
+    relative: Annotated[
+        bool,
+        typer.Option("--relative", help="--scatter: plot Y/X against X."),
+    ] = False,
+    color_by: Annotated[
+        str,
+        typer.Option("--color-by", help="--scatter: colour by dataset or depth."),
+    ] = "dataset",
+    plots: Annotated[
+        str | None,
+        typer.Option(
+            "--plots",
+            help="Also write every plot as pdf (fonts embedded) or pgf, beside "
+            "the PNGs.",
         ),
     ] = None,
 ) -> None:
@@ -50,7 +80,12 @@ def report(
     """
     if format is not None and format not in FORMATS:
         raise fail(f"--format: {format!r} is not one of {', '.join(FORMATS)}")
+    if plots is not None and plots not in ("png", "pdf", "pgf"):
+        raise fail(f"--plots: {plots!r} is not one of png, pdf, pgf")
     dirs = [_resolve(r) for r in runs]
+    if scatter:
+        _scatter(dirs, out, scatter, measure, relative, color_by, plots)
+        return
     # pandas and matplotlib are heavy: imported here, never at `harness --help`.
     from harness.report import (
         ReportError,
@@ -67,7 +102,7 @@ def report(
         if format is not None:
             typer.echo(format_summary(load_runs(dirs), format).rstrip("\n"))
             return
-        html_path = write_report(dirs, out)
+        html_path = write_report(dirs, out, plot_formats=(plots,) if plots else ())
     except ReportError as err:
         raise fail(str(err)) from None
     except OSError as err:
@@ -77,6 +112,65 @@ def report(
     typer.echo(f"wrote {folder / 'report.md'}")
     for png in sorted((folder / "plots").glob("*.png")):
         typer.echo(f"wrote {png}")
+        if plots and plots != "png" and png.with_suffix(f".{plots}").exists():
+            typer.echo(f"wrote {png.with_suffix(f'.{plots}')}")
+
+
+def _scatter(dirs, out, pairs, measure, relative, color_by, fmt) -> None:
+    """``--scatter X,Y``: one plot per pair from the last run given."""
+    from harness import aggregate
+    from harness.analysis import ReportError, load_runs
+    from harness.report import figures
+
+    if measure not in figures.MEASURES:
+        raise fail(f"--measure: {measure!r} is not one of expanded, time")
+    if color_by not in ("dataset", "depth"):
+        raise fail(f"--color-by: {color_by!r} is not one of dataset, depth")
+    try:
+        run = load_runs(dirs)[-1]
+    except ReportError as err:
+        raise fail(str(err)) from None
+    folder = Path(out) if out is not None else run.path
+    inst = run.instances()
+    limit = (
+        aggregate.time_limit(run.meta, inst) * 1e3 if measure == "time" else None
+    )
+    for pair in pairs:
+        names = [p.strip() for p in _split_pair(pair)]
+        if len(names) != 2 or not all(names):
+            raise fail(f"--scatter {pair!r}: give two configs as X,Y")
+        x, y = names
+        stem = f"scatter_{_safe(x)}_vs_{_safe(y)}_{measure}" + (
+            "_relative" if relative else ""
+        )
+        path = folder / "plots" / f"{stem}.{fmt or 'png'}"
+        try:
+            panel = figures.config_pair(inst, x, y, measure)
+            figures.scatter_plot(
+                [panel], path, measure=measure, limit=limit, color_by=color_by,
+                relative=relative, title=f"{y} against {x}",
+            )  # fmt: skip
+        except figures.FigureError as err:
+            raise fail(f"--scatter {pair}: {err}") from None
+        typer.echo(f"wrote {path}")
+
+
+def _split_pair(text: str) -> list[str]:
+    """``a[x],b[y]`` -> [a[x], b[y]]: commas inside brackets do not split."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [*parts, cur]
+
+
+def _safe(label: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in label).strip("_")
 
 
 def _resolve(token: str) -> Path:

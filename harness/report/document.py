@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness import aggregate
 from harness.analysis import (
     ReportError,
     Run,
@@ -39,13 +40,22 @@ HOW_TO_READ = (
     "An instance is one (config, dataset, board). Its status is the worst over its "
     "timed repeats (invalid > error > memout > timeout > skipped > answered): an "
     "instance that timed out in one repeat of three counts as a timeout.",
-    "Answered = solved, or correctly reported unsolvable. Times and counters are "
-    "summarised over answered instances only; a config that fails the hard "
-    "instances can therefore show a low median, so tables rank configs by instances "
-    "answered first, then by median time.",
+    "Answered = solved, or correctly reported unsolvable; coverage = instances "
+    "answered. Times and node counts are compared over the common instances: those "
+    "answered by every config that answered anything in the dataset (their number "
+    "is in the column header); a config that answered none, e.g. a 4x4 pattern "
+    "database on 3x3 boards, is left out of the common set, so its columns show –. "
+    "Medians over a config's own answered set would flatter a config that fails the "
+    "hard instances; where shown they are labelled 'own answered set'. Tables rank "
+    "configs by instances answered, then by the common geometric mean time.",
     "An instance's time is the median of its repeats (wall time of the solve call "
-    "alone). A cell's median and 90th percentile (p90, linear interpolation) are "
-    "taken over its instances.",
+    "alone). Geometric means count times below 0.1 us as 0.1 us and 0 nodes as 1.",
+    f"Scores (Downward Lab's): per instance 1 at or below a floor, 0 at or beyond "
+    f"the limit or when not answered (failures and skips alike), log-scaled between: "
+    f"log(limit / v) / log(limit / floor); summed per config. Time: floor "
+    f"{aggregate.TIME_FLOOR_S * 1e3:g} ms, limit the run's time limit; nodes "
+    f"expanded: floor {aggregate.EXPANDED_FLOOR:g}, limit "
+    f"{aggregate.EXPANDED_LIMIT:g}. A score counts both speed and coverage.",
     "Effective branching factor b* solves N + 1 = 1 + b* + b*^2 + ... + b*^d, with "
     "N = nodes generated and d = the returned path's length (Russell & Norvig, "
     "AIMA 3rd ed., section 3.6.1); undefined at d = 0 and on unsolvable boards. "
@@ -78,11 +88,26 @@ class _Section:
 
 
 def write_report(
-    run_dirs: Sequence[Path | str], out_dir: Path | str | None = None
+    run_dirs: Sequence[Path | str],
+    out_dir: Path | str | None = None,
+    plot_formats: Sequence[str] = (),
 ) -> Path:
     """Write report.md, report.html and plots/*.png into ``out_dir`` (default: the
-    run's own directory; required for several runs). Returns the HTML path."""
+    run's own directory; required for several runs). ``plot_formats``: "pdf" or
+    "pgf" files written beside each PNG. Returns the HTML path."""
     from harness.report import plots  # matplotlib is only needed for writing files
+
+    for fmt in plot_formats:
+        if fmt not in plots.FORMATS:
+            raise ReportError(
+                f"--plots {fmt}: not one of {', '.join(plots.FORMATS)}"
+            )
+        if fmt == "pgf" and not plots.tex_available():
+            raise ReportError(
+                "--plots pgf needs a LaTeX installation (xelatex, pdflatex or "
+                "lualatex on PATH); use --plots pdf"
+            )
+    plots.EXTRA_FORMATS = tuple(f for f in plot_formats if f != "png")
 
     runs = load_runs(run_dirs)
     if out_dir is None:
@@ -105,6 +130,12 @@ def write_report(
         out / "plots",
         time_limit_s=limit if isinstance(limit, int | float) else None,
     )
+    from harness.report import figures as paper
+
+    figures += paper.report_figures(
+        shown.instances(), colors, out / "plots",
+        aggregate.time_limit(shown.meta, shown.instances()),
+    )  # fmt: skip
     table = compare(runs) if len(runs) > 1 else pd.DataFrame()
     if len(runs) > 1:
         figures.append(
@@ -160,13 +191,18 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
             if len(runs) > 1
             else "Results per dataset"
         )
-        table_run = run.summary()
+        table_run = aggregate.run_summary(run)
         for dataset, cells in table_run.groupby("dataset", sort=True):
             caption = _dataset_caption(run, dataset, cells)
             sec.tables.append((f"{caption}: answers", display_table(cells, "answers")))
             sec.tables.append((f"{caption}: cost", display_table(cells, "cost")))
         if table_run.empty:
             sec.paragraphs.append("No result rows.")
+        else:
+            sec.tables.append(
+                ("All datasets: coverage and scores (sum over instances)",
+                 _scores_table(aggregate.score_totals(aggregate.run_fair(run))))
+            )  # fmt: skip
         sections.append(sec)
     pics = _Section("Plots")
     if len(runs) > 1:
@@ -191,6 +227,18 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
     sections.append(about)
     sections.append(_Section("How to read the numbers", bullets=list(HOW_TO_READ)))
     return sections
+
+
+def _scores_table(totals: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "config": totals["config"],
+            "answered": [f"{int(a)}/{int(n)}" for a, n in
+                         zip(totals["answered"], totals["instances"], strict=True)],
+            "score: time": [f"{v:.2f}" for v in totals["score_time"]],
+            "score: expanded": [f"{v:.2f}" for v in totals["score_expanded"]],
+        }
+    )  # fmt: skip
 
 
 def _dataset_caption(run: Run, dataset: str, cells: pd.DataFrame) -> str:
@@ -392,7 +440,7 @@ def summary_blocks(
             for (d, n), p in table.groupby(["dataset", "new_run"], sort=True)
             if p.old_instances.notna().any() and p.new_instances.notna().any()
         ]
-    table = runs[0].summary()
+    table = aggregate.run_summary(runs[0])
     return [
         (f"{d} ({int(c.instances.max())} instances): {part}", display_table(c, part))
         for d, c in table.groupby("dataset", sort=True)
@@ -407,11 +455,16 @@ def format_summary(runs: Sequence[Run], fmt: str) -> str:
         table = (
             compare(runs).drop(columns=["changed_instances", "same_source"])
             if len(runs) > 1
-            else runs[0].summary()
+            else aggregate.run_summary(runs[0])
         )
         if fmt == "csv":
             return table.to_csv(index=False)
         return table.to_json(orient="records", indent=2)
+    if fmt == "latex":
+        from harness.report.latex import latex_tables
+
+        fair = aggregate.run_fair(runs[-1])
+        return latex_tables(fair, aggregate.score_totals(fair))
     if fmt not in ("table", "markdown"):
         raise ValueError(f"unknown format {fmt!r}")
     blocks = summary_blocks(runs)

@@ -7,13 +7,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from harness import aggregate
 from harness.analysis import (
     ANSWERED,
     NOISE,
     PROBLEMS,
     Run,
 )
-from harness.report.tables import _fmt_ms, _sig
+from harness.report.tables import _sig
 
 # ----------------------------------------------------------- what stands out
 
@@ -31,8 +32,7 @@ def findings(run: Run) -> list[str]:
         )
     if inst.empty:
         return [*head, "The run holds no result rows."]
-    for dataset, cells in run.summary().groupby("dataset", sort=True):
-        speed.extend(_fastest(dataset, cells))
+    speed.extend(aggregate.fair_findings(aggregate.run_fair(run), NOISE))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
             hit = cells[cells.status == status]
@@ -97,42 +97,6 @@ def _skip_sentences(skips: list[tuple[str, str, int, str]]) -> list[str]:
             + (f": {why}." if why else ".")
         )
     return out
-
-
-def _fastest(dataset: str, cells: pd.DataFrame) -> list[str]:
-    ranked = cells.dropna(subset=["median_ms"])
-    if ranked.empty:
-        return [f"On {dataset}, no config answered any instance."]
-    most = ranked.answered.max()
-    best = ranked[ranked.answered == most].sort_values(["median_ms", "config"])
-    top = best.iloc[0]
-    total = int(top.instances)
-    text = (
-        f"On {dataset}, the fastest config is {top.config}: median "
-        f"{_fmt_ms(top.median_ms)} ms over {int(top.answered)} of {total} instances "
-        "answered"
-    )
-    if len(best) > 1:
-        nxt = best.iloc[1]
-        ratio = nxt.median_ms / top.median_ms
-        if ratio < 1 + NOISE:
-            text += (
-                f"; {nxt.config} is within timing noise ({_fmt_ms(nxt.median_ms)}"
-                " ms): call it a tie"
-            )
-        else:
-            text += (
-                f"; the next, {nxt.config}, takes {_fmt_ms(nxt.median_ms)} ms "
-                f"({_sig(ratio)}x as long)"
-            )
-    text += "."
-    quicker = ranked[(ranked.answered < most) & (ranked.median_ms < top.median_ms)]
-    for _, r in quicker.iterrows():
-        text += (
-            f" {r.config} has a lower median ({_fmt_ms(r.median_ms)} ms) but "
-            f"answered only {int(r.answered)} of {int(r.instances)}."
-        )
-    return [text]
 
 
 def _optimality(

@@ -8,6 +8,7 @@ Input is the per-instance table of :func:`harness.analysis.instances`.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,11 +141,37 @@ def make_plots(
     return plots
 
 
-def _save(fig: plt.Figure, plot_dir: Path, name: str) -> Path:
-    path = plot_dir / f"{name}.png"
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+#: File types a figure can be written as; PNG always (the HTML report embeds it).
+FORMATS = ("png", "pdf", "pgf")
+#: Written beside every PNG (``harness report --plots pdf``), set by write_report.
+EXTRA_FORMATS: tuple[str, ...] = ()
+# Fonts embedded as TrueType (Type 42), not Type 3: what publishers ask for.
+matplotlib.rcParams["pdf.fonttype"] = 42
+matplotlib.rcParams["ps.fonttype"] = 42
+
+
+def tex_available() -> bool:
+    """Whether a LaTeX engine for the pgf backend is on PATH."""
+    return any(shutil.which(t) for t in ("xelatex", "pdflatex", "lualatex"))
+
+
+def save_figure(fig: plt.Figure, path: Path) -> Path:
+    """Write ``fig`` to ``path``; a PNG also gets the :data:`EXTRA_FORMATS` files
+    beside it (same stem). Closes the figure."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    extras = EXTRA_FORMATS if path.suffix == ".png" else ()
+    for target in (path, *(path.with_suffix(f".{f}") for f in extras)):
+        if target.suffix == ".pgf":
+            fig.savefig(target, backend="pgf", bbox_inches="tight")
+        else:
+            fig.savefig(target, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def _save(fig: plt.Figure, plot_dir: Path, name: str) -> Path:
+    return save_figure(fig, plot_dir / f"{name}.png")
 
 
 def _legend(fig: plt.Figure, ax: plt.Axes) -> None:
@@ -342,6 +369,7 @@ def _cactus_plot(
     ax.xaxis.set_major_formatter(PLAIN)
     ax.set_xlabel("time limit per instance (ms, log scale)")
     ax.set_ylabel(f"instances answered (of {total})")
+    ax.yaxis.get_major_locator().set_params(integer=True)  # counts: no 2.5 ticks
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(PLOT_NAMES[name])
     _legend(fig, ax)
@@ -473,93 +501,32 @@ def _unsolvable_plot(
 def compare_plot(
     per_run: Sequence[pd.DataFrame], styles: dict[str, Style], plot_dir: Path
 ) -> Plot:
-    """Per-instance median time of each later run against the first (log-log,
-    diagonal = unchanged); ``per_run`` are instance tables with a ``run`` column."""
+    """Per-instance median time of each later run against the first, one panel per
+    later run, through the same scatter function as the report's config-against-
+    config plots (log-log, diagonal = unchanged, failures on the border line);
+    ``per_run`` are instance tables with a ``run`` column."""
+    from harness.report.figures import Panel, pair_frame, scatter_plot
+
     name = "compare_time"
     base = per_run[0]
-    key = ["dataset", "config", "instance"]
+    old_label = base["run"].iat[0]
     panels = []
     for new in per_run[1:]:
-        both = base[base["status"].isin(ANSWERED)].merge(
-            new[new["status"].isin(ANSWERED)], on=key, suffixes=("_old", "_new")
-        )
-        both = both[(both["seconds_old"] > 0) & (both["seconds_new"] > 0)]
-        if len(both):
-            panels.append((new["run"].iat[0], both))
+        frame = pair_frame(base, new, "time", by_config=True)
+        frame = frame[frame["x_ok"] | frame["y_ok"]]
+        if (frame["x_ok"] & frame["y_ok"]).any():
+            label = new["run"].iat[0]
+            panels.append(Panel(frame, f"{old_label}: time (ms)", f"{label}: time (ms)"))
     if not panels:
         (plot_dir / f"{name}.png").unlink(missing_ok=True)
         return _skip(name, "no instance was answered by the same config in two runs")
-    fig, axes = plt.subplots(
-        1,
-        len(panels),
-        figsize=(5.2 * len(panels), 5.2),
-        squeeze=False,
-        layout="constrained",
-    )
-    old_label = base["run"].iat[0]
-    for ax, (label, both) in zip(axes[0], panels, strict=True):
-        for config in sorted(both["config"].unique()):
-            s = styles[config]
-            part = both[both["config"] == config]
-            ax.plot(
-                part["seconds_old"] * 1e3,
-                part["seconds_new"] * 1e3,
-                linestyle="none",
-                marker=s.marker,
-                color=s.color,
-                markeredgecolor="black",
-                markersize=6,
-                label=config,
-            )
-        lo = min(both["seconds_old"].min(), both["seconds_new"].min()) * 1e3 / 1.5
-        hi = max(both["seconds_old"].max(), both["seconds_new"].max()) * 1e3 * 1.5
-        ax.plot([lo, hi], [lo, hi], color="black", linewidth=1)
-        for factor, text, at in ((2.0, "2x slower", 0.3), (0.5, "2x faster", 0.7)):
-            ax.plot(
-                [lo, hi],
-                [lo * factor, hi * factor],
-                color="grey",
-                linewidth=0.8,
-                linestyle=":",
-            )
-            x = lo * (hi / lo) ** at  # a point on the dotted line, inside the axes
-            ax.annotate(
-                text,
-                (x, x * factor),
-                fontsize=8,
-                color="grey",
-                ha="right" if factor > 1 else "left",
-                va="bottom",
-            )
-        ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), aspect="equal")
-        ax.xaxis.set_major_formatter(PLAIN)
-        ax.yaxis.set_major_formatter(PLAIN)
-        ax.set_xlabel(f"{old_label}: median time (ms, log scale)")
-        ax.set_ylabel(f"{label}: median time (ms, log scale)")
-        ax.grid(True, which="major", alpha=0.3)
-    fig.suptitle(PLOT_NAMES[name])
-    handles = [
-        Line2D(
-            [],
-            [],
-            linestyle="none",
-            marker=styles[c].marker,
-            color=styles[c].color,
-            markeredgecolor="black",
-            label=c,
-        )
-        for c in sorted(set().union(*(set(b["config"]) for _, b in panels)))
-    ]
-    fig.legend(
-        handles=handles,
-        loc="center left",
-        bbox_to_anchor=(1.0, 0.5),
-        fontsize=9,
-        frameon=False,
-        title="config",
-    )
+    path = scatter_plot(
+        panels, plot_dir / f"{name}.png", measure="time", color_by="config",
+        styles=styles, title=PLOT_NAMES[name],
+    )  # fmt: skip
     caption = (
-        "One point per instance answered in both runs. On the diagonal: same "
-        "time; below it: the newer run is faster. Dotted: 2x either way."
+        "One point per instance and config answered in at least one of the runs. "
+        "On the diagonal: same time; below it: the newer run is faster. A cross "
+        "on a dashed line: that run did not answer the instance."
     )
-    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+    return Plot(name, PLOT_NAMES[name], caption, path)

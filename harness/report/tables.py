@@ -30,6 +30,14 @@ DISPLAY = {
     "invalid": "invalid",
     "skipped": "skipped",
     "optimal_share": "optimal paths (%)",
+    "answered": "answered",
+    "common_median_ms": "median time (ms), {n} common",
+    "common_gmean_ms": "geo. mean time (ms), {n} common",
+    "common_median_expanded": "median expanded, {n} common",
+    "common_gmean_expanded": "geo. mean expanded, {n} common",
+    "score_time": "score: time",
+    "score_expanded": "score: expanded",
+    "own_median_ms": "median time (ms), own answered set",
     "median_ms": "median time (ms)",
     "p90_ms": "p90 time (ms)",
     "median_expanded": "median expanded (nodes)",
@@ -45,15 +53,22 @@ PARTS = {
     "answers": ("config", "instances", *STATUSES, "optimal_share"),
     "cost": (
         "config",
-        "median_ms",
-        "p90_ms",
-        "median_expanded",
-        "median_generated",
+        "answered",
+        "common_median_ms",
+        "common_gmean_ms",
+        "common_median_expanded",
+        "common_gmean_expanded",
+        "score_time",
+        "score_expanded",
+        "own_median_ms",
         "median_ebf",
         "peak_traced_mib",
         "peak_rss_mib",
     ),
 }
+#: Without the fair columns (a bare summary), the cost part falls back to these.
+_PLAIN_COST = ("config", "median_ms", "p90_ms", "median_expanded",
+               "median_generated", "median_ebf", "peak_traced_mib", "peak_rss_mib")
 
 
 def _sig(value: float, digits: int = 3) -> str:
@@ -81,6 +96,13 @@ _FORMAT = {
     "optimal_share": lambda v: "–" if not np.isfinite(v) else f"{100 * v:.0f}",
     "median_ms": _sig,
     "p90_ms": _sig,
+    "common_median_ms": _sig,
+    "common_gmean_ms": _sig,
+    "own_median_ms": _sig,
+    "common_median_expanded": _count,
+    "common_gmean_expanded": _sig,
+    "score_time": lambda v: "–" if not np.isfinite(v) else f"{v:.2f}",
+    "score_expanded": lambda v: "–" if not np.isfinite(v) else f"{v:.2f}",
     "median_expanded": _count,
     "median_generated": _count,
     "median_ebf": lambda v: "–" if not np.isfinite(v) else f"{v:.2f}",
@@ -94,15 +116,23 @@ def display_table(
 ) -> pd.DataFrame:
     """Strings for people: rounded, units in headers, empty optional columns dropped;
     ``part`` = "answers", "cost" (see :data:`PARTS`) or "all"."""
-    cols = [
-        c for c in DISPLAY if c in table.columns and (part == "all" or c in PARTS[part])
-    ]
+    wanted = PARTS.get(part, ())
+    if part == "cost" and "common_n" not in table.columns:
+        wanted = _PLAIN_COST
+    cols = [c for c in DISPLAY if c in table.columns and (part == "all" or c in wanted)]
     if not keep_empty:
         cols = [c for c in cols if c not in _OPTIONAL or table[c].notna().any()]
+    n = (
+        int(table["common_n"].max())
+        if "common_n" in table.columns and table["common_n"].notna().any()
+        else 0
+    )
     out = pd.DataFrame(index=table.index)
     for c in cols:
         fmt = _FORMAT.get(c, _count if c != "config" else str)
-        out[DISPLAY[c]] = [fmt(float(v)) if c != "config" else str(v) for v in table[c]]
+        out[DISPLAY[c].replace("{n}", str(n))] = [
+            fmt(float(v)) if c != "config" else str(v) for v in table[c]
+        ]
     return out.reset_index(drop=True)
 
 

@@ -58,13 +58,17 @@ class Panel:
     title: str = ""
 
 
-def pair_frame(x: pd.DataFrame, y: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """Instances of two single-config tables side by side (outer join on dataset and
-    instance), values in display units; a side is ok when it answered with a value."""
+def pair_frame(
+    x: pd.DataFrame, y: pd.DataFrame, measure: str, by_config: bool = False
+) -> pd.DataFrame:
+    """Instances of two tables side by side (outer join on dataset and instance,
+    and config with ``by_config``: the same configs in two runs), values in display
+    units; a side is ok when it answered with a value."""
     if measure not in MEASURES:
         raise FigureError(f"measure {measure!r} is not one of {', '.join(MEASURES)}")
     column, scale, _ = MEASURES[measure]
-    keep = ["dataset", "instance", "optimal_length", "status", column]
+    on = ["dataset", "instance", *(["config"] if by_config else [])]
+    keep = [*on, "optimal_length", "status", column]
 
     def side(frame: pd.DataFrame) -> pd.DataFrame:
         part = frame[keep].copy()
@@ -72,15 +76,16 @@ def pair_frame(x: pd.DataFrame, y: pd.DataFrame, measure: str) -> pd.DataFrame:
         part["value"] = np.maximum(part[column] * scale, CLAMP[measure])
         return part
 
-    both = side(x).merge(
-        side(y), on=["dataset", "instance"], how="outer", suffixes=("_x", "_y")
-    )
+    both = side(x).merge(side(y), on=on, how="outer", suffixes=("_x", "_y"))
     both["optimal_length"] = both["optimal_length_x"].fillna(both["optimal_length_y"])
     both["x_ok"] = both["ok_x"].fillna(False).astype(bool)
     both["y_ok"] = both["ok_y"].fillna(False).astype(bool)
     both["x"] = both["value_x"].where(both["x_ok"])
     both["y"] = both["value_y"].where(both["y_ok"])
-    return both[["dataset", "instance", "optimal_length", "x", "y", "x_ok", "y_ok"]]
+    if not by_config:
+        both["config"] = ""
+    return both[["dataset", "instance", "config", "optimal_length", "x", "y",
+                 "x_ok", "y_ok"]]  # fmt: skip
 
 
 def config_pair(
@@ -120,12 +125,16 @@ def scatter_plot(
     color_by: str = "dataset",
     relative: bool = False,
     title: str = "",
+    styles: dict | None = None,
 ) -> Path:
     """Draw the panels side by side into ``path`` (the suffix picks PNG, PDF or
     PGF). ``limit``: the measure's limit in display units (time: the time limit in
-    ms), beyond which the failure border is drawn."""
-    if color_by not in ("dataset", "depth"):
+    ms), beyond which the failure border is drawn. ``color_by``: dataset, depth
+    or config (``styles``: config -> Style, for panels of several configs)."""
+    if color_by not in ("dataset", "depth", "config"):
         raise FigureError(f"colour by {color_by!r}: use dataset or depth")
+    if color_by == "config" and not styles:
+        raise FigureError("colour by config needs the config styles")
     if not panels or all(p.frame.empty for p in panels):
         raise FigureError("no instance to draw")
     border = _border(panels, limit)
@@ -166,6 +175,8 @@ def scatter_plot(
         if color_by == "dataset":
             colors = [ds_color[d] for d in colors_src["dataset"]]
             kw = {"c": colors}
+        elif color_by == "config":
+            kw = {"c": [styles[c].color for c in colors_src["config"]]}
         else:
             kw = {"c": colors_src["optimal_length"].to_numpy(float), "cmap": "viridis",
                   "norm": norm}  # fmt: skip
@@ -219,29 +230,29 @@ def scatter_plot(
         fig.colorbar(mappable, ax=list(axes[0]), label="optimal depth (moves)",
                      shrink=0.8)  # fmt: skip
     else:
+        names = datasets
+        colors_of = ds_color
+        if color_by == "config":
+            names = sorted({c for p in panels for c in p.frame["config"]})
+            colors_of = {c: styles[c].color for c in names}
         handles = [
-            plt.Line2D([], [], linestyle="none", marker="o", color=ds_color[d],
+            plt.Line2D([], [], linestyle="none", marker="o", color=colors_of[d],
                        markeredgecolor="black", label=d)
-            for d in datasets
+            for d in names
         ]  # fmt: skip
         handles.append(
             plt.Line2D([], [], linestyle="none", marker="X", color="grey",
                        label="one side failed")
         )  # fmt: skip
         fig.legend(handles=handles, loc="outside right center", fontsize=8,
-                   frameon=False, title="dataset")  # fmt: skip
+                   frameon=False, title=color_by)  # fmt: skip
     return _save(fig, path)
 
 
 def _save(fig: plt.Figure, path: Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".pgf":
-        fig.savefig(path, backend="pgf")
-    else:
-        fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    from harness.report.plots import save_figure
+
+    return save_figure(fig, path)
 
 
 # ------------------------------------------------------------ profiles
@@ -252,6 +263,8 @@ def profile_ratios(inst: pd.DataFrame, measure: str) -> pd.DataFrame:
     that some config answered, one column per config that answered something;
     value / best value on that instance, ``inf`` where the config did not answer."""
     column, scale, _ = MEASURES[measure]
+    if inst.empty or column not in inst.columns:
+        return pd.DataFrame()
     ok = inst[inst["status"].isin(ANSWERED) & inst[column].notna()]
     if ok.empty:
         return pd.DataFrame()
@@ -326,6 +339,8 @@ def default_pairs(inst: pd.DataFrame) -> list[tuple[str, list[tuple[str, str]]]]
     another heuristic, ``(solver, [(solver[manhattan], solver[h]), ...])`` over
     the heuristics that answered something. A solver whose panels hold exactly the
     same node counts as one already listed (a compiled twin) is left out."""
+    if inst.empty or "expanded" not in inst.columns:
+        return []
     ok = inst[inst["status"].isin(ANSWERED)]
     answered = set(ok["config"])
     out, seen = [], []
@@ -354,13 +369,12 @@ def default_pairs(inst: pd.DataFrame) -> list[tuple[str, list[tuple[str, str]]]]
 
 
 def report_figures(
-    inst: pd.DataFrame, styles: dict, plot_dir: Path, time_limit_s: float | None,
-    formats: Sequence[str] = (),
+    inst: pd.DataFrame, styles: dict, plot_dir: Path, time_limit_s: float | None
 ) -> list:
     """The profiles and the default scatter plots for the report, as
-    :class:`harness.plots.Plot` (skipped ones say why). ``formats``: extra file
-    types written beside each PNG (``pdf``, ``pgf``)."""
-    from harness.plots import Plot
+    :class:`harness.report.plots.Plot` (skipped ones say why); PDF or PGF copies
+    follow :data:`harness.report.plots.EXTRA_FORMATS`."""
+    from harness.report.plots import Plot
 
     made = []
     for measure in ("time", "expanded"):
@@ -371,8 +385,6 @@ def report_figures(
             made.append(Plot(name, FIGURE_NAMES[name], "",
                              skipped="no config answered any instance"))  # fmt: skip
             continue
-        _extra(path, formats, lambda p: profile_plot(
-            inst, measure, styles, p, title=FIGURE_NAMES[name]))  # fmt: skip
         n = len(profile_ratios(inst, measure))
         made.append(Plot(name, FIGURE_NAMES[name], (
             f"Dolan & Moré performance profile over the {n} instances some config "
@@ -398,7 +410,6 @@ def report_figures(
             return scatter_plot(panels, p, measure="expanded", title=title)
 
         path = draw(plot_dir / f"{name}.png")
-        _extra(path, formats, draw)
         made.append(Plot(name, title, (
             f"One point per instance: nodes expanded by {solver}[manhattan] (x) "
             "against the heuristic named above each panel (y), log-log. Below the "
@@ -407,9 +418,3 @@ def report_figures(
             "error or skipped). Colour: dataset."
         ), path))  # fmt: skip
     return made
-
-
-def _extra(png: Path, formats: Sequence[str], draw) -> None:
-    for fmt in formats:
-        if fmt != "png":
-            draw(png.with_suffix(f".{fmt}"))
