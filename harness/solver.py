@@ -23,6 +23,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol
 
+from harness.defaults import BUDGET_SECONDS
 from harness.heuristics import Heuristic, all_heuristics
 from harness.puzzle import Board, Grid, Moves
 
@@ -91,7 +92,7 @@ class SolverSpec:
     refuses: Refusal = _accepts_all
     prepare: Prepare | None = None
     #: Sensible per-instance time budget in seconds (the runner's default timeout).
-    budget_seconds: float = 60.0
+    budget_seconds: float = BUDGET_SECONDS
     sizes: str = "any"  # human-readable summary of accepted board sizes
     module: str = ""
 
@@ -137,7 +138,7 @@ def register(
     default_heuristic: str | None = None,
     refuses: Refusal | None = None,
     prepare: Prepare | None = None,
-    budget_seconds: float = 60.0,
+    budget_seconds: float = BUDGET_SECONDS,
     sizes: str = "any",
 ) -> Callable[[SolveFn], SolveFn]:
     """Decorator adding a solver under ``name`` (module stem == registry key).

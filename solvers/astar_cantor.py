@@ -85,7 +85,6 @@ def _moves_table(g: Grid, weight: list[int]) -> tuple:
     heuristics=("manhattan", "linear_conflict", "misplaced"),
     default_heuristic="manhattan",
     refuses=_refuses,
-    budget_seconds=60.0,
     sizes=f"at most {MAX_CELLS} cells (2x2 .. 3x3, 2x4, 2x5)",
 )
 def solve(

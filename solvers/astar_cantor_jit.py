@@ -113,7 +113,6 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,
-    budget_seconds=60.0,
     sizes=f"up to {_MAX_CELLS} cells (2x2 .. 3x4); over 9 cells depth-limited",
 )
 def solve(

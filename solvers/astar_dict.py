@@ -70,7 +70,6 @@ def _path(parent: dict[Board, Board | None], board: Board, g: Grid) -> Moves:
     heuristics=("manhattan", "linear_conflict", "misplaced"),
     default_heuristic="manhattan",
     refuses=_refuses,
-    budget_seconds=60.0,
     sizes="any (larger than 3x3: depth-limited, see refusals)",
 )
 def solve(

@@ -68,7 +68,6 @@ def _path(parent: dict[int, int], key: int, g: Grid, bits: int) -> Moves:
     "bfs",
     optimal=True,
     refuses=_refuses,
-    budget_seconds=60.0,
     sizes="any whose component has <= 2M boards (<= 3x3, 2x4); larger: depth <= 20",
 )
 def solve(

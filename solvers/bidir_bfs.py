@@ -81,7 +81,6 @@ def _moves(boards: list[int], g: Grid, bits: int) -> Moves:
     "bidir_bfs",
     optimal=True,
     refuses=_refuses,
-    budget_seconds=60.0,
     sizes="any whose component has <= 2M boards (<= 3x3, 2x4); larger: depth <= 40",
 )
 def solve(

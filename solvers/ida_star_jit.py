@@ -145,7 +145,6 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,
-    budget_seconds=60.0,
     sizes="any (pdb663/pdb555: 4x4, pdb44: 3x3, walking_distance: sides <= 4)",
 )
 def solve(

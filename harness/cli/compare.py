@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from harness import defaults
 from harness.cli import app
 
 
@@ -63,7 +64,7 @@ def compare(
     ] = False,
     results_dir: Annotated[
         Path, typer.Option(help="Where run ids are looked up.")
-    ] = Path("results"),
+    ] = defaults.RESULTS_DIR,
 ) -> None:
     """Compare two runs: exact counter and status changes, noise-aware time ratios.
 

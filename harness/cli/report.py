@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from harness import defaults
 from harness.cli import app, fail
 
 FORMATS = ("table", "markdown", "csv", "json", "latex")
@@ -176,8 +177,8 @@ def _safe(label: str) -> str:
 def _resolve(token: str) -> Path:
     """A directory as given, else ``results/<token>`` if that exists."""
     path = Path(token)
-    if not path.exists() and (Path("results") / token).is_dir():
-        return Path("results") / token
+    if not path.exists() and (defaults.RESULTS_DIR / token).is_dir():
+        return defaults.RESULTS_DIR / token
     return path
 
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from harness import defaults
 from harness.cli import app, fail
 
 _RESUME_CONFLICTS = (
@@ -46,7 +47,10 @@ def run(
     ] = None,
     repeats: Annotated[
         int | None,
-        typer.Option(min=1, help="Timed solves per cell; counters must agree. [3]"),
+        typer.Option(
+            min=1,
+            help=f"Timed solves per cell; counters must agree. [{defaults.REPEATS}]",
+        ),
     ] = None,
     timeout: Annotated[
         float | None,
@@ -60,7 +64,7 @@ def run(
         typer.Option(
             "--memory-limit",
             help="MB of address space one solve may add to its worker (0: no limit). "
-            "[4096]",
+            f"[{defaults.MEMORY_LIMIT_MB}]",
         ),
     ] = None,
     jobs: Annotated[
@@ -71,9 +75,9 @@ def run(
             "times; 0 runs in this process without isolation (debugging).",
         ),
     ] = None,
-    out: Annotated[Path, typer.Option(help="Folder for run directories.")] = Path(
-        "results"
-    ),
+    out: Annotated[
+        Path, typer.Option(help="Folder for run directories.")
+    ] = defaults.RESULTS_DIR,
     resume: Annotated[
         str | None,
         typer.Option(metavar="RUN_ID", help="Complete an interrupted run (in --out)."),
@@ -90,7 +94,8 @@ def run(
     setup_timeout: Annotated[
         float | None,
         typer.Option(
-            help="Seconds allowed for one solver set-up (tables, compilation). [600]"
+            help="Seconds allowed for one solver set-up (tables, compilation). "
+            f"[{defaults.SETUP_TIMEOUT:g}]"
         ),
     ] = None,
     quiet: Annotated[
@@ -110,6 +115,7 @@ def run(
     """Run every selected solver on every instance of the selected datasets and store
     the rows in a new run directory (its path is the last line printed)."""
     from harness import results as res
+    from harness.api import write_report_if_available
     from harness.measure import runner
 
     argv = res.python_argv()
@@ -193,7 +199,7 @@ def run(
         raise fail(str(err)) from None
     _print_summary(rows, stored_meta, runner)
     if not no_report:
-        problem = runner.write_report_if_available(run_dir)
+        problem = write_report_if_available(run_dir)
         if problem:
             say(f"note: no report written: {problem}")
     typer.echo(str(run_dir))

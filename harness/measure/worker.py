@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from multiprocessing import connection
 from typing import Any
 
+from harness.defaults import SETUP_TIMEOUT
 from harness.puzzle import Board, Grid, grid
 
 #: The tracemalloc pass runs this many times slower, so its limit is this multiple.
@@ -58,7 +59,7 @@ class Task:
     passes: tuple[Pass, ...]
     timeout: float  # seconds per solve call
     memory_limit_mb: int | None  # address space one solve may add (RLIMIT_AS)
-    setup_timeout: float = 600.0
+    setup_timeout: float = SETUP_TIMEOUT
     disable_gc: bool = True  # gc.disable() around the timed call
     dataset: str = ""
     instance: str = ""

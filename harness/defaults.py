@@ -1,0 +1,18 @@
+"""Defaults, defined once: the library, the worker and the CLI options refer here.
+
+Standard library only (workers import it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: A solver's time limit per solve unless it registers its own ``budget_seconds``.
+BUDGET_SECONDS = 60.0
+#: Seconds allowed for one solver set-up in a worker (tables, compilation).
+SETUP_TIMEOUT = 600.0
+#: Where runs are stored and looked up, relative to the working directory.
+RESULTS_DIR = Path("results")
+#: Timed solves per cell.
+REPEATS = 3
+#: MB of address space one solve may add to its worker (0: no limit).
+MEMORY_LIMIT_MB = 4096
