@@ -3,7 +3,9 @@
 Counters are deterministic (boards are tuples or ints, ties are broken by fixed
 rules), so the hard performance gate in CI compares them exactly, with no timing:
 every built-in solver with every heuristic it takes, on the few fixed boards of
-:data:`BOARDS`, against ``tests/data/golden_counters.json``. Any moved counter,
+:data:`BOARDS`, against ``harness/data/golden_counters.json`` (package data, so
+the gate also runs from an installed wheel; ``--baseline PATH`` names another file).
+Any moved counter,
 changed status or path length, new solver or vanished solver is reported as one
 readable line. After an intended algorithmic change, regenerate the baseline with
 ``python -m harness.gate --update`` (or ``harness gate --update``) and commit it
@@ -21,22 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.heuristics import make_heuristic
-from harness.puzzle import (
-    Board,
-    Grid,
-    IllegalMoveError,
-    apply_moves,
-    goal_board,
-    parse_board,
-    parse_size,
-)
+from harness.measure.judge import judge
+from harness.puzzle import Board, Grid, goal_board, parse_board, parse_size
 from harness.solver import Counters, SolverConfig, select_solvers
 
 FORMAT = 1
 UPDATE_COMMAND = "python -m harness.gate --update"
-BASELINE = (
-    Path(__file__).resolve().parent.parent / "tests" / "data" / "golden_counters.json"
-)
+BASELINE = Path(__file__).resolve().parent / "data" / "golden_counters.json"
 FIELDS = (
     "status",
     "path_length",
@@ -123,19 +116,12 @@ def measure(config: SolverConfig, board: GateBoard) -> dict[str, Any]:
 
 def _judge(moves: str | None, board: GateBoard, optimal: bool) -> str:
     """``solved``/``unsolvable``, or ``invalid: why`` for a wrong answer."""
-    if moves is None:
-        return "unsolvable" if board.depth is None else "invalid: said unsolvable"
-    if board.depth is None:
-        return "invalid: path for an unsolvable board"
-    try:
-        end = apply_moves(board.start_board, moves, board.grid)
-    except IllegalMoveError as err:
-        return f"invalid: {err}"
-    if end != board.goal_board:
-        return "invalid: path does not end at the goal"
-    if optimal and len(moves) != board.depth:
-        return f"invalid: {len(moves)} moves, optimum {board.depth}"
-    return "solved"
+    v = judge(
+        moves, board.start_board, board.goal_board, board.grid,
+        solvable=board.depth is not None, optimum=board.depth,
+        declares_optimal=optimal,
+    )
+    return v.status if v.ok else f"{v.status}: {v.message}"
 
 
 def compute(

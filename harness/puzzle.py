@@ -331,25 +331,36 @@ def unrank(index: int, n: int) -> Board:
 # ------------------------------------------------------------ judge input
 
 
-def boards_from_tokens(tokens: Iterable[str], g: Grid) -> Iterator[Board]:
+def boards_from_tokens(
+    tokens: Iterable[str], g: Grid, *, lines: Sequence[int] | None = None
+) -> Iterator[Board]:
     """Group a token stream into boards of ``g``'s size (POJ 1077 style input).
 
     An incomplete trailing board raises BoardError saying how many tokens are missing.
+    ``lines`` gives each token's input line; errors then start with ``line N:``.
     """
+
+    def at(index: int) -> str:
+        return f"line {lines[index]}: " if lines is not None else ""
+
     chunk: list[str] = []
     count = 0
-    for token in tokens:
+    index = -1
+    for index, token in enumerate(tokens):
         chunk.append(token)
         if len(chunk) == g.cells:
             count += 1
             try:
                 yield parse_board(chunk, g)
             except BoardError as err:
-                raise BoardError(f"board {count}: {err}") from None
+                bad = re.match(r"token (\d+) ", str(err))
+                first = index - g.cells + 1
+                where = first + (int(bad.group(1)) - 1 if bad else 0)
+                raise BoardError(f"{at(where)}board {count}: {err}") from None
             chunk = []
     if chunk:
         missing = g.cells - len(chunk)
         raise BoardError(
-            f"board {count + 1}: incomplete, {len(chunk)} of {g.cells} tokens "
-            f"({missing} missing)"
+            f"{at(index)}board {count + 1}: incomplete, {len(chunk)} of {g.cells} "
+            f"tokens ({missing} missing)"
         )

@@ -150,11 +150,11 @@ def _fake(name: str, answer):
         (
             lambda s, goal, g: "",
             "3x3-unsolvable",
-            "invalid: path for an unsolvable board",
+            "invalid: returned a path for an unsolvable board",
         ),
-        (lambda s, goal, g: "uu", "3x3-d05", "invalid: move 2 ('u'): "),
-        (lambda s, goal, g: "l", "3x3-d05", "invalid: path does not end at the goal"),
-        (lambda s, goal, g: "lrlr", "3x3-d00", "invalid: 4 moves, optimum 0"),
+        (lambda s, goal, g: "uu", "3x3-d05", "invalid: illegal path: move 2 ('u'): "),
+        (lambda s, goal, g: "l", "3x3-d05", "invalid: path of 1 moves ends at "),
+        (lambda s, goal, g: "lrlr", "3x3-d00", "invalid: path of 4 moves, but the "),
         (lambda s, goal, g: 1 / 0, "3x3-d05", "error"),
     ],
 )

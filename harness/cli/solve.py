@@ -28,6 +28,7 @@ from typing import Annotated
 import typer
 
 from harness.cli import app, fail, size_and_goal
+from harness.measure.judge import judge
 from harness.puzzle import (
     GOAL_NAMES,
     MAX_SIDE,
@@ -35,10 +36,8 @@ from harness.puzzle import (
     Board,
     BoardError,
     Grid,
-    IllegalMoveError,
-    apply_moves,
+    boards_from_tokens,
     is_solvable,
-    parse_board,
 )
 
 #: Used when --solver is not given, by board size (see the module docstring).
@@ -71,7 +70,8 @@ def default_solver(grid: Grid) -> str:
 
 
 def _tokens(text: str, grid: Grid) -> list[tuple[str, int]]:
-    """(token, line number) for every token. A word of exactly ``cells`` characters
+    """(token, line number) for every token (:func:`harness.puzzle.boards_from_tokens`
+    groups them into boards). A word of exactly ``cells`` characters
     on a board of at most 9 cells is a compact board (``123x46758``): one token per
     character, as no single tile token can be that long."""
     out: list[tuple[str, int]] = []
@@ -82,28 +82,6 @@ def _tokens(text: str, grid: Grid) -> list[tuple[str, int]]:
             else:
                 out.append((word, line_no))
     return out
-
-
-def read_boards(text: str, grid: Grid) -> list[Board]:
-    """Every board in ``text``; BoardError naming line, board and token otherwise."""
-    tokens = _tokens(text, grid)
-    n = grid.cells
-    boards: list[Board] = []
-    for index in range(0, len(tokens), n):
-        chunk = tokens[index : index + n]
-        number = index // n + 1
-        if len(chunk) < n:
-            raise BoardError(
-                f"line {chunk[-1][1]}: board {number} is incomplete: "
-                f"{len(chunk)} of {n} tokens ({n - len(chunk)} missing)"
-            )
-        try:
-            boards.append(parse_board([t for t, _ in chunk], grid))
-        except BoardError as err:
-            where = re.match(r"token (\d+) ", str(err))
-            line = chunk[int(where.group(1)) - 1][1] if where else chunk[0][1]
-            raise BoardError(f"line {line}: board {number}: {err}") from None
-    return boards
 
 
 @app.command()
@@ -158,7 +136,10 @@ def solve(
     if sys.stdin.isatty():
         typer.echo("reading boards from standard input; end with Ctrl-D", err=True)
     try:
-        boards = read_boards(sys.stdin.read(), g)
+        tokens = _tokens(sys.stdin.read(), g)
+        boards = list(
+            boards_from_tokens([t for t, _ in tokens], g, lines=[n for _, n in tokens])
+        )
     except BoardError as err:
         raise fail(f"stdin {err}") from None
     except UnicodeDecodeError as err:
@@ -201,18 +182,9 @@ def _check(
     moves: str | None, board: Board, goal: Board, g: Grid, number: int, label: str
 ) -> None:
     """Replay the answer: a wrong one is reported, never printed as a solution."""
-    if moves is None:
-        if is_solvable(board, goal, g):
-            raise fail(f"board {number}: {label} said unsolvable, but it is not", 1)
-        return
-    try:
-        reached = apply_moves(board, moves, g)
-    except IllegalMoveError as err:
-        raise fail(
-            f"board {number}: {label} returned an illegal path: {err}", 1
-        ) from None
-    if reached != goal:
-        raise fail(f"board {number}: {label}'s path does not reach the goal", 1)
+    verdict = judge(moves, board, goal, g, solvable=is_solvable(board, goal, g))
+    if not verdict.ok:
+        raise fail(f"board {number}: {label}: {verdict.message}", 1)
 
 
 @app.command("solvers")

@@ -9,7 +9,6 @@ from harness.datasets.model import ORACLE_MAX_CELLS, DatasetError
 from harness.puzzle import (
     Board,
     Grid,
-    apply_moves,
     format_board,
     rank,
 )
@@ -35,6 +34,7 @@ def solver_labeller(config: str, goal: Board, g: Grid) -> Labeller:
     """Optimal lengths from a registered optimal solver ``NAME[HEURISTIC]``; the
     returned path is replayed before its length is trusted."""
     from harness.heuristics import make_heuristic
+    from harness.measure.judge import judge
     from harness.solver import Counters, parse_config
 
     try:
@@ -50,17 +50,13 @@ def solver_labeller(config: str, goal: Board, g: Grid) -> Labeller:
 
     def label(board: Board) -> int | None:
         moves = cfg.spec.solve(board, goal, g, counters=Counters(), heuristic=h)
-        if moves is None:
+        verdict = judge(moves, board, goal, g, solvable=True)
+        if not verdict.ok:
             raise DatasetError(
-                f"label solver {cfg.label!r} says {format_board(board)} is unsolvable, "
-                "but its parity says it is solvable"
+                f"label solver {cfg.label!r} on {format_board(board)}: "
+                f"{verdict.message}"
             )
-        if apply_moves(board, moves, g) != goal:
-            raise DatasetError(
-                f"label solver {cfg.label!r}: its path for {format_board(board)} does "
-                "not reach the goal"
-            )
-        return len(moves)
+        return verdict.path_length
 
     return label
 

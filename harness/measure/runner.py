@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness import defaults
 from harness import results as res
 from harness.datasets import Dataset, Instance
+from harness.measure.judge import judge as check_answer
 from harness.measure.pool import Executor, InlineExecutor, LocalPool
 from harness.measure.worker import (
     MAX_MOVES_CHARS,
@@ -33,13 +35,13 @@ from harness.measure.worker import (
     TaskResult,
     TaskStarted,
 )
-from harness.puzzle import IllegalMoveError, apply_moves, format_board, goal_name
+from harness.puzzle import goal_name
 from harness.solver import SolverConfig, load_plugin, select_solvers
 
-DEFAULT_REPEATS = 3
-DEFAULT_MEMORY_LIMIT_MB = 4096
-DEFAULT_SETUP_TIMEOUT = 600.0
-DEFAULT_OUT = Path("results")
+DEFAULT_REPEATS = defaults.REPEATS
+DEFAULT_MEMORY_LIMIT_MB = defaults.MEMORY_LIMIT_MB
+DEFAULT_SETUP_TIMEOUT = defaults.SETUP_TIMEOUT
+DEFAULT_OUT = defaults.RESULTS_DIR
 COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 FAILURES = ("timeout", "memout", "error", "invalid")
 
@@ -298,62 +300,19 @@ def judge(
             None,
             None,
         )  # noqa: E501
-    moves = attempt.moves
-    if moves is None:
-        if inst.solvable:
-            known = f" (optimum: {optimum} moves)" if optimum is not None else ""
-            return (
-                "invalid",
-                f"said unsolvable, but the board is solvable{known}",
-                None,
-                None,
-            )
-        return "unsolvable", "", None, None
     length = attempt.moves_chars
-    if length > MAX_MOVES_CHARS:
+    if attempt.moves is not None and length > MAX_MOVES_CHARS:
         return (
             "invalid",
             f"returned a move string of {length:,} characters; not replayed",
             length,
             None,
         )  # noqa: E501
-    try:
-        end = apply_moves(inst.start, moves, inst.grid)
-    except IllegalMoveError as err:
-        return "invalid", f"illegal path: {err}", length, None
-    if not inst.solvable:
-        # Unreachable if replay is right (parity); kept so the message exists.
-        return "invalid", "returned a path for an unsolvable board", length, None
-    if end != inst.goal:
-        return (
-            "invalid",
-            f"path of {length} moves ends at {format_board(end)}, not at the goal",
-            length,
-            None,
-        )  # noqa: E501
-    if optimum is None:
-        return "solved", "", length, None
-    if length > optimum and declares_optimal:
-        return (
-            "invalid",
-            (
-                f"path of {length} moves, but the optimum is {optimum} and the solver "
-                "declares itself optimal"
-            ),
-            length,
-            False,
-        )
-    if length < optimum:
-        return (
-            "solved",
-            (
-                f"path of {length} moves is shorter than the dataset's optimum "
-                f"{optimum}: the dataset's label is wrong"
-            ),
-            length,
-            True,
-        )
-    return "solved", "", length, length == optimum
+    v = check_answer(
+        attempt.moves, inst.start, inst.goal, inst.grid, solvable=inst.solvable,
+        optimum=optimum, declares_optimal=declares_optimal,
+    )
+    return v.status, v.message, v.path_length, v.is_optimal
 
 
 def _counter_signature(counters: dict[str, Any] | None) -> tuple:
@@ -964,13 +923,13 @@ def run(
     disable_gc: bool = True,
     setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
     resume: str | None = None,
-    report: bool = False,
     progress: Progress | None = None,
     executor_factory: Callable[[int, Path], Executor] | None = None,
 ):
     """Run the grid, store it under ``out/<run_id>/`` and return its rows as a
     pandas DataFrame (the same rows as rows.csv; ``.attrs["run_dir"]`` is the path).
-    ``resume=RUN_ID`` completes a stored run instead (its own options apply)."""
+    ``resume=RUN_ID`` completes a stored run instead (its own options apply).
+    :func:`harness.api.run` (``harness.run``) also writes the report."""
     if resume is not None:
         plan, run_dir, meta = prepare_resume(
             resume,
@@ -995,21 +954,6 @@ def run(
         run_dir, meta = start(plan, out, jobs=jobs)
     executor = (executor_factory or make_executor)(jobs, run_dir)
     execute(plan, run_dir, meta, executor=executor, progress=progress)
-    if report:
-        write_report_if_available(run_dir)
     _, frame = res.read_run(run_dir)
     frame.attrs["run_dir"] = str(run_dir)
     return frame
-
-
-def write_report_if_available(run_dir: Path) -> str | None:
-    """Call the reporter on this run; a one-line reason when it could not."""
-    try:
-        from harness.report import write_report
-    except ImportError:
-        return "the reporter (harness.report) is not available"
-    try:
-        write_report([run_dir], run_dir)
-    except Exception as err:
-        return f"{type(err).__name__}: {err}"
-    return None
