@@ -20,7 +20,9 @@ def gate(
     ] = False,
     baseline: Annotated[
         Path | None,
-        typer.Option(help="Baseline file [default: tests/data/golden_counters.json]."),
+        typer.Option(
+            help="Baseline file [default: harness/data/golden_counters.json]."
+        ),
     ] = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Print each config's gate time.")
