@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):
     if name == "run":
-        from harness.measure.runner import run
+        from harness.api import run
 
         return run
     raise AttributeError(f"module 'harness' has no attribute {name!r}")

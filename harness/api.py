@@ -1,0 +1,35 @@
+"""The Python API above measurement and reporting: :func:`run` measures (see
+:func:`harness.measure.runner.run`) and, when asked, writes the report of the run.
+
+The runner never imports the reporter; this module is where the two meet (as
+``harness run`` does in :mod:`harness.cli.run`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def run(*args: Any, report: bool = False, **kwargs: Any):
+    """:func:`harness.measure.runner.run`, then, with ``report=True``, the run's
+    report.md/html (a failure to report does not fail the run)."""
+    from harness.measure.runner import run as measure
+
+    frame = measure(*args, **kwargs)
+    if report:
+        write_report_if_available(Path(frame.attrs["run_dir"]))
+    return frame
+
+
+def write_report_if_available(run_dir: Path) -> str | None:
+    """Call the reporter on this run; a one-line reason when it could not."""
+    try:
+        from harness.report import write_report
+    except ImportError:
+        return "the reporter (harness.report) is not available"
+    try:
+        write_report([run_dir], run_dir)
+    except Exception as err:
+        return f"{type(err).__name__}: {err}"
+    return None
