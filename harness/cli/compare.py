@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from harness import defaults
-from harness.cli import app
+from harness.cli.common import app
 
 
 class Format(StrEnum):

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli import app, fail, size_and_goal
+from harness.cli.common import app, fail, size_and_goal
 
 datasets_app = typer.Typer(
     no_args_is_help=True,

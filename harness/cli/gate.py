@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli import app
+from harness.cli.common import app
 
 
 @app.command()

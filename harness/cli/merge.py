@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli import app, fail
+from harness.cli.common import app, fail
 
 
 @app.command()

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from harness import defaults
-from harness.cli import app, fail
+from harness.cli.common import app, fail
 
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 

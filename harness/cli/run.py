@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from harness import defaults
-from harness.cli import app, fail
+from harness.cli.common import app, fail
 
 _RESUME_CONFLICTS = (
     "--solvers", "--datasets", "--plugin", "--repeats", "--timeout",

@@ -27,7 +27,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli import app, fail, size_and_goal
+from harness.cli.common import app, fail, size_and_goal
 from harness.measure.judge import judge
 from harness.puzzle import (
     GOAL_NAMES,
