@@ -1,5 +1,6 @@
-"""Analysis of stored runs: the typed loader over ``results/<run_id>/``, the status
-vocabulary, per-instance and per-cell summary tables and the run-to-run table.
+"""Analysis of stored runs: the one typed reader of ``results/<run_id>/``, the status
+vocabulary (defined in :mod:`harness.results`, the schema), and the per-instance and
+per-cell summary tables that ``harness run``, ``harness report`` and the plots show.
 
 Reads ``meta.json`` + ``rows.csv`` (see ``results/README.md``) and nothing else: it
 never imports a solver or the runner.
@@ -16,36 +17,34 @@ import numpy as np
 import pandas as pd
 
 from harness.results import (
+    ANSWERED,
+    COLUMNS,
     MEASURES,
+    ROWS_FILE,
     STATUSES,
+    WORST_LAST,
     ResultsError,
     read_meta,
     read_row_dicts,
 )
+from harness.results import PROBLEMS as PROBLEMS  # the status vocabulary, re-exported
+from harness.results import SEVERITY as SEVERITY
 
-ANSWERED = ("solved", "unsolvable")
-PROBLEMS = ("invalid", "error", "memout", "timeout")
-#: Worst first wins when an instance's repeats disagree.
-SEVERITY = {
-    s: i
-    for i, s in enumerate(
-        ("solved", "unsolvable", "skipped", "timeout", "memout", "error", "invalid")
-    )
-}
-REQUIRED_COLUMNS = (
-    "run_id", "dataset", "instance", "size", "goal", "solvable", "optimal_length",
-    "solver", "heuristic", "config", "measure", "repeat", "status", "message",
-    "moves", "path_length", "is_optimal", "expanded", "generated", "max_frontier",
-    "iterations", "seconds", "cpu_seconds", "peak_bytes", "peak_rss_bytes", "h_start",
-)  # fmt: skip
-_NUMERIC = (
+#: The worst wins when an instance's repeats disagree (ties broken: solved before
+#: unsolvable, timeout before memout).
+_WORST = {s: i for i, s in enumerate(WORST_LAST)}
+#: rows.csv columns by type (harness.results.COLUMNS gives their order).
+INT_COLUMNS = (
     "optimal_length", "repeat", "path_length", "expanded", "generated",
-    "max_frontier", "iterations", "seconds", "cpu_seconds", "peak_bytes",
-    "peak_rss_bytes", "h_start",
+    "max_frontier", "iterations", "peak_bytes", "peak_rss_bytes", "h_start",
 )  # fmt: skip
-_TEXT = tuple(
-    c for c in REQUIRED_COLUMNS if c not in _NUMERIC + ("solvable", "is_optimal")
+FLOAT_COLUMNS = ("seconds", "cpu_seconds")
+BOOL_COLUMNS = ("solvable", "is_optimal")
+TEXT_COLUMNS = tuple(
+    c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS + BOOL_COLUMNS
 )
+_BOOL_TOKENS = {"true": True, "1": True, "false": False, "0": False, "": None,
+                "<na>": None, "nan": None, "none": None}  # fmt: skip
 MIB = 1 << 20
 #: Time ratios closer to 1 than this are not called out: ordinary timing noise.
 NOISE = 0.10
@@ -64,8 +63,10 @@ class Run:
 
     path: Path
     meta: dict[str, Any]
-    rows: pd.DataFrame
+    rows: pd.DataFrame  # analysis_view(stored): plain dtypes, mixed datasets split
     label: str = ""  # short name in multi-run tables: "run 1", "run 2", ...
+    #: The rows as read_run typed them (what harness compare works on).
+    stored: pd.DataFrame | None = field(default=None, repr=False)
     _cache: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
 
     @property
@@ -88,6 +89,70 @@ class Run:
 # ------------------------------------------------------------------ reading
 
 
+def read_run(run_dir: Path | str) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The one typed reader of a stored run: ``(meta, rows)``, the rows in schema
+    column order with nullable dtypes (``Int64``, ``float64``, ``boolean``,
+    ``string``; NA where a field is empty). :mod:`harness.results` owns the format
+    (schema version, header, torn last line); this checks every field and raises
+    ResultsError naming the file, the line and the field."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise ResultsError(f"{run_dir}: no such run directory")
+    meta = read_meta(run_dir)
+    return meta, typed_rows(read_row_dicts(run_dir), run_dir / ROWS_FILE)
+
+
+def typed_rows(records: Sequence[dict[str, str]], path: Path | str) -> pd.DataFrame:
+    """Rows of strings (as :func:`harness.results.read_row_dicts` gives them) as a
+    typed DataFrame; ResultsError at the first field that is not of its type."""
+    raw = pd.DataFrame.from_records(list(records), columns=list(COLUMNS))
+    raw = raw.fillna("").astype(str)
+
+    def fail(index: int, message: str) -> ResultsError:
+        return ResultsError(f"{path}: line {index + 2}: {message}")
+
+    out = pd.DataFrame(index=pd.RangeIndex(len(raw)))
+    for col in COLUMNS:
+        text = raw[col]
+        if col in INT_COLUMNS or col in FLOAT_COLUMNS:
+            num = pd.to_numeric(text.replace("", np.nan), errors="coerce")
+            bad = num.isna() & (text != "")
+            if bad.any():
+                i = int(np.flatnonzero(bad.to_numpy())[0])
+                raise fail(i, f"{col} {text.iat[i]!r} is not a number")
+            if col in INT_COLUMNS:
+                whole = num.isna() | (num == np.floor(num))
+                if not whole.all():
+                    i = int(np.flatnonzero(~whole.to_numpy())[0])
+                    raise fail(i, f"{col} {text.iat[i]!r} is not a whole number")
+                out[col] = num.astype("Int64")
+            else:
+                out[col] = num.astype("float64")
+        elif col in BOOL_COLUMNS:
+            key = text.str.strip().str.lower()
+            bad = ~key.isin(list(_BOOL_TOKENS))
+            if bad.any():
+                i = int(np.flatnonzero(bad.to_numpy())[0])
+                raise fail(i, f"{col} {text.iat[i]!r} is not True/False")
+            out[col] = pd.array(key.map(_BOOL_TOKENS).tolist(), dtype="boolean")
+        elif col in ("message", "extra"):
+            out[col] = text.astype("string")
+        else:
+            out[col] = text.replace("", None).astype("string")
+    for col, allowed in (("status", STATUSES), ("measure", MEASURES)):
+        bad = ~raw[col].isin(allowed)
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise fail(
+                i, f"{col} {raw[col].iat[i]!r} is not one of {', '.join(allowed)}"
+            )
+    for col in ("dataset", "instance", "config"):
+        bad = raw[col] == ""
+        if bad.any():
+            raise fail(int(np.flatnonzero(bad.to_numpy())[0]), f"empty {col}")
+    return out
+
+
 def load_run(run_dir: Path | str) -> Run:
     """Read and check one run directory; ReportError (one line) if it is unusable."""
     run_dir = Path(run_dir)
@@ -95,60 +160,31 @@ def load_run(run_dir: Path | str) -> Run:
         raise ReportError(f"{run_dir}: no such directory")
     if not run_dir.is_dir():
         raise ReportError(f"{run_dir}: not a directory")
-    if not (run_dir / "rows.csv").is_file():
-        raise ReportError(f"{run_dir / 'rows.csv'}: missing (is {run_dir} a run?)")
-    meta, rows = _read_stored(run_dir)
-    return Run(run_dir, meta, _normalise(rows, run_dir / "rows.csv"))
-
-
-def _read_stored(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame]:
-    """``(meta, rows as strings)`` via harness.results, which owns the format (schema
-    version, header, torn last line); typing is ours, so a bad token is named."""
+    if not (run_dir / ROWS_FILE).is_file():
+        raise ReportError(f"{run_dir / ROWS_FILE}: missing (is {run_dir} a run?)")
     try:
-        meta = read_meta(run_dir)
-        records = read_row_dicts(run_dir)
+        meta, stored = read_run(run_dir)
     except ResultsError as err:
         raise ReportError(str(err)) from None
-    columns = list(records[0]) if records else list(REQUIRED_COLUMNS)
-    return meta, pd.DataFrame.from_records(records, columns=columns)
+    return Run(run_dir, meta, analysis_view(stored), stored=stored)
 
 
-def _normalise(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
-    """Plain dtypes for analysis: floats with NaN for numbers, str for text,
-    ``is_optimal`` as 1.0/0.0/NaN. Unknown status or measure -> ReportError."""
-    missing = [c for c in REQUIRED_COLUMNS if c not in rows.columns]
-    if missing:
-        raise ReportError(f"{path}: line 1: missing column(s) {', '.join(missing)}")
-    out = pd.DataFrame(index=pd.RangeIndex(len(rows)))
-    for col in _TEXT:
-        out[col] = (
-            rows[col].astype(object).where(rows[col].notna(), "").astype(str).values
-        )
-    for col in _NUMERIC:
-        raw = rows[col].astype(object).where(rows[col].notna(), "").astype(str).values
-        num = pd.to_numeric(pd.Series(raw).replace("", np.nan), errors="coerce")
-        bad = num.isna() & (pd.Series(raw) != "")
-        if bad.any():
-            i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ReportError(f"{path}: line {i + 2}: {col} {raw[i]!r} is not a number")
-        out[col] = num.astype(float).values
-    for col in ("solvable", "is_optimal"):
-        out[col] = _bool_column(rows[col], col, path)
-    for col, allowed in (("status", STATUSES), ("measure", MEASURES)):
-        bad = ~out[col].isin(allowed)
-        if bad.any():
-            i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ReportError(
-                f"{path}: line {i + 2}: {col} {out[col].iat[i]!r} is not one of "
-                f"{', '.join(allowed)}"
-            )
-    for col in ("dataset", "instance", "config"):
-        bad = out[col] == ""
-        if bad.any():
-            raise ReportError(
-                f"{path}: line {int(np.flatnonzero(bad)[0]) + 2}: empty {col}"
-            )
+def analysis_view(stored: pd.DataFrame, *, split_mixed: bool = True) -> pd.DataFrame:
+    """The typed rows in plain dtypes for analysis: float (NaN) for numbers, str
+    ("" when empty) for text, ``is_optimal`` as 1.0/0.0/NaN, ``solvable`` as bool;
+    mixed datasets split in two (:func:`_split_mixed`) unless ``split_mixed`` is
+    false."""
+    out = pd.DataFrame(index=pd.RangeIndex(len(stored)))
+    for col in TEXT_COLUMNS:
+        values = stored[col].astype(object)
+        out[col] = values.where(values.notna(), "").astype(str).to_numpy()
+    for col in INT_COLUMNS + FLOAT_COLUMNS + BOOL_COLUMNS:
+        out[col] = stored[col].to_numpy(dtype=float, na_value=np.nan)
     out["solvable"] = out["solvable"].fillna(0.0).astype(bool)
+    if not split_mixed:
+        out["dataset_name"] = out["dataset"]
+        out["boards"] = np.where(out["solvable"], "solvable", "unsolvable")
+        return out
     return _split_mixed(out)
 
 
@@ -164,20 +200,6 @@ def _split_mixed(rows: pd.DataFrame) -> pd.DataFrame:
         rows.loc[mixed, "dataset"] + " (" + rows.loc[mixed, "boards"] + ")"
     )
     return rows
-
-
-def _bool_column(col: pd.Series, name: str, path: Path) -> np.ndarray:
-    table = {"true": 1.0, "1": 1.0, "false": 0.0, "0": 0.0, "": np.nan,
-             "<na>": np.nan, "nan": np.nan, "none": np.nan}  # fmt: skip
-    text = col.astype(object).where(col.notna(), "").astype(str).str.strip().str.lower()
-    values = text.map(table)
-    bad = values.isna() & ~text.isin([k for k, v in table.items() if v != v])
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ReportError(
-            f"{path}: line {i + 2}: {name} {col.iat[i]!r} is not True/False"
-        )
-    return values.astype(float).to_numpy()
 
 
 # --------------------------------------------------------------- analysis
@@ -215,7 +237,7 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
     repeats, median time (s) and counters over answered repeats, b*, memory peaks."""
     if rows.empty:
         return pd.DataFrame(columns=[*INSTANCE, "status", "seconds"])
-    rows = rows.assign(_sev=rows["status"].map(SEVERITY))
+    rows = rows.assign(_sev=rows["status"].map(_WORST))
     timed = rows[rows["measure"] == "time"]
     memory = rows[rows["measure"] == "memory"]
     # Static facts of the instance and config, from whichever row comes first.
@@ -319,94 +341,23 @@ def summary(rows: pd.DataFrame, inst: pd.DataFrame | None = None) -> pd.DataFram
     return out[cols].reset_index(drop=True)
 
 
-def compare(runs: Sequence[Run]) -> pd.DataFrame:
-    """Each later run against the first, per (dataset, config) present in either:
-    answered counts, median times, time ratio new/old (geometric mean of per-instance
-    median ratios over instances answered in both), median counters, and how many
-    instances' counters changed."""
-    base_run, rows = runs[0], []
-    base_inst = base_run.instances()
-    base_sum = base_run.summary()
-    for new_run in runs[1:]:
-        new_inst = new_run.instances()
-        new_sum = new_run.summary()
-        cells = sorted(
-            set(map(tuple, base_sum[["dataset", "config"]].values))
-            | set(map(tuple, new_sum[["dataset", "config"]].values))
-        )
-        for dataset, config in cells:
-            old = base_sum[(base_sum.dataset == dataset) & (base_sum.config == config)]
-            new = new_sum[(new_sum.dataset == dataset) & (new_sum.config == config)]
-            pair = _paired(base_inst, new_inst, dataset, config)
-            answered = pair.dropna(subset=["seconds_old", "seconds_new"])
-            answered = answered[(answered.seconds_old > 0) & (answered.seconds_new > 0)]
-            ratio = (
-                float(
-                    np.exp(np.log(answered.seconds_new / answered.seconds_old).mean())
-                )
-                if len(answered)
-                else np.nan
-            )
-            both = pair.dropna(subset=["generated_old", "generated_new"])
-            changed = both[
-                (both.expanded_old != both.expanded_new)
-                | (both.generated_old != both.generated_new)
-                | (both.path_length_old != both.path_length_new)
-            ]
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "config": config,
-                    "old_run": base_run.label,
-                    "new_run": new_run.label,
-                    "old_instances": _first(old, "instances"),
-                    "new_instances": _first(new, "instances"),
-                    "old_answered": _first(old, "answered"),
-                    "new_answered": _first(new, "answered"),
-                    "old_median_ms": _first(old, "median_ms"),
-                    "new_median_ms": _first(new, "median_ms"),
-                    "time_ratio": ratio,
-                    "compared": len(answered),
-                    "old_median_expanded": _first(old, "median_expanded"),
-                    "new_median_expanded": _first(new, "median_expanded"),
-                    "old_median_generated": _first(old, "median_generated"),
-                    "new_median_generated": _first(new, "median_generated"),
-                    "counters_changed": len(changed) if len(both) else np.nan,
-                    "changed_instances": [
-                        _change_text(c) for _, c in changed.iterrows()
-                    ],
-                    "same_source": _same_source(base_run, new_run, config),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def _paired(old: pd.DataFrame, new: pd.DataFrame, dataset: str, config: str):
-    keep = ["instance", "seconds", "expanded", "generated", "path_length"]
-    a = old[(old.dataset == dataset) & (old.config == config)][keep]
-    b = new[(new.dataset == dataset) & (new.config == config)][keep]
-    return a.merge(b, on="instance", how="outer", suffixes=("_old", "_new"))
-
-
-def _same_source(old: Run, new: Run, config: str) -> bool | None:
-    """Whether meta.json records the same solver source hash in both runs."""
-    a = ((old.meta.get("solvers") or {}).get(config) or {}).get("source_sha256")
-    b = ((new.meta.get("solvers") or {}).get(config) or {}).get("source_sha256")
-    return None if not a or not b else a == b
-
-
-def _change_text(row: pd.Series) -> str:
-    """``d04-0000: expanded 45 -> 46, generated 120 -> 123`` (exact counters)."""
-    parts = [
-        f"{c} {_exact(row[c + '_old'])} -> {_exact(row[c + '_new'])}"
-        for c in ("expanded", "generated", "path_length")
-        if row[c + "_old"] != row[c + "_new"]
+def skipped_reasons(rows) -> list[tuple[str, str, int, str]]:
+    """``(config, dataset, instances, reason)`` for every refused pair."""
+    if rows is None or len(rows) == 0:
+        return []
+    sk = rows[
+        (rows["status"] == "skipped")
+        & (rows["measure"] == "time")
+        & (rows["repeat"] == 0)
     ]
-    return f"{row.instance}: " + ", ".join(parts)
-
-
-def _first(frame: pd.DataFrame, col: str) -> Any:
-    return frame[col].iat[0] if len(frame) else np.nan
+    out = []
+    for (config, dataset, reason), g in sk.groupby(
+        ["config", "dataset", "message"], sort=False
+    ):
+        out.append(
+            (str(config), str(dataset), int(g["instance"].nunique()), str(reason))
+        )
+    return out
 
 
 def load_runs(run_dirs: Sequence[Path | str]) -> list[Run]:

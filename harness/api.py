@@ -1,8 +1,8 @@
 """The Python API above measurement and reporting: :func:`run` measures (see
 :func:`harness.measure.runner.run`) and, when asked, writes the report of the run.
 
-The runner never imports the reporter; this module is where the two meet (as
-``harness run`` does in :mod:`harness.cli.run`).
+The runner imports neither the reporter nor the analysis; this module is where they
+meet (as ``harness run`` does in :mod:`harness.cli.run`).
 """
 
 from __future__ import annotations
@@ -12,13 +12,19 @@ from typing import Any
 
 
 def run(*args: Any, report: bool = False, **kwargs: Any):
-    """:func:`harness.measure.runner.run`, then, with ``report=True``, the run's
+    """Run the grid (:func:`harness.measure.runner.run`: same arguments), store it
+    under ``out/<run_id>/`` and return its rows as a pandas DataFrame (the same
+    rows as rows.csv, typed by :func:`harness.analysis.read_run`;
+    ``.attrs["run_dir"]`` is the path). ``report=True`` also writes the run's
     report.md/html (a failure to report does not fail the run)."""
+    from harness.analysis import read_run
     from harness.measure.runner import run as measure
 
-    frame = measure(*args, **kwargs)
+    run_dir = Path(measure(*args, **kwargs))
     if report:
-        write_report_if_available(Path(frame.attrs["run_dir"]))
+        write_report_if_available(run_dir)
+    _, frame = read_run(run_dir)
+    frame.attrs["run_dir"] = str(run_dir)
     return frame
 
 

@@ -22,8 +22,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.results import ANSWERED, SEVERITY
+
 if TYPE_CHECKING:  # pandas is imported lazily: this module is reached from the CLI
     import pandas as pd
+
+    from harness.analysis import Run
 
 EXIT_OK, EXIT_REGRESSION, EXIT_INCOMPARABLE = 0, 1, 2
 SUPPORTED_SCHEMAS = (1,)
@@ -38,19 +42,10 @@ COUNTERS = [
 ]
 #: A rise in these is a regression; a change in the others is only reported.
 WORSE_WHEN_HIGHER = {"expanded", "generated", "path_length"}
-#: Higher is worse. A correct answer (a path, or "unsolvable" on an unsolvable
-#: board) ranks best; a refusal loses coverage; a wrong answer ranks worst.
-STATUS_SEVERITY = {
-    "solved": 0,
-    "unsolvable": 0,
-    "skipped": 1,
-    "timeout": 2,
-    "memout": 2,
-    "error": 3,
-    "invalid": 4,
-    "missing": 1,
-}
-GOOD_STATUSES = {"solved", "unsolvable"}
+#: Higher is worse (harness.results.SEVERITY); a cell missing from one run ranks as
+#: a refusal.
+STATUS_SEVERITY = {**SEVERITY, "missing": SEVERITY["skipped"]}
+GOOD_STATUSES = set(ANSWERED)
 
 
 class Incomparable(Exception):
@@ -152,6 +147,9 @@ class Comparison:
     configs: dict[str, ConfigSummary] = field(default_factory=dict)
     counter_changes: list[CounterChange] = field(default_factory=list)
     status_changes: list[StatusChange] = field(default_factory=list)
+    #: The same time verdict per (config, dataset, "solvable" | "unsolvable"), for
+    #: tables that show datasets separately (``harness report A B``).
+    parts: dict[tuple[str, str, str], TimeVerdict] = field(default_factory=dict)
 
     @property
     def regressions(self) -> list[str]:
@@ -209,8 +207,8 @@ def resolve_run(text: str, results_dir: Path) -> Path:
 
 def read_run(run_dir: Path) -> tuple[dict, pd.DataFrame]:
     """(meta, rows) of a stored run; Incomparable with the reason if unreadable."""
+    from harness.analysis import read_run as read_stored_run
     from harness.results import ResultsError
-    from harness.results import read_run as read_stored_run
 
     try:
         return read_stored_run(run_dir)
@@ -225,6 +223,13 @@ def compare_runs(
     base_meta, base_rows = read_run(base)
     new_meta, new_rows = read_run(new)
     return compare_frames(base_meta, base_rows, new_meta, new_rows, thresholds)
+
+
+def compare(base: Run, new: Run, thresholds: Thresholds = Thresholds()) -> Comparison:
+    """The comparer: ``new`` against ``base``, two runs loaded by
+    :func:`harness.analysis.load_run` (``harness compare`` and ``harness report``
+    both come here). Raises Incomparable with a one-line reason."""
+    return compare_frames(base.meta, base.stored, new.meta, new.stored, thresholds)
 
 
 # -------------------------------------------------------------------- comparing
@@ -254,7 +259,6 @@ def compare_frames(
             raise Incomparable(
                 f"{which} run rows.csv lacks column(s) {', '.join(missing)}"
             )
-    base_rows, new_rows = _normalise(base_rows), _normalise(new_rows)
     common_datasets = _check_datasets(base_meta, new_meta, base_rows, new_rows, comp)
     _environment_warnings(base_meta, new_meta, comp)
 
@@ -414,30 +418,6 @@ def _source_changes(
             )
 
 
-def _normalise(rows: pd.DataFrame) -> pd.DataFrame:
-    """Key columns as strings ("none" for a blind solver), counters present."""
-    import pandas as pd
-
-    rows = rows.copy()
-    for col in COUNTERS:
-        if col not in rows.columns:
-            rows[col] = float("nan")
-    rows["extra"] = rows["extra"].fillna("").astype(str) if "extra" in rows else ""
-    rows["heuristic"] = rows.heuristic.fillna("none").astype(str)
-    for col in ("solver", "dataset", "instance"):
-        rows[col] = rows[col].astype(str)
-    labels = pd.Series(
-        [
-            s if h == "none" else f"{s}[{h}]"
-            for s, h in zip(rows.solver, rows.heuristic, strict=True)
-        ],
-        index=rows.index,
-        dtype=object,
-    )
-    rows["config"] = rows["config"].fillna(labels) if "config" in rows else labels
-    return rows
-
-
 def _cells(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per cell: its worst status, its counters, whether repeats disagree.
 
@@ -559,8 +539,7 @@ def _compare_times(
     n_by_cell = {
         k: g[metric].dropna().to_numpy(float) for k, g in n_t.groupby(CELL_KEY)
     }
-    per_config: dict[str, tuple] = {}
-    for config, cells in same_good.groupby("config", sort=True):
+    def samples_of(cells: pd.DataFrame) -> tuple[list, int]:
         samples = []
         dropped = 0
         for k in sorted(map(tuple, cells[CELL_KEY].itertuples(index=False))):
@@ -572,6 +551,11 @@ def _compare_times(
                 continue
             # a zero reading (coarse clock) would make the log ratio infinite
             samples.append((np.maximum(b, 1e-9), np.maximum(n, 1e-9)))
+        return samples, dropped
+
+    per_config: dict[str, tuple] = {}
+    for config, cells in same_good.groupby("config", sort=True):
+        samples, dropped = samples_of(cells)
         per_config[config] = (samples, dropped, _bootstrap(samples, th, rng))
 
     ref_ratio = None
@@ -602,6 +586,28 @@ def _compare_times(
                 verdict=f"reference (machine drift {ratio:.2f}x)",
             )
         comp.configs[config].time = verdict
+
+    # The same verdict per dataset part, from its own random stream (the configs'
+    # verdicts above do not depend on it).
+    first = b_t.groupby(CELL_KEY)["solvable"].first()
+    unsolvable = {k for k, v in first.items() if str(v) == "False"}  # NA: solvable
+    kinds = same_good.assign(
+        boards=[
+            "unsolvable" if k in unsolvable else "solvable"
+            for k in map(tuple, same_good[CELL_KEY].itertuples(index=False))
+        ]
+    )
+    rng = np.random.default_rng(th.seed)
+    for (config, dataset, boards), cells in kinds.groupby(
+        ["config", "dataset", "boards"], sort=True
+    ):
+        samples, dropped = samples_of(cells)
+        ratio, low, high, noisy = _bootstrap(samples, th, rng)
+        if ref_ratio and config != th.reference and ratio is not None:
+            ratio, low, high = ratio / ref_ratio, low / ref_ratio, high / ref_ratio
+        comp.parts[(config, dataset, boards)] = _verdict(
+            config, metric, len(samples), dropped, ratio, low, high, noisy, th
+        )
 
 
 def _bootstrap(samples: list, th: Thresholds, rng) -> tuple:

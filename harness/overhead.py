@@ -65,9 +65,9 @@ def runner_cost(cells: int, jobs: int, memory_pass: bool) -> dict[str, float]:
             plan, run_dir, meta, executor=runner.make_executor(jobs, run_dir)
         )
         wall = time.perf_counter() - t0
-        from harness import results as res
+        from harness.analysis import read_run
 
-        _, rows = res.read_run(run_dir)
+        _, rows = read_run(run_dir)
         setup = sum(s["seconds"] for s in meta["setup"])
     timed = rows[rows["measure"] == "time"]
     assert (timed["status"] == "solved").all()
@@ -116,9 +116,9 @@ def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as out:
         run_dir, meta = runner.start(plan, out, jobs=1, argv=["overhead"])
         runner.execute(plan, run_dir, meta, executor=runner.make_executor(1, run_dir))
-        from harness import results as res
+        from harness.analysis import read_run
 
-        _, rows = res.read_run(run_dir)
+        _, rows = read_run(run_dir)
     measured = float(rows["seconds"].median())
     bare = _bare_median(config_label, start, goal, g, repeats)
     return {"runner": measured, "bare": bare, "ratio": measured / bare}

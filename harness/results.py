@@ -5,7 +5,7 @@ The contract is ``results/README.md`` (reporter and compare read it):
 cells finish, each batch flushed and fsynced, one physical line per row (text fields
 are kept on one line), so a run killed at any moment leaves at most one torn last
 line, which readers drop and :func:`repair_rows` cuts off before a resume appends.
-Standard library only, except :func:`read_run`, which returns a pandas DataFrame.
+Standard library only; :func:`harness.analysis.read_run` is the typed reader.
 """
 
 from __future__ import annotations
@@ -35,6 +35,26 @@ SCHEMA_VERSION = (
 ROWS_FILE = "rows.csv"
 META_FILE = "meta.json"
 STATUSES = ("solved", "unsolvable", "timeout", "memout", "error", "invalid", "skipped")
+
+# The status vocabulary, defined once (runner, analysis, report, plots, compare).
+#: Best first; statuses in one group are equally good or bad. An answer (a path, or
+#: "unsolvable" for an unsolvable board) is best, a refusal loses coverage, a wrong
+#: answer is worst.
+SEVERITY_GROUPS = (
+    ("solved", "unsolvable"),
+    ("skipped",),
+    ("timeout", "memout"),
+    ("error",),
+    ("invalid",),
+)
+#: status -> its group's rank: a higher rank is a worse outcome (a regression).
+SEVERITY = {s: rank for rank, group in enumerate(SEVERITY_GROUPS) for s in group}
+#: Every status, best to worst: which of an instance's repeats stands for it.
+WORST_LAST = tuple(s for group in SEVERITY_GROUPS for s in group)
+#: Correct answers.
+ANSWERED = SEVERITY_GROUPS[0]
+#: Failures of a pass, worst first (a refusal, "skipped", is not one).
+PROBLEMS = ("invalid", "error", "memout", "timeout")
 MEASURES = ("time", "memory")
 #: Longest text kept in ``moves`` / ``message``; a runaway solver's output is cut.
 MAX_TEXT = 4000
@@ -84,22 +104,6 @@ class ResultRow:
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))
-_INT_COLUMNS = (
-    "optimal_length",
-    "repeat",
-    "path_length",
-    "expanded",
-    "generated",
-    "max_frontier",
-    "iterations",
-    "peak_bytes",
-    "peak_rss_bytes",
-    "h_start",
-)
-_FLOAT_COLUMNS = ("seconds", "cpu_seconds")
-_BOOL_COLUMNS = ("solvable", "is_optimal")
-
-
 def row_key(config: str, dataset: str, instance: str, measure: str, repeat: int):
     """The identity of a stored row: a resumed run never writes a key twice."""
     return (config, dataset, instance, measure, int(repeat))
@@ -354,56 +358,6 @@ def stored_keys(run_dir: Path | str) -> set[tuple[str, str, str, str, int]]:
         )
         for r in read_row_dicts(run_dir)
     }
-
-
-def rows_frame(rows: Iterable[ResultRow] | Iterable[dict[str, Any]]):
-    """A typed DataFrame in schema column order (nullable ints, NaN for missing)."""
-    import pandas as pd
-
-    records = [
-        dict(zip(COLUMNS, astuple(r), strict=True)) if isinstance(r, ResultRow) else r
-        for r in rows
-    ]
-    frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
-    return _typed(frame)
-
-
-def _typed(frame):
-    import pandas as pd
-
-    frame = frame.replace("", None) if len(frame) else frame
-    for col in _INT_COLUMNS:
-        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("Int64")
-    for col in _FLOAT_COLUMNS:
-        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
-    for col in _BOOL_COLUMNS:
-        frame[col] = frame[col].map(_to_bool).astype("boolean")
-    for col in COLUMNS:
-        if col not in _INT_COLUMNS + _FLOAT_COLUMNS + _BOOL_COLUMNS:
-            frame[col] = frame[col].astype("string")
-    frame["message"] = frame["message"].fillna("")
-    frame["extra"] = frame["extra"].fillna("")
-    return frame
-
-
-_BOOLS = {"True": True, "true": True, "False": False, "false": False}
-
-
-def _to_bool(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    return _BOOLS.get(value) if isinstance(value, str) else None
-
-
-def read_run(run_dir: Path | str):
-    """``(meta, rows)`` of a stored run: the meta dict and a typed DataFrame with the
-    schema's columns. ResultsError (one line, naming the file) for an unreadable run
-    or an unknown schema version."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise ResultsError(f"{run_dir}: no such run directory")
-    meta = read_meta(run_dir)
-    return meta, rows_frame(read_row_dicts(run_dir))
 
 
 def utc_now() -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from plugins.tiny import make_dataset, walk
 
+from harness import analysis
 from harness import results as res
 from harness.puzzle import goal_board, grid
 
@@ -112,7 +113,7 @@ def test_summary_then_run_directory_as_last_line(tmp_path, dataset_file):
     # plain progress (CI): failures as lines, then status lines on stderr
     assert "error: raises on cli23 t000: ValueError: deliberate failure" in proc.stderr
     assert "[18/18] 100%" in proc.stderr
-    meta, rows = res.read_run(run_dir)
+    meta, rows = analysis.read_run(run_dir)
     assert meta["complete"] and len(rows) == 2 * 9 * 3
     assert meta["argv"][1:4] == ["run", "--solvers", "good_bfs,raises"]
 
@@ -198,7 +199,7 @@ def test_sigkill_half_way_then_resume_completes_each_cell_once(tmp_path, dataset
     keys = cell_keys(run_dir)
     assert len(keys) == len(set(keys)) == 2 * 9 * 3  # configs x instances x passes
     assert keys[: len(before)] == before  # nothing redone or rewritten
-    meta, rows = res.read_run(run_dir)
+    meta, rows = analysis.read_run(run_dir)
     assert meta["complete"] is True and meta["finished_utc"]
     assert meta["resumes"][0]["torn_bytes_dropped"] > 0
     assert meta["options"]["jobs_by_session"] == [1, 2]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from harness.analysis import read_run
 from harness.cli import app
-from harness.results import read_run
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 

@@ -268,15 +268,20 @@ def test_incomplete_run_is_flagged(tmp_path):
 
 
 def test_compare_ratio_is_geomean_and_counters_exact():
+    """The report's ratio is harness compare's: CPU time, instances under 0.1 ms in
+    both runs left out (timer noise), geometric mean of per-instance medians."""
     runs = report.load_runs([RUN_A, RUN_B])
     table = report.compare(runs).set_index(["dataset", "config"])
     man = table.loc[("8-depths", "astar_dict[manhattan]")]
-    # every per-instance median halves: 0.02/0.04, 0.08/0.16, 1.3/2.6, 25/50
+    assert man.metric == "CPU time"
+    # every per-instance median halves: (0.02/0.04 under 0.1 ms), 0.08/0.16,
+    # 1.3/2.6, 25/50
     assert man.time_ratio == pytest.approx(0.5)
-    assert (man.compared, man.counters_changed) == (4, 0)
+    assert (man.compared, man.counters_changed) == (3, 0)
+    assert man.time_low <= 0.5 <= man.time_high < 1 and man.significant
     bfs = table.loc[("8-depths", "bfs")]
-    # per-instance ratios 0.08/0.08, 2.0/0.5, 82/41, 88/44 = 1, 4, 2, 2 -> (16)^(1/4)
-    assert bfs.time_ratio == pytest.approx(2.0)
+    # per-instance ratios (0.08/0.08 under 0.1 ms), 2.0/0.5, 82/41, 88/44 = 4, 2, 2
+    assert bfs.time_ratio == pytest.approx(16 ** (1 / 3))
     # d04-0000: expanded 45 -> 46, generated 120 -> 123, the others unchanged;
     # medians shown exactly: [7,45,3500,3600] -> 1772.5, [7,46,3500,3600] -> 1773
     assert bfs.counters_changed == 1
@@ -288,7 +293,8 @@ def test_compare_ratio_is_geomean_and_counters_exact():
     assert math.isnan(table.loc[("8-unsolvable", "bfs")].new_instances)
     words = "\n".join(report.compare_findings(runs, report.compare(runs)))
     assert "astar_dict[manhattan] on 8-depths: 2.00x faster in run 2" in words
-    assert "bfs on 8-depths: 2.00x slower in run 2" in words
+    assert "bfs on 8-depths: 2.52x slower in run 2" in words
+    assert "median CPU time ratios, 95% interval" in words
     assert "different Python (3.12.1)" in words
     assert "On 8-depths, only run 2 has bidir_bfs." in words
     assert "8-unsolvable is only in run 1." in words
@@ -404,7 +410,8 @@ def test_two_runs_side_by_side_and_comparison_plot(pair):
     # 8-unsolvable is only in run 1: said in words, no table of dashes
     assert "8-unsolvable is only in run 1." in md
     assert "**8-unsolvable: run 1 vs run 2**" not in md
-    assert "| astar_dict[manhattan] | 4/4 | 4/4 | 1.38 | 0.690 | 0.50 (n=4) |" in md
+    assert "| astar_dict[manhattan] | 4/4 | 4/4 | 1.38 | 0.690 | 0.50 (n=3) |" in md
+    assert "CPU time ratio run 2/run 1" in md
     # the plots show run 2, which has no memory pass and no unsolvable boards
     assert not (out / "plots" / "peak_memory.png").exists()
     assert "Peak memory per config: skipped (the run has no memory-pass rows)" in md

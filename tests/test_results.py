@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import analysis
 from harness import results as res
 
 DATA = Path(__file__).parent / "data"
@@ -106,7 +107,7 @@ def test_round_trip_keeps_values_and_types(tmp_path):
     ]
     assert res.append_rows(tmp_path, rows[:2]) == 2
     res.append_rows(tmp_path, rows[2:])
-    meta, frame = res.read_run(tmp_path)
+    meta, frame = analysis.read_run(tmp_path)
     assert meta == {"schema_version": res.SCHEMA_VERSION, "run_id": "r"}
     assert list(frame.columns) == list(res.COLUMNS)
     assert len(frame) == 4
@@ -179,12 +180,12 @@ def test_unknown_schema_version_is_rejected(tmp_path):
     meta["schema_version"] = res.SCHEMA_VERSION + 1
     (tmp_path / res.META_FILE).write_text(json.dumps(meta))
     with pytest.raises(res.ResultsError, match="schema_version 2 is not supported"):
-        res.read_run(tmp_path)
+        analysis.read_run(tmp_path)
 
 
 def test_old_schema_fixture_is_rejected_clearly():
     with pytest.raises(res.ResultsError) as err:
-        res.read_run(DATA / "old_schema_run")
+        analysis.read_run(DATA / "old_schema_run")
     assert "meta.json: schema_version 0 is not supported" in str(err.value)
     assert "\n" not in str(err.value)
     with pytest.raises(res.ResultsError, match="columns do not match schema 1"):
@@ -194,7 +195,7 @@ def test_old_schema_fixture_is_rejected_clearly():
 def test_committed_v1_run_still_loads():
     """A run stored by this schema version (tests/data/run_v1): any change of
     columns must bump SCHEMA_VERSION, and this fixture then needs a migration."""
-    meta, frame = res.read_run(DATA / "run_v1")
+    meta, frame = analysis.read_run(DATA / "run_v1")
     assert meta["schema_version"] == 1 and meta["complete"] is True
     assert len(frame) == 12
     bfs = frame[(frame["config"] == "good_bfs") & frame["solvable"]]
@@ -204,9 +205,9 @@ def test_committed_v1_run_still_loads():
 
 def test_missing_run_is_a_clear_error(tmp_path):
     with pytest.raises(res.ResultsError, match="no such run directory"):
-        res.read_run(tmp_path / "nope")
+        analysis.read_run(tmp_path / "nope")
     with pytest.raises(res.ResultsError, match="meta.json: no such file"):
-        res.read_run(tmp_path)
+        analysis.read_run(tmp_path)
     (tmp_path / res.META_FILE).write_text("{not json")
     with pytest.raises(res.ResultsError, match="cannot read"):
         res.read_meta(tmp_path)

@@ -14,6 +14,7 @@ import pytest
 from plugins.tiny import make_dataset, tiny, walk
 
 import harness
+from harness import analysis
 from harness import results as res
 from harness.heuristics import make_heuristic
 from harness.measure import runner
@@ -81,7 +82,7 @@ def bad_run(tmp_path_factory):
         out=out,
         plugins=[PLUGIN],
     )
-    meta, stored = res.read_run(frame.attrs["run_dir"])
+    meta, stored = analysis.read_run(frame.attrs["run_dir"])
     return frame, stored, meta
 
 
@@ -233,7 +234,7 @@ def test_prepare_runs_once_per_worker(tmp_path):
         out=tmp_path,
         plugins=[PLUGIN],
     )
-    meta, _ = res.read_run(frame.attrs["run_dir"])
+    meta, _ = analysis.read_run(frame.attrs["run_dir"])
     assert [s["config"] for s in meta["setup"]] == ["good_astar[misplaced]"]
     assert (frame["status"] == "solved").all()
     assert set(frame["measure"]) == {"time"}
@@ -258,13 +259,14 @@ def test_refused_pairs_are_skipped_not_failed(tmp_path):
     }
     assert len(skipped) == 2  # one row per pass, like any other cell
     assert (skipped["message"] == "plain BFS would exhaust memory on 4x4").all()
-    assert runner.skipped_reasons(frame) == [
+    assert analysis.skipped_reasons(frame) == [
         ("good_bfs", "four", 1, "plain BFS would exhaust memory on 4x4")
     ]
-    summary = runner.summarize(frame).set_index(["config", "dataset"])
+    view = analysis.analysis_view(frame)
+    summary = analysis.summary(view).set_index(["config", "dataset"])
     assert summary.loc[("good_bfs", "four"), "skipped"] == 1
-    assert summary.loc[("good_bfs", "four"), "failures"] == {}
-    assert summary.loc[("good_greedy", "four"), "solved"] == 1
+    assert not summary.loc[("good_bfs", "four"), list(analysis.PROBLEMS)].any()
+    assert summary.loc[("good_greedy", "four"), "answered"] == 1
 
 
 def test_oracle_supplies_unknown_3x3_optima(tmp_path):
@@ -289,7 +291,7 @@ def test_oracle_supplies_unknown_3x3_optima(tmp_path):
     assert (
         longer["status"] == "invalid" and "declares itself optimal" in longer["message"]
     )
-    meta, _ = res.read_run(frame.attrs["run_dir"])
+    meta, _ = analysis.read_run(frame.attrs["run_dir"])
     assert meta["datasets"]["unlabelled"]["optimal_from_oracle"] == 1
 
 
@@ -303,7 +305,7 @@ def test_meta_describes_the_run(tmp_path):
         plugins=[PLUGIN],
         timeout=7.5,
     )
-    meta, _ = res.read_run(frame.attrs["run_dir"])
+    meta, _ = analysis.read_run(frame.attrs["run_dir"])
     assert meta["schema_version"] == res.SCHEMA_VERSION
     assert meta["run_id"] == Path(frame.attrs["run_dir"]).name
     assert meta["options"]["timeout_by_config"] == {"good_bfs": 7.5}

@@ -193,11 +193,13 @@ def run(
         typer.echo(str(run_dir))
         raise typer.Exit(130) from None
 
+    from harness import analysis
+
     try:
-        stored_meta, rows = res.read_run(run_dir)
-    except res.ResultsError as err:
+        stored = analysis.load_run(run_dir)
+    except analysis.ReportError as err:
         raise fail(str(err)) from None
-    _print_summary(rows, stored_meta, runner)
+    _print_summary(stored)
     if not no_report:
         problem = write_report_if_available(run_dir)
         if problem:
@@ -334,26 +336,37 @@ class RichProgress:
 # ---------------------------------------------------------------- summary
 
 
-def _print_summary(rows, meta, runner) -> None:
-    table = runner.summarize(rows, meta)
+def _print_summary(run) -> None:
+    """The run's summary table (:func:`harness.analysis.summary`, as in the report,
+    but one line per config and dataset, in the order the options name them)."""
+    from harness.analysis import PROBLEMS, analysis_view, skipped_reasons, summary
+
+    table = summary(analysis_view(run.stored, split_mixed=False))
     if len(table) == 0:
         typer.echo("no cells")
         return
+    opts = run.meta.get("options", {})
+    config_rank = {c: i for i, c in enumerate(opts.get("solvers", []))}
+    dataset_rank = {d: i for i, d in enumerate(opts.get("datasets", []))}
+    table = table.assign(
+        _c=table.config.map(config_rank).fillna(len(config_rank)),
+        _d=table.dataset_name.map(dataset_rank).fillna(len(dataset_rank)),
+    ).sort_values(["_c", "_d", "dataset"], kind="stable")
     header = ["config", "dataset", "solved", "optimal", "median ms", "median expanded",
               "failed", "skipped"]  # fmt: skip
     lines = []
-    for r in table.itertuples():
-        failed = ", ".join(f"{n} {s}" for s, n in sorted(r.failures.items()))
+    for r in table.to_dict("records"):
+        failed = ", ".join(f"{r[s]} {s}" for s in sorted(PROBLEMS) if r[s])
         lines.append([
-            r.config,
-            r.dataset,
-            f"{r.solved}/{r.instances - r.skipped}",
-            "-" if r.optimal_share is None or r.optimal_share != r.optimal_share
-            else f"{100 * r.optimal_share:.0f}%",
-            _num(r.median_seconds, 1e3),
-            _num(r.median_expanded, 1),
+            r["config"],
+            r["dataset"],
+            f"{r['answered']}/{r['instances'] - r['skipped']}",
+            "-" if r["optimal_share"] != r["optimal_share"]
+            else f"{100 * r['optimal_share']:.0f}%",
+            _num(r["median_ms"], 1),
+            _num(r["median_expanded"], 1),
             failed,
-            str(r.skipped) if r.skipped else "",
+            str(r["skipped"]) if r["skipped"] else "",
         ])  # fmt: skip
     widths = [
         max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)
@@ -370,7 +383,7 @@ def _print_summary(rows, meta, runner) -> None:
     typer.echo(fmt(["-" * w for w in widths]))
     for line in lines:
         typer.echo(fmt(line))
-    skipped = runner.skipped_reasons(rows)
+    skipped = skipped_reasons(run.stored)
     if skipped:
         typer.echo("skipped (the solver declined these; not failures):")
         # One line per config and dataset: reasons that differ only by the

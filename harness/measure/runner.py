@@ -43,7 +43,7 @@ DEFAULT_MEMORY_LIMIT_MB = defaults.MEMORY_LIMIT_MB
 DEFAULT_SETUP_TIMEOUT = defaults.SETUP_TIMEOUT
 DEFAULT_OUT = defaults.RESULTS_DIR
 COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
-FAILURES = ("timeout", "memout", "error", "invalid")
+FAILURES = res.PROBLEMS  # what --strict fails on
 
 
 class RunError(Exception):
@@ -338,7 +338,7 @@ def nondeterminism(
     seen: list[tuple[str, tuple, Any]] = []
     for row in stored:
         if (
-            row["status"] in ("solved", "unsolvable", "invalid")
+            row["status"] in (*res.ANSWERED, "invalid")
             and row["expanded"] != ""
         ):
             name = f"{row['measure']} {row['repeat']} (stored)"
@@ -816,96 +816,6 @@ def prepare_resume(
     return plan, run_dir, meta
 
 
-# --------------------------------------------------------------- summary
-
-
-def summarize(rows, meta: dict[str, Any] | None = None) -> Any:
-    """Per config x dataset: instances, solved (correct answers, "unsolvable" for an
-    unsolvable board included, in every timed repeat), optimal share, median seconds
-    and expanded, failures and skips. Ordered as the run's options list them."""
-    import pandas as pd
-
-    out = []
-    if rows is None or len(rows) == 0:
-        return pd.DataFrame(out)
-    opts = (meta or {}).get("options", {})
-    config_rank = {c: i for i, c in enumerate(opts.get("solvers", []))}
-    dataset_rank = {d: i for i, d in enumerate(opts.get("datasets", []))}
-    groups = sorted(
-        rows.groupby(["config", "dataset"], sort=False),
-        key=lambda item: (
-            config_rank.get(item[0][0], len(config_rank)),
-            dataset_rank.get(item[0][1], len(dataset_rank)),
-        ),
-    )
-    for (config, dataset), group in groups:
-        per_instance = []
-        for _, g in group.groupby("instance", sort=False):
-            statuses = list(g["status"])
-            timed = g[g["measure"] == "time"]
-            ok = len(timed) > 0 and bool(
-                timed["status"].isin(["solved", "unsolvable"]).all()
-            )
-            first_bad = next((s for s in statuses if s in FAILURES), None)
-            per_instance.append(
-                {
-                    "skipped": "skipped" in statuses,
-                    "ok": ok and first_bad is None,
-                    "bad": first_bad,
-                    "seconds": timed["seconds"].median() if ok else None,
-                    "expanded": timed["expanded"].iloc[0]
-                    if ok and len(timed)
-                    else None,
-                    "is_optimal": timed["is_optimal"].iloc[0]
-                    if ok and len(timed)
-                    else None,
-                }
-            )
-        frame = pd.DataFrame(per_instance)
-        solved = frame[frame["ok"]]
-        known = solved["is_optimal"].dropna()
-        bad = frame["bad"].dropna().value_counts()
-        out.append(
-            {
-                "config": config,
-                "dataset": dataset,
-                "instances": len(frame),
-                "solved": int(frame["ok"].sum()),
-                "optimal_share": float(known.astype(bool).mean())
-                if len(known)
-                else None,
-                "median_seconds": float(pd.to_numeric(solved["seconds"]).median())
-                if len(solved)
-                else None,
-                "median_expanded": float(pd.to_numeric(solved["expanded"]).median())
-                if len(solved)
-                else None,
-                "failures": {k: int(v) for k, v in bad.items()},
-                "skipped": int(frame["skipped"].sum()),
-            }
-        )
-    return pd.DataFrame(out)
-
-
-def skipped_reasons(rows) -> list[tuple[str, str, int, str]]:
-    """``(config, dataset, instances, reason)`` for every refused pair."""
-    if rows is None or len(rows) == 0:
-        return []
-    sk = rows[
-        (rows["status"] == "skipped")
-        & (rows["measure"] == "time")
-        & (rows["repeat"] == 0)
-    ]
-    out = []
-    for (config, dataset, reason), g in sk.groupby(
-        ["config", "dataset", "message"], sort=False
-    ):
-        out.append(
-            (str(config), str(dataset), int(g["instance"].nunique()), str(reason))
-        )
-    return out
-
-
 # -------------------------------------------------------------------- API
 
 
@@ -926,10 +836,9 @@ def run(
     progress: Progress | None = None,
     executor_factory: Callable[[int, Path], Executor] | None = None,
 ):
-    """Run the grid, store it under ``out/<run_id>/`` and return its rows as a
-    pandas DataFrame (the same rows as rows.csv; ``.attrs["run_dir"]`` is the path).
+    """Run the grid, store it under ``out/<run_id>/`` and return that directory.
     ``resume=RUN_ID`` completes a stored run instead (its own options apply).
-    :func:`harness.api.run` (``harness.run``) also writes the report."""
+    :func:`harness.api.run` (``harness.run``) returns the rows and can report."""
     if resume is not None:
         plan, run_dir, meta = prepare_resume(
             resume,
@@ -954,6 +863,4 @@ def run(
         run_dir, meta = start(plan, out, jobs=jobs)
     executor = (executor_factory or make_executor)(jobs, run_dir)
     execute(plan, run_dir, meta, executor=executor, progress=progress)
-    _, frame = res.read_run(run_dir)
-    frame.attrs["run_dir"] = str(run_dir)
-    return frame
+    return run_dir

@@ -13,17 +13,16 @@ from __future__ import annotations
 from harness.analysis import (
     ANSWERED,
     PROBLEMS,
-    REQUIRED_COLUMNS,
     SEVERITY,
     ReportError,
     Run,
-    compare,
     effective_branching_factor,
     instances,
     load_run,
     load_runs,
     summary,
 )
+from harness.report.comparison import compare
 from harness.report.document import (
     HOW_TO_READ,
     format_summary,
@@ -40,7 +39,7 @@ from harness.report.tables import (
 )
 
 __all__ = [
-    "ANSWERED", "HOW_TO_READ", "PROBLEMS", "REQUIRED_COLUMNS", "SEVERITY",
+    "ANSWERED", "HOW_TO_READ", "PROBLEMS", "SEVERITY",
     "ReportError", "Run", "compare", "compare_findings", "display_compare",
     "display_table", "effective_branching_factor", "findings", "format_summary",
     "instances", "is_numeric_column", "load_run", "load_runs", "markdown_table",

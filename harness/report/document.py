@@ -22,9 +22,9 @@ from harness import aggregate
 from harness.analysis import (
     ReportError,
     Run,
-    compare,
     load_runs,
 )
+from harness.report.comparison import compare
 from harness.report.findings import compare_findings, findings
 from harness.report.tables import (
     PARTS,
@@ -177,10 +177,12 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
         comp = _Section(
             "Side by side",
             paragraphs=[
-                f"Each later run against {runs[0].label}; "
-                "time ratio = new / old (below 1 = faster), the "
-                "geometric mean of per-instance median ratios "
-                "over n instances answered in both; counters exact."
+                f"Each later run against {runs[0].label}, judged as `harness "
+                "compare` judges it: time ratio = new / old (below 1 = faster) "
+                "of the metric named in the column (CPU time where both runs "
+                "have it), the geometric mean of per-instance median ratios over "
+                "the n instances answered alike in both (instances under 0.1 ms "
+                "in both are left out: timer noise); counters exact."
             ],
         )
         comp.tables.extend(summary_blocks(runs, table))
@@ -453,7 +455,9 @@ def format_summary(runs: Sequence[Run], fmt: str) -> str:
     (aligned text), "markdown", "csv" or "json"; csv and json are unrounded."""
     if fmt in ("csv", "json"):
         table = (
-            compare(runs).drop(columns=["changed_instances", "same_source"])
+            compare(runs).drop(
+                columns=["changed_instances", "same_source", "incomparable"]
+            )
             if len(runs) > 1
             else aggregate.run_summary(runs[0])
         )

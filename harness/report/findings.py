@@ -181,7 +181,7 @@ def _cell_changes(r: pd.Series) -> list[str]:
         text = (
             f"{where}: {_ratio_words(r.time_ratio)} in {r.new_run} than in "
             f"{r.old_run} (geometric mean of {r.compared} per-instance "
-            "median time ratios)"
+            f"median {r.metric} ratios, {_interval(r)})"
         )
         if r.same_source and r.counters_changed == 0:
             text += (
@@ -197,6 +197,13 @@ def _cell_changes(r: pd.Series) -> list[str]:
             + ")."
         )
     return out
+
+
+def _interval(r: pd.Series) -> str:
+    if not (math.isfinite(r.time_low) and math.isfinite(r.time_high)):
+        return "no noise estimate"
+    what = "significant" if r.significant else "within noise"
+    return f"95% interval {r.time_low:.2f}-{r.time_high:.2f}, {what}"
 
 
 def _ratio_words(ratio: float) -> str:

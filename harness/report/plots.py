@@ -23,7 +23,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-ANSWERED = ("solved", "unsolvable")
+from harness.results import ANSWERED  # noqa: E402
+
 LINESTYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p")
 HATCHES = ("", "//", "\\\\", "xx", "..", "oo", "++", "--", "**", "OO")

@@ -151,7 +151,8 @@ def display_compare(table: pd.DataFrame) -> pd.DataFrame:
     ]
     out[f"median time {old} (ms)"] = table.old_median_ms.map(_sig)
     out[f"median time {new} (ms)"] = table.new_median_ms.map(_sig)
-    out[f"time ratio {new}/{old}"] = [
+    metric = table.metric.iat[0]
+    out[f"{metric} ratio {new}/{old}"] = [
         "–" if not np.isfinite(r) else f"{r:.2f} (n={n})"
         for r, n in zip(table.time_ratio, table.compared, strict=True)
     ]
