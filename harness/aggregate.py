@@ -29,7 +29,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-ANSWERED = ("solved", "unsolvable")
+from harness.results import ANSWERED
+
 #: Times at or below this score 1 (0.1 ms: below it, process noise and the timer
 #: dominate; Lab's planning default is 1 s, too coarse for sliding-tile puzzles).
 TIME_FLOOR_S = 1e-4

@@ -21,8 +21,9 @@ LAYERS: list[tuple[str, ...]] = [
     # the solver contract and the one solve-and-replay check (puzzle only)
     ("harness.solver", "solvers", "harness.measure.judge"),
     ("harness.datasets", "harness.results"),
-    ("harness.measure", "harness.gate"),
-    ("harness.analysis", "harness.compare", "harness.report"),
+    # measuring, and the plans and stored cells it starts from
+    ("harness.measure", "harness.gate", "harness.experiment", "harness.reuse"),
+    ("harness.analysis", "harness.aggregate", "harness.compare", "harness.report"),
     # where measuring and reading runs meet: the Python API, the overhead benchmark
     ("harness.api", "harness.overhead"),
     ("harness.cli", "harness"),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness import reuse
-from harness.results import read_run
+from harness.analysis import read_run
 
 FAIR = Path(__file__).parent / "data" / "run_fair"
 

@@ -139,7 +139,7 @@ def write_report(
     table = compare(runs) if len(runs) > 1 else pd.DataFrame()
     if len(runs) > 1:
         figures.append(
-            plots.compare_plot(
+            paper.compare_plot(
                 [r.instances().assign(run=r.label) for r in runs],
                 colors,
                 out / "plots",

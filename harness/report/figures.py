@@ -30,7 +30,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
-ANSWERED = ("solved", "unsolvable")
+from harness.results import ANSWERED  # noqa: E402
+
 #: measure -> (column, scale to display unit, axis words)
 MEASURES = {
     "time": ("seconds", 1e3, "time (ms)"),
@@ -418,3 +419,39 @@ def report_figures(
             "error or skipped). Colour: dataset."
         ), path))  # fmt: skip
     return made
+
+
+def compare_plot(
+    per_run: Sequence[pd.DataFrame], styles: dict, plot_dir: Path
+):
+    """Per-instance median time of each later run against the first, one panel per
+    later run, through the same scatter function as the report's config-against-
+    config plots (log-log, diagonal = unchanged, failures on the border line);
+    ``per_run`` are instance tables with a ``run`` column."""
+    from harness.report.plots import PLOT_NAMES, Plot, _skip
+
+    name = "compare_time"
+    base = per_run[0]
+    old_label = base["run"].iat[0]
+    panels = []
+    for new in per_run[1:]:
+        frame = pair_frame(base, new, "time", by_config=True)
+        frame = frame[frame["x_ok"] | frame["y_ok"]]
+        if (frame["x_ok"] & frame["y_ok"]).any():
+            label = new["run"].iat[0]
+            panels.append(
+                Panel(frame, f"{old_label}: time (ms)", f"{label}: time (ms)")
+            )
+    if not panels:
+        (plot_dir / f"{name}.png").unlink(missing_ok=True)
+        return _skip(name, "no instance was answered by the same config in two runs")
+    path = scatter_plot(
+        panels, plot_dir / f"{name}.png", measure="time", color_by="config",
+        styles=styles, title=PLOT_NAMES[name],
+    )  # fmt: skip
+    caption = (
+        "One point per instance and config answered in at least one of the runs. "
+        "On the diagonal: same time; below it: the newer run is faster. A cross "
+        "on a dashed line: that run did not answer the instance."
+    )
+    return Plot(name, PLOT_NAMES[name], caption, path)

@@ -497,37 +497,3 @@ def _unsolvable_plot(
         "pays its full size here."
     )
     return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
-
-
-def compare_plot(
-    per_run: Sequence[pd.DataFrame], styles: dict[str, Style], plot_dir: Path
-) -> Plot:
-    """Per-instance median time of each later run against the first, one panel per
-    later run, through the same scatter function as the report's config-against-
-    config plots (log-log, diagonal = unchanged, failures on the border line);
-    ``per_run`` are instance tables with a ``run`` column."""
-    from harness.report.figures import Panel, pair_frame, scatter_plot
-
-    name = "compare_time"
-    base = per_run[0]
-    old_label = base["run"].iat[0]
-    panels = []
-    for new in per_run[1:]:
-        frame = pair_frame(base, new, "time", by_config=True)
-        frame = frame[frame["x_ok"] | frame["y_ok"]]
-        if (frame["x_ok"] & frame["y_ok"]).any():
-            label = new["run"].iat[0]
-            panels.append(Panel(frame, f"{old_label}: time (ms)", f"{label}: time (ms)"))
-    if not panels:
-        (plot_dir / f"{name}.png").unlink(missing_ok=True)
-        return _skip(name, "no instance was answered by the same config in two runs")
-    path = scatter_plot(
-        panels, plot_dir / f"{name}.png", measure="time", color_by="config",
-        styles=styles, title=PLOT_NAMES[name],
-    )  # fmt: skip
-    caption = (
-        "One point per instance and config answered in at least one of the runs. "
-        "On the diagonal: same time; below it: the newer run is faster. A cross "
-        "on a dashed line: that run did not answer the instance."
-    )
-    return Plot(name, PLOT_NAMES[name], caption, path)
