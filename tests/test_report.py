@@ -302,6 +302,22 @@ def test_compare_ratio_is_geomean_and_counters_exact():
     assert "more likely the machine" not in words
 
 
+def test_runs_the_comparer_refuses_say_why(tmp_path):
+    run = tmp_path / "b"
+    shutil.copytree(RUN_B, run)
+    meta = json.loads((run / "meta.json").read_text())
+    meta["datasets"]["8-depths"]["sha256"] = "b" * 64  # other boards, same name
+    (run / "meta.json").write_text(json.dumps(meta))
+    runs = report.load_runs([RUN_A, run])
+    table = report.compare(runs)
+    assert table.time_ratio.isna().all() and (table.compared == 0).all()
+    words = report.compare_findings(runs, table)
+    assert any(
+        "run 2 cannot be compared with run 1 (dataset '8-depths' has different "
+        "boards" in w for w in words
+    )
+
+
 def test_unchanged_source_and_counters_point_at_the_machine(tmp_path):
     run = tmp_path / "b"
     shutil.copytree(RUN_B, run)

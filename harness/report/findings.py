@@ -148,6 +148,12 @@ def compare_findings(runs: Sequence[Run], table: pd.DataFrame) -> list[str]:
                     f"{base.label} ({a}): time ratios mix code and machine."
                 )
     for new_run, part in table.groupby("new_run", sort=False):
+        why = next((w for w in part.get("incomparable", ()) if w), "")
+        if why:
+            out.append(
+                f"{new_run} cannot be compared with {part.old_run.iat[0]} ({why}): "
+                "no time ratios or counter changes, only each run's own figures."
+            )
         old_run = part.old_run.iat[0]
         for dataset, cells in part.groupby("dataset", sort=True):
             only_old = cells[cells.new_instances.isna()].config.tolist()
