@@ -38,7 +38,7 @@ INT_COLUMNS = (
     "optimal_length", "repeat", "path_length", "expanded", "generated",
     "max_frontier", "iterations", "peak_bytes", "peak_rss_bytes", "h_start",
 )  # fmt: skip
-FLOAT_COLUMNS = ("seconds", "cpu_seconds")
+FLOAT_COLUMNS = ("seconds", "cpu_seconds", "raw_seconds", "raw_cpu_seconds")
 BOOL_COLUMNS = ("solvable", "is_optimal")
 TEXT_COLUMNS = tuple(
     c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS + BOOL_COLUMNS

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pandas is imported lazily: this module is reached from the 
     from harness.analysis import Run
 
 EXIT_OK, EXIT_REGRESSION, EXIT_INCOMPARABLE = 0, 1, 2
-SUPPORTED_SCHEMAS = (1,)
+SUPPORTED_SCHEMAS = (1, 2)
 CELL_KEY = ["solver", "heuristic", "dataset", "instance"]
 COUNTERS = [
     "expanded",

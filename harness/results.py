@@ -25,12 +25,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = (
-    1  # bump on any change of columns or their meaning; readers reject others
-)
+SCHEMA_VERSION = 2  # bump on any change of columns or their meaning
 # History:
 #   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
+#   2 - trailing ``raw_seconds``, ``raw_cpu_seconds``: an external program's times
+#       before its start-up was subtracted (empty for in-process solvers).
+#       Version 1 runs are read as version 2 with those columns empty.
+#: Versions this harness reads (older ones are migrated on reading).
+READABLE_VERSIONS = (1, 2)
 
 ROWS_FILE = "rows.csv"
 META_FILE = "meta.json"
@@ -95,6 +98,8 @@ class ResultRow:
     peak_rss_bytes: int | None  # worker's peak resident set (memory rows only)
     h_start: int | None  # heuristic at the start board (None for blind solvers)
     extra: str  # JSON object of per-algorithm counters, "" when none
+    raw_seconds: float | None = None  # external programs: wall before start-up
+    raw_cpu_seconds: float | None = None  # subtraction, and CPU likewise
 
     @property
     def key(self) -> tuple[str, str, str, str, int]:
@@ -104,6 +109,10 @@ class ResultRow:
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))
+#: The columns of a version 1 ``rows.csv`` (read with the newer ones empty).
+COLUMNS_V1: tuple[str, ...] = COLUMNS[:-2]
+
+
 def row_key(config: str, dataset: str, instance: str, measure: str, repeat: int):
     """The identity of a stored row: a resumed run never writes a key twice."""
     return (config, dataset, instance, measure, int(repeat))
@@ -235,11 +244,11 @@ def read_meta(run_dir: Path | str) -> dict[str, Any]:
     if not isinstance(meta, dict):
         raise ResultsError(f"{path}: not a JSON object")
     version = meta.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ResultsError(
             f"{path}: schema_version {version!r} is not supported by this harness "
-            f"(it reads version {SCHEMA_VERSION}); use the harness version that "
-            "wrote it"
+            f"(it reads versions {', '.join(map(str, READABLE_VERSIONS))}); use the "
+            "harness version that wrote it"
         )
     return meta
 
@@ -332,6 +341,9 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
     if not lines:
         return []
     header = next(csv.reader([lines[0]]))
+    width = len(header)
+    if tuple(header) == COLUMNS_V1:  # version 1: the raw_* columns did not exist
+        header = list(COLUMNS)
     if tuple(header) != COLUMNS:
         missing = [c for c in COLUMNS if c not in header]
         unknown = [c for c in header if c not in COLUMNS]
@@ -342,10 +354,11 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
         )
     out = []
     for number, values in enumerate(csv.reader(lines[1:]), start=2):
-        if len(values) != len(COLUMNS):
+        if len(values) != width:
             raise ResultsError(
-                f"{path}: line {number}: {len(values)} fields, expected {len(COLUMNS)}"
+                f"{path}: line {number}: {len(values)} fields, expected {width}"
             )
+        values += [""] * (len(COLUMNS) - width)
         out.append(dict(zip(COLUMNS, values, strict=True)))
     return out
 

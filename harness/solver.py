@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness.defaults import BUDGET_SECONDS
 from harness.heuristics import Heuristic, all_heuristics
@@ -95,6 +95,9 @@ class SolverSpec:
     budget_seconds: float = BUDGET_SECONDS
     sizes: str = "any"  # human-readable summary of accepted board sizes
     module: str = ""
+    #: An external program (:class:`harness.external.Program`): the worker runs
+    #: and measures the child process instead of calling ``solve``.
+    external: Any = None
 
     @property
     def uses_heuristic(self) -> bool:
@@ -102,6 +105,8 @@ class SolverSpec:
 
     def source_sha256(self) -> str:
         """Hash of the solver's source file, to tell results of changed code apart."""
+        if self.external is not None:
+            return self.external.source_sha256()
         try:
             path = inspect.getsourcefile(self.solve)
             return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
@@ -171,6 +176,17 @@ def register(
     return wrap
 
 
+def register_spec(name: str, **fields: Any) -> SolverSpec:
+    """Add a solver described by its fields rather than a decorated function (the
+    external programs of :mod:`harness.external`)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
+    spec = SolverSpec(name=name, module=fields.pop("module", "harness.external"),
+                      **fields)  # fmt: skip
+    _REGISTRY[name] = spec
+    return spec
+
+
 def _load_builtins() -> None:
     global _builtins_loaded
     if _builtins_loaded:
@@ -203,8 +219,13 @@ def scoped_registry() -> Iterator[None]:
 
 
 def load_plugin(target: str) -> list[str]:
-    """Import a plugin module by dotted name or ``.py`` path; return the solver
-    names it registered. Raises ImportError with a one-line reason."""
+    """Import a plugin module by dotted name or ``.py`` path, or register the
+    external programs of a ``.toml`` file or an ``exec:NAME=COMMAND`` target; return
+    the solver names it registered. Raises ImportError with a one-line reason."""
+    if target.startswith("exec:") or target.endswith(".toml"):
+        from harness.external import load_target
+
+        return load_target(target)
     before = set(_REGISTRY)
     path = Path(target)
     try:

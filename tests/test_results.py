@@ -78,7 +78,8 @@ def test_columns_follow_the_contract_in_order():
         "peak_rss_bytes",
         "h_start",
     )
-    assert res.COLUMNS[26:] == ("extra",)
+    assert res.COLUMNS[26:] == ("extra", "raw_seconds", "raw_cpu_seconds")
+    assert res.COLUMNS_V1 == res.COLUMNS[:27]
 
 
 def test_round_trip_keeps_values_and_types(tmp_path):
@@ -169,7 +170,7 @@ def test_malformed_rows_are_named(tmp_path):
     with open(tmp_path / res.ROWS_FILE, "a") as fh:
         fh.write("only,three,fields\n")
     with pytest.raises(
-        res.ResultsError, match=r"rows.csv: line 3: 3 fields, expected 27"
+        res.ResultsError, match=r"rows.csv: line 3: 3 fields, expected 29"
     ):
         res.read_row_dicts(tmp_path)
 
@@ -179,7 +180,7 @@ def test_unknown_schema_version_is_rejected(tmp_path):
     meta = json.loads((tmp_path / res.META_FILE).read_text())
     meta["schema_version"] = res.SCHEMA_VERSION + 1
     (tmp_path / res.META_FILE).write_text(json.dumps(meta))
-    with pytest.raises(res.ResultsError, match="schema_version 2 is not supported"):
+    with pytest.raises(res.ResultsError, match="schema_version 3 is not supported"):
         analysis.read_run(tmp_path)
 
 
@@ -188,16 +189,17 @@ def test_old_schema_fixture_is_rejected_clearly():
         analysis.read_run(DATA / "old_schema_run")
     assert "meta.json: schema_version 0 is not supported" in str(err.value)
     assert "\n" not in str(err.value)
-    with pytest.raises(res.ResultsError, match="columns do not match schema 1"):
+    with pytest.raises(res.ResultsError, match="columns do not match schema 2"):
         res.read_row_dicts(DATA / "old_schema_run")
 
 
 def test_committed_v1_run_still_loads():
-    """A run stored by this schema version (tests/data/run_v1): any change of
-    columns must bump SCHEMA_VERSION, and this fixture then needs a migration."""
+    """A run stored by schema version 1 (tests/data/run_v1) is read as version 2,
+    the raw_* columns of version 2 empty."""
     meta, frame = analysis.read_run(DATA / "run_v1")
     assert meta["schema_version"] == 1 and meta["complete"] is True
     assert len(frame) == 12
+    assert frame["raw_seconds"].isna().all() and frame["raw_cpu_seconds"].isna().all()
     bfs = frame[(frame["config"] == "good_bfs") & frame["solvable"]]
     assert (bfs["path_length"] == bfs["optimal_length"]).all()
     assert set(frame["status"]) == {"solved", "unsolvable", "invalid"}

@@ -20,7 +20,7 @@ from harness import defaults
 from harness.cli.common import app, fail
 
 _RESUME_CONFLICTS = (
-    "--solvers", "--datasets", "--plugin", "--repeats", "--timeout",
+    "--solvers", "--datasets", "--plugin", "--exec", "--repeats", "--timeout",
     "--memory-limit", "--no-memory", "--gc", "--setup-timeout",
 )  # fmt: skip
 
@@ -43,6 +43,16 @@ def run(
             "--plugin",
             help="Load solvers from a module or .py file (repeatable). Nothing else "
             "outside the harness is loaded.",
+        ),
+    ] = None,
+    exec_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exec",
+            metavar="NAME=COMMAND",
+            help="Register an external solver program that reads a board in the "
+            "judge format and prints the moves or 'unsolvable' (repeatable). "
+            "NAME:optimal,batch,sizes=3x3+4x4,goal=G,timeout=S=COMMAND sets options.",
         ),
     ] = None,
     repeats: Annotated[
@@ -131,6 +141,7 @@ def run(
                         solvers,
                         datasets,
                         plugin,
+                        exec_,
                         repeats,
                         timeout,
                         memory_limit,
@@ -153,9 +164,12 @@ def run(
             jobs = meta["resumes"][-1]["jobs"]
         else:
             plan = runner.make_plan(
-                solvers or "all",
+                # --exec alone runs the programs it names, not every solver
+                solvers
+                or ",".join(e.partition("=")[0].partition(":")[0] for e in exec_ or ())
+                or "all",
                 datasets or "default",
-                plugins=plugin or (),
+                plugins=[*(plugin or ()), *(f"exec:{e}" for e in exec_ or ())],
                 repeats=repeats or runner.DEFAULT_REPEATS,
                 timeout=timeout,
                 memory_limit_mb=runner.DEFAULT_MEMORY_LIMIT_MB

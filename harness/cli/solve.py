@@ -84,6 +84,41 @@ def _tokens(text: str, grid: Grid) -> list[tuple[str, int]]:
     return out
 
 
+def load_extensions(plugins: list[str] | None, execs: list[str] | None) -> list[str]:
+    """Load ``--plugin`` targets, then ``--exec`` programs; return the names of the
+    exec programs (or, without any, what the plugins registered). One-line error
+    naming the option otherwise."""
+    from harness.solver import load_plugin
+
+    loaded: list[str] = []
+    for target in plugins or ():
+        try:
+            loaded += load_plugin(target)
+        except ImportError as err:
+            raise fail(f"--plugin {target}: {err}") from None
+    programs: list[str] = []
+    for text in execs or ():
+        try:
+            programs += load_plugin(f"exec:{text}")
+        except ImportError as err:  # its message names --exec already
+            raise fail(str(err)) from None
+    return programs or loaded
+
+
+PLUGIN_OPTION = typer.Option(
+    "--plugin",
+    help="Load solvers from a module, a .py file, or a .toml file of [[external]] "
+    "programs (repeatable).",
+)
+EXEC_OPTION = typer.Option(
+    "--exec",
+    metavar="NAME=COMMAND",
+    help="Register an external solver program (judge format on stdin, moves or "
+    "'unsolvable' on stdout; repeatable). Options: NAME:optimal,batch,sizes=3x3,"
+    "goal=G,timeout=S=COMMAND.",
+)
+
+
 @app.command()
 def solve(
     solver: Annotated[
@@ -114,6 +149,8 @@ def solve(
         bool,
         typer.Option("--force", help="Run a solver even where it declines the size."),
     ] = False,
+    plugin: Annotated[list[str] | None, PLUGIN_OPTION] = None,
+    exec_: Annotated[list[str] | None, EXEC_OPTION] = None,
 ) -> None:
     """Solve boards read from standard input (tokens until end of file): one line
     per board, the blank's moves (u d l r) or 'unsolvable'."""
@@ -121,7 +158,8 @@ def solve(
     from harness.solver import Counters, parse_config
 
     g, target = size_and_goal(size, goal)
-    label = solver or default_solver(g)
+    programs = load_extensions(plugin, exec_)
+    label = solver or (programs[0] if len(programs) == 1 else default_solver(g))
     try:
         config = parse_config(label)
     except (KeyError, ImportError) as err:
@@ -132,6 +170,8 @@ def solve(
         raise fail(
             f"{config.label} declines {g.label} boards: {reason} (--force runs it)"
         )
+    if spec.external is not None and spec.external.refuses_goal(target, g):
+        raise fail(f"--goal: {spec.external.refuses_goal(target, g)}")
 
     if sys.stdin.isatty():
         typer.echo("reading boards from standard input; end with Ctrl-D", err=True)
@@ -172,6 +212,8 @@ def solve(
         if stats:
             length = "unsolvable" if moves is None else f"{len(moves)} moves"
             counts = " ".join(f"{k}={v}" for k, v in counters.as_dict().items())
+            if spec.external is not None:  # a program reports no counters
+                counts = "counters: none (external program)"
             typer.echo(
                 f"board {number}: {length}, {seconds:.4f} s, {config.label}, {counts}",
                 err=True,
@@ -188,12 +230,16 @@ def _check(
 
 
 @app.command("solvers")
-def list_solvers() -> None:
+def list_solvers(
+    plugin: Annotated[list[str] | None, PLUGIN_OPTION] = None,
+    exec_: Annotated[list[str] | None, EXEC_OPTION] = None,
+) -> None:
     """List every solver and heuristic: description, optimality, accepted sizes."""
     from harness.heuristics import all_heuristics
     from harness.puzzle import grid
     from harness.solver import all_solvers, entry_point_names
 
+    load_extensions(plugin, exec_)
     specs = all_solvers()
     typer.echo("Solvers (use NAME or NAME[HEURISTIC] with --solver / --solvers):")
     for name, spec in specs.items():
@@ -206,6 +252,9 @@ def list_solvers() -> None:
                 for h in spec.heuristics
             )
             typer.echo(f"      heuristics: {hs}")
+        elif spec.external is not None:
+            typer.echo(f"      program: {' '.join(spec.external.command)}; "
+                       f"goal {spec.external.goal}; no counters")  # fmt: skip
         else:
             typer.echo("      blind (no heuristic)")
     sizes = [grid(r, c) for r in range(MIN_SIDE, MAX_SIDE + 1) for c in range(r, 6)]

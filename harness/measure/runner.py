@@ -111,12 +111,20 @@ def resolve_plugins(plugins: Iterable[str]) -> tuple[str, ...]:
     out = []
     for target in plugins:
         path = Path(target)
-        if target.endswith(".py") or path.is_file():
+        if target.startswith("exec:"):
+            from harness.external import parse_exec
+
+            try:  # canonical form: the program's path made absolute for workers
+                target = parse_exec(target[5:]).target
+            except ValueError as err:
+                raise RunError(str(err)) from None
+        elif target.endswith((".py", ".toml")) or path.is_file():
             target = str(path.resolve()) if path.exists() else target
         try:
             load_plugin(target)
         except ImportError as err:
-            raise RunError(f"--plugin {target}: {err}") from None
+            where = "" if target.startswith("exec:") else f"--plugin {target}: "
+            raise RunError(f"{where}{err}") from None
         if target not in out:
             out.append(target)
     return tuple(out)
@@ -276,6 +284,10 @@ def _refusal(
                 f"heuristic {config.heuristic} does not apply to {inst.grid.label}: "
                 f"{reason}"
             )
+    if config.spec.external is not None:  # a program reads no goal: it has its own
+        reason = config.spec.external.refuses_goal(inst.goal, inst.grid)
+        if reason:
+            return reason
     try:
         return config.spec.refuses(inst.grid, depth, config.heuristic)
     except Exception as err:  # a plugin's refuses() itself is broken
@@ -426,6 +438,8 @@ def build_rows(
                 iterations=counters.get("iterations"),
                 seconds=a.seconds if timed else None,
                 cpu_seconds=a.cpu_seconds if timed else None,
+                raw_seconds=a.raw_seconds if timed else None,
+                raw_cpu_seconds=a.raw_cpu_seconds if timed else None,
                 peak_bytes=a.peak_bytes if a.measure == "memory" else None,
                 peak_rss_bytes=a.peak_rss_bytes if a.measure == "memory" else None,
                 h_start=result.h_start if config.heuristic else None,
@@ -796,6 +810,11 @@ def prepare_resume(
         meta = res.read_meta(run_dir)
     except res.ResultsError as err:
         raise RunError(str(err)) from None
+    if meta.get("schema_version") != res.SCHEMA_VERSION:
+        raise RunError(
+            f"run {run_id} was stored with schema_version {meta.get('schema_version')} "
+            f"and cannot be resumed by this harness (version {res.SCHEMA_VERSION})"
+        )
     plan = plan_from_meta(meta, datasets)
     dropped = res.repair_rows(run_dir)
     jobs = default_jobs() if jobs is None else jobs

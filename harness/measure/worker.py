@@ -93,6 +93,9 @@ class Attempt:
     check_moves: str | None = None
     seconds: float | None = None
     cpu_seconds: float | None = None
+    #: external programs: times before the start-up was subtracted
+    raw_seconds: float | None = None
+    raw_cpu_seconds: float | None = None
     peak_bytes: int | None = None
     peak_rss_bytes: int | None = None
     message: str = ""
@@ -245,6 +248,7 @@ class Worker:
         self._rss_reset_ok: bool | None = None
         self._replacement = False
         self.freeze_gc = False  # worker processes: gc.freeze() after each set-up
+        self._current: Pass | None = None  # the pass being run
 
     # ---- alarm: the in-process time limit (the parent kills as a backstop)
 
@@ -297,8 +301,9 @@ class Worker:
             make_heuristic(config.heuristic, task.goal, g) if config.heuristic else None
         )
         t2 = time.perf_counter()
+        said = None
         if config.spec.prepare is not None:
-            config.spec.prepare(g, task.goal, heuristic)
+            said = config.spec.prepare(g, task.goal, heuristic)
         t3 = time.perf_counter()
         gc.collect()
         if self.freeze_gc:
@@ -311,6 +316,7 @@ class Worker:
             f"imports {t1 - t0:.3f} s, heuristic {t2 - t1:.3f} s, "
             f"prepare {t3 - t2:.3f} s in worker {self.index}"
             + (" (replacement worker)" if self._replacement else "")
+            + (f"; {said}" if isinstance(said, str) and said else "")
         )
         setup = Setup(
             config=task.config,
@@ -368,8 +374,11 @@ class Worker:
             except Exception:
                 result.h_start = None
         for p in task.passes:
+            self._current = p
             self._send(("begin", p, task.pass_budget(p)))
             run_pass = self._memory_pass if p.measure == "memory" else self._timed_pass
+            if spec.external is not None:
+                run_pass = self._external_pass
             attempt = self._guard(
                 task, p, lambda f=run_pass: f(task, spec, heuristic, g)
             )
@@ -459,6 +468,25 @@ class Worker:
         attempt.seconds = (t1 - t0) / 1e9
         attempt.cpu_seconds = (c1 - c0) / 1e9
         return attempt
+
+    def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+        """An external program's pass: it runs in a child process, which is
+        measured by its own rusage (harness.external), not by this worker's clocks."""
+        from harness.external import run_pass
+
+        p = self._current
+        done = run_pass(
+            spec.external, g, task.start, task.goal, measure=p.measure,
+            timeout=task.timeout, memory_limit_mb=task.memory_limit_mb,
+        )  # fmt: skip
+        return Attempt(
+            p.measure, p.repeat, done.outcome, moves=done.moves,
+            moves_type=type(done.moves).__name__,
+            moves_chars=len(done.moves) if isinstance(done.moves, str) else 0,
+            counters=None, seconds=done.seconds, cpu_seconds=done.cpu_seconds,
+            raw_seconds=done.raw_seconds, raw_cpu_seconds=done.raw_cpu_seconds,
+            peak_rss_bytes=done.peak_rss_bytes, message=done.message,
+        )  # fmt: skip
 
     def _memory_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
         """Peak RSS of a plain solve, then the tracemalloc peak of a second one:
