@@ -296,7 +296,8 @@ def _builtin(name_or_path: str | Path) -> Dataset | None:
 
 
 def select_datasets(spec: str, *, check_optima: bool = True) -> list[Dataset]:
-    """``default``, ``all``, or a comma list of names/paths -> loaded datasets."""
+    """``default``, ``all``, or a comma list of names/paths -> loaded datasets; a
+    path to a plain board file is imported (:mod:`harness.datasets.board_files`)."""
     names: list[str] = []
     for token in (t.strip() for t in spec.split(",")):
         if not token:
@@ -308,9 +309,14 @@ def select_datasets(spec: str, *, check_optima: bool = True) -> list[Dataset]:
             names.append(token)
     if not names:
         raise DatasetError(f"dataset selection {spec!r} names no dataset")
+    from harness.datasets.board_files import is_board_file, on_the_fly
+
     out: list[Dataset] = []
     for name in dict.fromkeys(names):
-        out.append(load_dataset(name, check_optima=check_optima))
+        if is_board_file(name):  # a plain board file: imported on the fly
+            out.append(on_the_fly(name))
+        else:
+            out.append(load_dataset(name, check_optima=check_optima))
     return out
 
 

@@ -1,0 +1,82 @@
+"""``harness datasets import FILE --name NAME``: a board file becomes a dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli.common import fail
+from harness.cli.datasets import _depths, _progress, datasets_app
+
+
+@datasets_app.command("import")
+def import_command(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Boards, one per line: judge format (x or 0 the blank, # comments) "
+            'or JSON lines ({"board": "...", "id": "..."}).'
+        ),
+    ],
+    name: Annotated[str, typer.Option(help="Dataset name (file NAME.jsonl).")],
+    size: Annotated[
+        str | None,
+        typer.Option(help="Board size ROWSxCOLS (default: from the first board)."),
+    ] = None,
+    goal: Annotated[
+        str, typer.Option(help="standard, spiral, blank-first or board tokens.")
+    ] = "standard",
+    label: Annotated[
+        str,
+        typer.Option(
+            help="Optimal lengths: auto (oracle up to 3x3), oracle, none or "
+            "solver:NAME[HEURISTIC]."
+        ),
+    ] = "auto",
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option("--plugin", help="Load a solver for --label (repeatable)."),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder to write NAME.jsonl in.")] = Path(
+        "datasets"
+    ),
+    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+) -> None:
+    """Import your own boards as a dataset: every line validated, optimal lengths
+    labelled, written as a normal dataset file."""
+    from harness.datasets import DatasetError, save_dataset, summarize
+    from harness.datasets.board_files import import_boards
+    from harness.puzzle import BoardError, parse_size
+    from harness.solver import load_plugin
+
+    g = None
+    if size is not None:
+        try:
+            g = parse_size(size)
+        except BoardError as err:
+            raise fail(f"--size: {err}") from None
+    for target in plugin or ():
+        try:
+            load_plugin(target)
+        except ImportError as err:
+            raise fail(f"--plugin {target}: {err}") from None
+    path = out / f"{name}.jsonl"
+    if path.exists() and not force:
+        raise fail(f"{path} already exists (use --force to overwrite)")
+    update, close = _progress()
+    try:
+        ds = import_boards(
+            file, name=name, g=g, goal=goal, label=label, progress=update
+        )
+        written = save_dataset(ds, out, force=force)
+    except DatasetError as err:
+        raise fail(str(err)) from None
+    finally:
+        close()
+    s = summarize(ds)
+    typer.echo(
+        f"wrote {written}: {s['instances']} instances ({s['unsolvable']} unsolvable), "
+        f"depths {_depths(s)}, sha256 {ds.checksum[:12]}"
+    )
