@@ -17,7 +17,7 @@ from harness.cli.common import UserError, app, fail, size_and_goal  # noqa: F401
 # --help). They import only typer and the standard library at module level.
 # isort: off
 from harness.cli import solve, run, report, compare, merge, gate, datasets  # noqa: F401
-from harness.cli import board_import  # noqa: F401
+from harness.cli import board_import, history  # noqa: F401
 # isort: on
 
 

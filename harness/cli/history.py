@@ -1,0 +1,83 @@
+"""``harness history RUN_DIR...``: many runs across commits as one page."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli.common import app, fail
+
+
+class Format(StrEnum):
+    table = "table"
+    markdown = "markdown"
+
+
+@app.command()
+def history(
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="Run directories, or results folders holding runs."),
+    ],
+    out: Annotated[
+        Path, typer.Option(help="Folder for history.html, history.md and plots/.")
+    ] = Path("history"),
+    format: Annotated[
+        Format,
+        typer.Option(
+            "--format", "-f", help="What to print: a short table or the Markdown page."
+        ),
+    ] = Format.table,
+    top: Annotated[
+        int, typer.Option(min=1, help="Rows in the largest-steps table.")
+    ] = 10,
+    min_ratio: Annotated[
+        float,
+        typer.Option(
+            min=1.0,
+            help="As in `harness compare`: a time step must reach this, and "
+            "be significant, to be a regression.",
+        ),
+    ] = 1.25,
+) -> None:
+    """Median CPU time and exact counters per config against each run's commit and
+    date; breaks where the environment changed or counters moved; the largest steps;
+    regressions flagged by the statistics of `harness compare`."""
+    from harness.compare import Thresholds
+    from harness.history import (
+        HistoryError,
+        build_history,
+        largest_steps,
+        write_history,
+    )
+
+    try:
+        hist = build_history(runs, Thresholds(min_ratio=min_ratio))
+        page = write_history(hist, out, top)
+    except HistoryError as err:
+        raise fail(str(err)) from None
+    except OSError as err:
+        raise fail(f"--out {out}: {err.strerror or err}") from None
+    if format is Format.markdown:
+        typer.echo((out / "history.md").read_text(encoding="utf-8"), nl=False)
+        return
+    typer.echo(
+        f"{len(hist.runs)} runs, {len(hist.configs)} configs, "
+        f"{len(hist.breaks)} break(s), {len(hist.regressions)} regression(s)"
+    )
+    for step in largest_steps(hist, top):
+        run = hist.runs[step.index]
+        ratio = f"{step.ratio:.2f}x" if step.ratio else "-"
+        flag = "REGRESSION " if step.regression else ""
+        moved = (
+            f", counters moved in {step.counter_changes} cell(s)"
+            if step.counter_changes
+            else ""
+        )
+        typer.echo(
+            f"  {flag}{run.commit} {run.date} {step.config}: time {ratio}{moved}"
+        )
+    typer.echo(str(page))

@@ -1,0 +1,122 @@
+"""``harness history``: three small runs at three synthetic commits; the second
+adds one expanded node (a counter change), the third doubles the CPU work (a 2x
+time step), both injected through the plugin tests/plugins/history_steps.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from plugins.tiny import make_dataset, walk
+
+from harness.history import HistoryError, build_history, largest_steps, write_history
+from harness.measure import runner
+from harness.puzzle import goal_board, grid
+from harness.solver import scoped_registry
+
+PLUGIN = str(Path(__file__).parent / "plugins" / "history_steps.py")
+HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
+COMMITS = ["1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+           "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+           "3333333ccccccccccccccccccccccccccccccccc"]  # fmt: skip
+STEPS = [{}, {"NPUZZLE_TEST_EXTRA_EXPANDED": "1"},
+         {"NPUZZLE_TEST_EXTRA_EXPANDED": "1", "NPUZZLE_TEST_WORK": "2"}]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """Three runs of the plugin solver, stamped with synthetic commits and dates."""
+    out = tmp_path_factory.mktemp("results")
+    g = grid(3)
+    goal = goal_board("standard", g)
+    ds = make_dataset("hist", [walk(goal, g, 6 + i, seed=i) for i in range(8)], g)
+    saved = dict(os.environ)
+    try:
+        for n, (commit, env) in enumerate(zip(COMMITS, STEPS, strict=True)):
+            os.environ.pop("NPUZZLE_TEST_EXTRA_EXPANDED", None)
+            os.environ.pop("NPUZZLE_TEST_WORK", None)
+            os.environ.update(env)  # workers inherit the environment
+            with scoped_registry():
+                rows = runner.run(
+                    "steps", ds, plugins=[PLUGIN], repeats=5, jobs=1, out=out,
+                    memory_pass=False,
+                )  # fmt: skip
+            run_dir = Path(rows.attrs["run_dir"])
+            meta = json.loads((run_dir / "meta.json").read_text())
+            meta["git"] = {"commit": commit, "dirty": False}
+            meta["started_utc"] = f"2026-01-0{n + 1}T12:00:00Z"
+            (run_dir / "meta.json").write_text(json.dumps(meta))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return out
+
+
+def test_page_flags_the_counter_change_and_the_time_step(results, tmp_path):
+    hist = build_history([results])
+    assert [r.commit for r in hist.runs] == [c[:8] for c in COMMITS]
+    flagged = {(s.index, s.config): s for s in hist.regressions}
+    counter_step = flagged[(1, "steps")]
+    assert counter_step.counter_changes == 8  # one more node on each instance
+    assert "counter increase" in counter_step.regressions[0]
+    time_step = flagged[(2, "steps")]
+    assert time_step.counter_changes == 0
+    assert 1.4 < time_step.ratio < 3 and time_step.low > 1.25  # 2x the loop work
+    assert "slower" in time_step.regressions[0]
+    assert 1 in hist.breaks and "counters moved" in hist.breaks[1][0]
+    assert {(s.index, s.config) for s in largest_steps(hist)} >= set(flagged)
+    assert hist.runs[1].expanded["steps"] == hist.runs[0].expanded["steps"] + 8
+
+    page = write_history(hist, tmp_path)
+    text = page.read_text()
+    assert text.count("<li class='regression'>") == 2
+    assert "2222222b" in text and "3333333c" in text
+    assert (tmp_path / "plots" / "history-steps.png").stat().st_size > 1000
+    md = (tmp_path / "history.md").read_text()
+    assert "2 regression(s)" in md and "## Largest steps" in md
+
+
+def test_environment_change_is_a_break(results, tmp_path):
+    runs = sorted(p for p in results.iterdir() if (p / "meta.json").is_file())
+    moved = tmp_path / "moved"
+    import shutil
+
+    shutil.copytree(runs[0], moved / runs[0].name)
+    shutil.copytree(runs[1], moved / runs[1].name)
+    meta_path = moved / runs[1].name / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["python"] = "CPython 3.99.0"
+    meta_path.write_text(json.dumps(meta))
+    hist = build_history([moved])
+    assert any("environment changed: python" in why for why in hist.breaks[1])
+
+
+def test_cli_history(results, tmp_path):
+    proc = subprocess.run(
+        [*HARNESS, "history", str(results), "--out", str(tmp_path / "page")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "2 regression(s)" in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1].endswith("history.html")
+    md = subprocess.run(
+        [*HARNESS, "history", str(results), "--out", str(tmp_path / "page"),
+         "--format", "markdown"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert md.stdout.startswith("# Performance history: 3 runs")
+    bad = subprocess.run(
+        [*HARNESS, "history", str(tmp_path / "nope")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "no such run directory" in bad.stderr
+
+
+def test_empty_folder_is_an_error(tmp_path):
+    with pytest.raises(HistoryError, match="no run directories"):
+        build_history([tmp_path])
