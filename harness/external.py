@@ -390,7 +390,9 @@ def parse_answer(text: str) -> str | None:
     )
 
 
-def _spawn(program: Program, memory_limit_mb: int | None) -> subprocess.Popen:
+def _spawn(
+    program: Program, memory_limit_mb: int | None, *, traced: bool = False
+) -> subprocess.Popen:
     try:
         process = subprocess.Popen(
             program.command,
@@ -399,6 +401,7 @@ def _spawn(program: Program, memory_limit_mb: int | None) -> subprocess.Popen:
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: killed as a whole
             bufsize=0,
+            preexec_fn=_trace_me if traced else None,
         )
     except OSError as err:
         raise ExternalError(
@@ -418,16 +421,27 @@ def run_once(
     board: Board,
     timeout: float,
     memory_limit_mb: int | None = None,
+    *,
+    peak: bool = False,
 ) -> Measured:
     """Start the program, give it ``board``, reap it: answer and rusage.
-    ExternalError (outcome ``timeout`` or ``error``) when it fails."""
+    ExternalError (outcome ``timeout`` or ``error``) when it fails.
+
+    ``peak`` (the untimed memory pass): the program runs under ptrace, which stops
+    it at its exit to read its own ``VmHWM``. ``ru_maxrss`` is not enough: Linux
+    carries the high-water mark of the process that spawned it (this Python worker,
+    tens of MB) across ``exec`` into it. Where ptrace is refused, ru_maxrss it is."""
     line = (format_board(board) + "\n").encode()
+    traced = peak and _libc_ptrace() is not None
     t0 = time.perf_counter_ns()
-    process = _spawn(program, memory_limit_mb)
+    process = _spawn(program, memory_limit_mb, traced=traced)
     deadline = time.monotonic() + timeout
     out, err = bytearray(), bytearray()
+    hwm: list[int] = []
     try:
-        status, usage = _talk(process, line, out, err, deadline, timeout)
+        status, usage = _talk(
+            process, line, out, err, deadline, timeout, hwm if traced else None
+        )
     finally:
         _kill_group(process.pid)  # leftovers of a shell or a forked helper
         for pipe in (process.stdin, process.stdout, process.stderr):
@@ -445,13 +459,14 @@ def run_once(
         moves,
         (t1 - t0) / 1e9,
         usage.ru_utime + usage.ru_stime,
-        usage.ru_maxrss * 1024,  # KiB on Linux
+        hwm[-1] if hwm else usage.ru_maxrss * 1024,  # KiB on Linux
     )
 
 
-def _talk(process, line, out, err, deadline, timeout):
+def _talk(process, line, out, err, deadline, timeout, hwm=None):
     """Write the input, collect output until the program exits; (status, rusage).
-    Kills the process group at the deadline (ExternalError ``timeout``)."""
+    Kills the process group at the deadline (ExternalError ``timeout``). With
+    ``hwm`` (a list) the child is traced: its peak RSS at exit is appended."""
     pid = process.pid
     try:
         process.stdin.write(line)
@@ -474,18 +489,22 @@ def _talk(process, line, out, err, deadline, timeout):
             left = deadline - time.monotonic()
             if left <= 0:
                 _kill_group(pid)
-                os.wait4(pid, 0)
+                _reap_killed(pid)
                 process.returncode = -signal.SIGKILL
                 raise ExternalError(
                     f"no answer within the {timeout:g} s time limit; program killed "
                     "with its process group",
                     "timeout",
                 )
-            for key, _ in sel.select(left if pidfd is not None else min(left, 0.001)):
+            # A pidfd wakes us at exit, but not at a ptrace stop: poll then.
+            poll = pidfd is not None and hwm is None
+            for key, _ in sel.select(left if poll else min(left, 0.001)):
                 if key.fd in streams:
                     _read(key.fd, streams[key.fd], sel)
             done_pid, status, usage = os.wait4(pid, os.WNOHANG)
-            if done_pid == pid:
+            if done_pid == pid and os.WIFSTOPPED(status):
+                _on_trace_stop(pid, status, hwm)
+            elif done_pid == pid:
                 reaped = (status, usage)
                 process.returncode = os.waitstatus_to_exitcode(status)
         # The program is gone; take what is left in the pipes (a grandchild holding
@@ -505,6 +524,64 @@ def _talk(process, line, out, err, deadline, timeout):
         if pidfd is not None:
             os.close(pidfd)
     return reaped
+
+
+# ptrace, for the peak RSS of the memory pass (Linux x86-64 / arm64 request numbers).
+_PTRACE_TRACEME, _PTRACE_CONT, _PTRACE_SETOPTIONS = 0, 7, 0x4200
+_PTRACE_O_TRACEEXIT, _PTRACE_EVENT_EXIT = 0x40, 6
+_PTRACE: Any = None
+
+
+def _libc_ptrace() -> Any:
+    """libc's ptrace, or None off Linux or where ctypes cannot find it."""
+    global _PTRACE
+    if _PTRACE is None:
+        _PTRACE = False
+        if os.uname().sysname == "Linux":
+            try:
+                import ctypes
+
+                fn = ctypes.CDLL(None, use_errno=True).ptrace
+                fn.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
+                               ctypes.c_void_p]  # fmt: skip
+                fn.restype = ctypes.c_long
+                _PTRACE = fn
+            except (OSError, AttributeError):
+                pass
+    return _PTRACE or None
+
+
+def _trace_me() -> None:
+    """In the child before exec: be traced; it stops with SIGTRAP at the exec.
+    If the kernel refuses, the child runs untraced (ru_maxrss is then used)."""
+    _PTRACE(_PTRACE_TRACEME, 0, None, None)
+
+
+def _on_trace_stop(pid: int, status: int, hwm: list[int] | None) -> None:
+    """Handle one ptrace stop and let the child go on: at the exec, ask for a
+    stop at exit; at the exit, read the peak RSS while the memory still exists;
+    pass any other signal on."""
+    ptrace = _libc_ptrace()
+    sig, event = os.WSTOPSIG(status), status >> 16
+    deliver = 0
+    if event == _PTRACE_EVENT_EXIT:
+        kb = _status_kb(pid, "VmHWM")
+        if kb is not None and hwm is not None:
+            hwm.append(kb * 1024)
+    elif sig == signal.SIGTRAP and event == 0:  # the exec
+        ptrace(_PTRACE_SETOPTIONS, pid, None, _PTRACE_O_TRACEEXIT)
+    else:
+        deliver = sig
+    ptrace(_PTRACE_CONT, pid, None, deliver)
+
+
+def _reap_killed(pid: int) -> None:
+    """Reap a child sent SIGKILL (a traced one may stop once more on the way)."""
+    while True:
+        _, status, _ = os.wait4(pid, 0)
+        if not os.WIFSTOPPED(status):
+            return
+        _libc_ptrace()(_PTRACE_CONT, pid, None, 0)
 
 
 def _pidfd(pid: int) -> int | None:
@@ -835,7 +912,9 @@ def run_pass(
             )
             moves = parse_answer(answer)
         else:
-            m = run_once(program, start, timeout, memory_limit_mb)
+            m = run_once(
+                program, start, timeout, memory_limit_mb, peak=measure == "memory"
+            )
             moves, wall, cpu, rss = m.moves, m.seconds, m.cpu_seconds, m.peak_rss_bytes
     except ExternalError as err:
         return PassResult(err.outcome, message=str(err))
@@ -856,3 +935,27 @@ def close_all() -> None:
         session.close()
     _BATCH.clear()
     _STARTUPS.clear()
+
+
+# ------------------------------------------------------------- reporting
+
+
+def report_sentence(meta: dict) -> list[str]:
+    """What the report says about a run's external programs: which time it plots."""
+    names = sorted(
+        label
+        for label, info in (meta.get("solvers") or {}).items()
+        if isinstance(info, dict) and info.get("external")
+    )
+    if not names:
+        return []
+    return [
+        f"{', '.join(names)} "
+        f"{'is an external program' if len(names) == 1 else 'are external programs'}"
+        ": the times shown and plotted for "
+        f"{'it' if len(names) == 1 else 'them'} are start-up-subtracted (the cost of "
+        "answering the goal board, in the set-up notes, taken off each solve); the "
+        "raw times are in rows.csv's raw_seconds and raw_cpu_seconds. Programs "
+        "report no counters; their peak RSS is the program's own VmHWM (read at its "
+        "exit under ptrace, or ru_maxrss where ptrace is refused)."
+    ]

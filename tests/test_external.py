@@ -103,7 +103,9 @@ def test_c_solver_beside_ida_star_jit(tmp_path, c_solver):
             float(r["raw_cpu_seconds"]) >= float(r["cpu_seconds"]) for r in timed
         )
         memory = [r for r in rs if r["measure"] == "memory"]
-        assert all(int(r["peak_rss_bytes"]) > 0 for r in memory)
+        # The program's own peak (a few MB), not the Python worker's tens of MB
+        # that ru_maxrss would carry over from the spawn.
+        assert all(0 < int(r["peak_rss_bytes"]) < 16 * 2**20 for r in memory)
         assert all(r["peak_bytes"] == "" for r in memory)
     jit = by_config["ida_star_jit[manhattan]"]
     assert all(r["raw_seconds"] == "" for r in jit)

@@ -541,6 +541,11 @@ def new_meta(
             "optimal": c.spec.optimal,
             "module": c.spec.module,
             "budget_seconds": c.spec.budget_seconds,
+            **(
+                {"external": list(c.spec.external.command),
+                 "batch": c.spec.external.batch}
+                if c.spec.external is not None else {}
+            ),  # fmt: skip
         }
         for c in plan.configs
     }

@@ -32,6 +32,9 @@ def findings(run: Run) -> list[str]:
         )
     if inst.empty:
         return [*head, "The run holds no result rows."]
+    from harness.external import report_sentence
+
+    head += report_sentence(run.meta)
     speed.extend(aggregate.fair_findings(aggregate.run_fair(run), NOISE))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
