@@ -51,6 +51,9 @@ MAX_OUTPUT_CHARS = 1_000_000
 #: After the program exits, how long to wait for its pipes to close (grandchildren).
 DRAIN_SECONDS = 0.2
 EXEC_PREFIX = "exec:"
+#: A start-up-subtracted time below this (noise: the solve cost less than the
+#: start-up's own jitter) is recorded as this.
+FLOOR_SECONDS = 1e-6
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 _MOVES = re.compile(r"[udlrUDLR]*")
 _OPTION = r"(?:optimal|batch|(?:sizes|goal|timeout)=[^,=\s]+)"
@@ -922,10 +925,11 @@ def run_pass(
     if measure == "memory":
         out.peak_rss_bytes = rss
     if startup.seconds is not None:
-        # Noise can make a tiny solve cheaper than the goal board: clamp at zero.
-        out.seconds = max(0.0, wall - startup.seconds)
+        # Noise can make a tiny solve cheaper than the goal board: floor it, so
+        # ratios and log axes still work (the raw time is kept beside it).
+        out.seconds = max(FLOOR_SECONDS, wall - startup.seconds)
     if startup.cpu_seconds is not None and cpu is not None:
-        out.cpu_seconds = max(0.0, cpu - startup.cpu_seconds)
+        out.cpu_seconds = max(FLOOR_SECONDS, cpu - startup.cpu_seconds)
     return out
 
 
@@ -954,7 +958,8 @@ def report_sentence(meta: dict) -> list[str]:
         f"{'is an external program' if len(names) == 1 else 'are external programs'}"
         ": the times shown and plotted for "
         f"{'it' if len(names) == 1 else 'them'} are start-up-subtracted (the cost of "
-        "answering the goal board, in the set-up notes, taken off each solve); the "
+        "answering the goal board, in the set-up notes, taken off each solve and "
+        "floored at 1 us); the "
         "raw times are in rows.csv's raw_seconds and raw_cpu_seconds. Programs "
         "report no counters; their peak RSS is the program's own VmHWM (read at its "
         "exit under ptrace, or ru_maxrss where ptrace is refused)."

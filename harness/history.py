@@ -370,6 +370,7 @@ def plot_config(history: History, config: str, path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     runs = history.runs
     xs = range(len(runs))
@@ -382,6 +383,15 @@ def plot_config(history: History, config: str, path: Path) -> None:
     times = [r.cpu_ms.get(config, math.nan) for r in runs]
     ax.plot(xs, times, marker="o", color="C0")
     ax.set_yscale("log")
+    known = [t for t in times if t == t and t > 0]
+    if known:  # at least a 2.25x span: noise looks small, a 2x step does not
+        low, high = min(known), max(known)
+        pad = max(1.5, (2.25 / (high / low)) ** 0.5)
+        ax.set_ylim(low / pad, high * pad)
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_ylabel("median CPU ms")
     ax.set_title(config)
     flagged = {s.index for s in history.steps if s.config == config and s.regression}
