@@ -183,6 +183,7 @@ def misbehaving(tmp_path_factory) -> dict[str, list[dict[str, str]]]:
         # its process group (the shell and its sleep child alike).
         "sleeper:timeout=1": "sh -c 'sleep 60; echo'",
         "bsleep:batch,timeout=1": "sleep 60",
+        "bcrash:batch": "sh -c 'read b; kill -SEGV $$'",
         "quits": "true",
     }
     args = [arg for spec in programs.items() for arg in ("--exec", "=".join(spec))]
@@ -219,9 +220,10 @@ def test_program_exiting_non_zero_is_an_error(misbehaving):
 
 
 def test_crash_is_an_error_naming_the_signal(misbehaving):
-    rows = misbehaving["crash"]
-    assert {r["status"] for r in rows} == {"error"}
-    assert "killed by SIGSEGV" in rows[0]["message"]
+    for config in ("crash", "bcrash"):  # one process per board, and batch
+        rows = misbehaving[config]
+        assert {r["status"] for r in rows} == {"error"}
+        assert "killed by SIGSEGV" in rows[0]["message"]
 
 
 def test_program_that_never_reads_stdin_is_killed_at_the_deadline(misbehaving):
