@@ -319,6 +319,18 @@ def register_program(program: Program) -> str:
     return program.name
 
 
+def load_plugin(target: str) -> list[str]:
+    """Any ``--plugin`` target: the external programs of an ``exec:NAME=COMMAND``
+    target or a ``.toml`` file, else a Python module or ``.py`` file
+    (:func:`harness.solver.load_plugin`). The names registered; ImportError with a
+    one-line reason otherwise."""
+    if target.startswith(EXEC_PREFIX) or target.endswith(".toml"):
+        return load_target(target)
+    from harness.solver import load_plugin as load_python_plugin
+
+    return load_python_plugin(target)
+
+
 def load_target(target: str) -> list[str]:
     """Register the programs of a plugin target (``exec:...`` or a ``.toml`` path);
     ImportError with a one-line reason otherwise."""

@@ -132,7 +132,8 @@ def build_history(paths: list[Path], thresholds: Thresholds | None = None) -> Hi
     """Read the runs, order them by start time, compare each with the one before
     (``thresholds``: the comparer's, default as in ``harness compare``)."""
     thresholds = thresholds or Thresholds()
-    from harness.results import ResultsError, read_run
+    from harness.analysis import read_run
+    from harness.results import ResultsError
 
     loaded = []
     for run_dir in find_runs(paths):

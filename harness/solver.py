@@ -219,13 +219,9 @@ def scoped_registry() -> Iterator[None]:
 
 
 def load_plugin(target: str) -> list[str]:
-    """Import a plugin module by dotted name or ``.py`` path, or register the
-    external programs of a ``.toml`` file or an ``exec:NAME=COMMAND`` target; return
-    the solver names it registered. Raises ImportError with a one-line reason."""
-    if target.startswith("exec:") or target.endswith(".toml"):
-        from harness.external import load_target
-
-        return load_target(target)
+    """Import a plugin module by dotted name or ``.py`` path; return the solver
+    names it registered. Raises ImportError with a one-line reason. (External
+    programs, ``exec:`` and ``.toml`` targets: :func:`harness.external.load_plugin`.)"""
     before = set(_REGISTRY)
     path = Path(target)
     try:

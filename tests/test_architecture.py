@@ -19,11 +19,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("harness.puzzle", "harness.cache", "harness.defaults"),
     ("harness.heuristics", "harness.oracle", "harness.kernels"),
     # the solver contract and the one solve-and-replay check (puzzle only)
-    ("harness.solver", "solvers", "harness.measure.judge"),
+    ("harness.solver", "solvers", "harness.measure.judge", "harness.external"),
     ("harness.datasets", "harness.results"),
     # measuring, and the plans and stored cells it starts from
     ("harness.measure", "harness.gate", "harness.experiment", "harness.reuse"),
-    ("harness.analysis", "harness.aggregate", "harness.compare", "harness.report"),
+    ("harness.analysis", "harness.aggregate", "harness.compare", "harness.report",
+     "harness.history"),
     # where measuring and reading runs meet: the Python API, the overhead benchmark
     ("harness.api", "harness.overhead"),
     ("harness.cli", "harness"),

@@ -41,11 +41,10 @@ def results(tmp_path_factory) -> Path:
             os.environ.pop("NPUZZLE_TEST_WORK", None)
             os.environ.update(env)  # workers inherit the environment
             with scoped_registry():
-                rows = runner.run(
+                run_dir = Path(runner.run(
                     "steps", ds, plugins=[PLUGIN], repeats=5, jobs=1, out=out,
                     memory_pass=False,
-                )  # fmt: skip
-            run_dir = Path(rows.attrs["run_dir"])
+                ))  # fmt: skip
             meta = json.loads((run_dir / "meta.json").read_text())
             meta["git"] = {"commit": commit, "dirty": False}
             meta["started_utc"] = f"2026-01-0{n + 1}T12:00:00Z"

@@ -48,8 +48,8 @@ def import_command(
     labelled, written as a normal dataset file."""
     from harness.datasets import DatasetError, save_dataset, summarize
     from harness.datasets.board_files import import_boards
+    from harness.external import load_plugin
     from harness.puzzle import BoardError, parse_size
-    from harness.solver import load_plugin
 
     g = None
     if size is not None:

@@ -88,7 +88,7 @@ def load_extensions(plugins: list[str] | None, execs: list[str] | None) -> list[
     """Load ``--plugin`` targets, then ``--exec`` programs; return the names of the
     exec programs (or, without any, what the plugins registered). One-line error
     naming the option otherwise."""
-    from harness.solver import load_plugin
+    from harness.external import load_plugin
 
     loaded: list[str] = []
     for target in plugins or ():

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from harness import defaults
 from harness import results as res
 from harness.datasets import Dataset, Instance
+from harness.external import load_plugin
 from harness.measure.judge import judge as check_answer
 from harness.measure.pool import Executor, InlineExecutor, LocalPool
 from harness.measure.worker import (
@@ -36,7 +37,7 @@ from harness.measure.worker import (
     TaskStarted,
 )
 from harness.puzzle import goal_name
-from harness.solver import SolverConfig, load_plugin, select_solvers
+from harness.solver import SolverConfig, select_solvers
 
 DEFAULT_REPEATS = defaults.REPEATS
 DEFAULT_MEMORY_LIMIT_MB = defaults.MEMORY_LIMIT_MB

@@ -285,8 +285,9 @@ class Worker:
     # ---- set-up
 
     def _setup(self, task: Task) -> tuple[Setup, tuple[Any, Any, Grid]]:
+        from harness.external import load_plugin
         from harness.heuristics import make_heuristic
-        from harness.solver import load_plugin, parse_config
+        from harness.solver import parse_config
 
         self._limit_memory(None)  # set-up (tables, compilation) is not capped
         g = grid(task.rows, task.cols)

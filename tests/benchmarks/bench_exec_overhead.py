@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import harness.overhead as overhead
-from harness import results as res
+from harness import analysis
 from harness.measure import runner
 
 C_ONCE = (
@@ -55,7 +55,7 @@ def measure(label: str, plugins: list[str], cells: int) -> dict[str, float]:
         t0 = time.perf_counter()
         runner.execute(plan, run_dir, meta, executor=runner.make_executor(1, run_dir))
         wall = time.perf_counter() - t0
-        _, rows = res.read_run(run_dir)
+        _, rows = analysis.read_run(run_dir)
     setup = sum(s["seconds"] for s in meta["setup"])
     assert (rows["status"] == "solved").all(), rows["message"].iloc[0]
     raw = rows["raw_seconds"].dropna()
