@@ -11,6 +11,10 @@ one run, interleaved round by round, for N cells each:
 
 Printed: wall per cell of the whole pipeline, and the median raw time the rows
 record (spawn to reap, or the line's round trip in batch mode), with ratios to noop.
+Then, in this process and interleaved call by call, what the worker spends per
+board on each program (``harness.external.run_pass``: spawn, write, wait4 or the
+line's round trip, /proc reads): the --exec overhead without the runner's per-cell
+cost, which every solver pays alike and which dominates on a loaded machine.
 """
 
 from __future__ import annotations
@@ -93,7 +97,36 @@ def main() -> None:
               f"({per_cell / base:5.2f}x noop), "
               f"overhead vs noop {1e3 * (per_cell - base):+.3f} ms/board; "
               f"recorded raw time median {1e3 * raw:.3f} ms")  # fmt: skip
+    direct(configs, args.cells)
     shutil.rmtree(folder)
+
+
+def direct(configs: dict[str, tuple[str, list[str]]], calls: int) -> None:
+    from harness.external import close_all, parse_exec, run_pass
+    from harness.puzzle import goal_board, grid
+
+    g = grid(3)
+    goal = goal_board("standard", g)
+    programs = {
+        name: parse_exec(plugins[0].removeprefix("exec:"))
+        for name, (_, plugins) in configs.items()
+        if plugins[0].startswith("exec:")
+    }
+    times: dict[str, list[float]] = {name: [] for name in programs}
+    for _ in range(calls):
+        for name, program in programs.items():
+            t0 = time.perf_counter_ns()
+            done = run_pass(program, g, goal, goal, measure="time", timeout=10,
+                            memory_limit_mb=4096)  # fmt: skip
+            times[name].append((time.perf_counter_ns() - t0) / 1e6)
+            assert done.outcome == "returned", done.message
+    close_all()
+    print(f"in-process run_pass, {calls} calls each, interleaved "
+          f"(load average {os.getloadavg()[0]:.2f}):")  # fmt: skip
+    for name, ms in times.items():
+        q = statistics.quantiles(ms, n=10)
+        print(f"  {name:11s} median {statistics.median(ms):.3f} ms per board "
+              f"(p10 {q[0]:.3f}, p90 {q[-1]:.3f})")  # fmt: skip
 
 
 if __name__ == "__main__":
