@@ -311,18 +311,6 @@ def run_fair(run) -> pd.DataFrame:
 
 
 def run_summary(run) -> pd.DataFrame:
-    """The run's summary (counts, optimal share, b*, memory, own-set medians) with
-    the fair columns beside it, ranked by answered, then common geometric mean."""
-    if "fair_summary" not in run._cache:
-        base = run.summary()
-        fair = run_fair(run).drop(columns=["instances", "answered"])
-        if base.empty:
-            out = base.reindex(columns=[*base.columns, *fair.columns[3:]])
-        else:
-            out = base.merge(fair, on=CELL, how="left").sort_values(
-                ["run_id", "dataset", "answered", "common_gmean_ms", "config"],
-                ascending=[True, True, False, True, True],
-                na_position="last",
-            )
-        run._cache["fair_summary"] = out.reset_index(drop=True)
-    return run._cache["fair_summary"]
+    """The run's summary (:meth:`harness.analysis.Run.summary`), which carries the
+    fair columns beside the counts."""
+    return run.summary()

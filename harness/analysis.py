@@ -82,7 +82,9 @@ class Run:
     def summary(self) -> pd.DataFrame:
         """:func:`summary` of the rows, computed once."""
         if "summary" not in self._cache:
-            self._cache["summary"] = summary(self.rows, inst=self.instances())
+            self._cache["summary"] = summary(
+                self.rows, inst=self.instances(), meta=self.meta
+            )
         return self._cache["summary"]
 
 
@@ -166,7 +168,12 @@ def load_run(run_dir: Path | str) -> Run:
         meta, stored = read_run(run_dir)
     except ResultsError as err:
         raise ReportError(str(err)) from None
-    return Run(run_dir, meta, analysis_view(stored), stored=stored)
+    rows = analysis_view(stored)
+    # Rows copied by --reuse or merge keep the run_id of the run that measured
+    # them; the run being read is the one they are reported under.
+    rows["measured_in"] = rows["run_id"]
+    rows["run_id"] = str(meta.get("run_id") or run_dir.name)
+    return Run(run_dir, meta, rows, stored=stored)
 
 
 def analysis_view(stored: pd.DataFrame, *, split_mixed: bool = True) -> pd.DataFrame:
@@ -288,10 +295,21 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
     return base.reset_index()
 
 
-def summary(rows: pd.DataFrame, inst: pd.DataFrame | None = None) -> pd.DataFrame:
+def summary(
+    rows: pd.DataFrame,
+    inst: pd.DataFrame | None = None,
+    meta: dict[str, Any] | None = None,
+) -> pd.DataFrame:
     """Per (run_id, dataset, config): instance and status counts, optimal share,
-    median / p90 time (ms), median counters, median b*, peak memory (MiB). Within a
-    dataset, ranked by instances answered (most first), then median time."""
+    b*, peak memory (MiB), and the fair numbers of :func:`harness.aggregate.
+    fair_summary`: coverage, median and geometric mean of time (ms) and nodes
+    expanded over the instances every config answered (``common_n`` of them), and
+    the summed scores (time limit from ``meta``). ``median_ms``, ``p90_ms`` and the
+    ``median_*`` counters are over each config's own answered instances: never
+    compare them across configs. Within a dataset, ranked by instances answered
+    (most first), then the common geometric mean time."""
+    from harness import aggregate
+
     inst = instances(rows) if inst is None else inst
     cols = [
         *CELL,
@@ -311,6 +329,7 @@ def summary(rows: pd.DataFrame, inst: pd.DataFrame | None = None) -> pd.DataFram
         "median_ebf",
         "peak_traced_mib",
         "peak_rss_mib",
+        *aggregate.FAIR_COLUMNS[5:],
     ]
     if inst.empty:
         return pd.DataFrame(columns=cols)
@@ -333,8 +352,10 @@ def summary(rows: pd.DataFrame, inst: pd.DataFrame | None = None) -> pd.DataFram
     out["peak_traced_mib"] = g["peak_bytes"].max() / MIB
     out["peak_rss_mib"] = g["peak_rss_bytes"].max() / MIB
     out = out.reset_index()
+    fair = aggregate.fair_summary(inst, aggregate.time_limit(meta, inst))
+    out = out.merge(fair[[*CELL, *aggregate.FAIR_COLUMNS[5:]]], on=CELL, how="left")
     out = out.sort_values(
-        ["run_id", "dataset", "answered", "median_ms", "config"],
+        ["run_id", "dataset", "answered", "common_gmean_ms", "config"],
         ascending=[True, True, False, True, True],
         na_position="last",
     )

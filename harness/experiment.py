@@ -62,6 +62,8 @@ class Experiment:
     #: config labels in first-seen order, each with the datasets it runs on
     pairs: dict[str, list[str]] = field(default_factory=dict)
     datasets: list[str] = field(default_factory=list)
+    #: what to load each dataset by (its name, or the absolute path of a .jsonl)
+    dataset_specs: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     #: combinations that were not formed, with the reason
     not_formed: list[str] = field(default_factory=list)
@@ -218,9 +220,10 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
         except (ValueError, OSError) as err:
             raise fail("datasets", index, f"dataset {name!r}: {err}") from None
         for d in found:
-            dataset_names.append(str(d.path) if target != name else d.name)
-            if dataset_names[-1] not in exp.datasets:
-                exp.datasets.append(dataset_names[-1])
+            dataset_names.append(d.name)
+            if d.name not in exp.datasets:
+                exp.datasets.append(d.name)
+                exp.dataset_specs.append(target if target != name else d.name)
     labels: list[str] = []
     solvers = all_solvers()
     known_h = all_heuristics()
@@ -306,7 +309,8 @@ def matrix(exp: Experiment, cells, reused: dict | None = None) -> list[str]:
         body.append(line)
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
     lines = [
-        f"experiment {exp.path} (sha256 {exp.sha256[:12]}): {len(configs)} configs, "
+        (f"experiment {exp.path} (sha256 {exp.sha256[:12]})" if exp.text
+         else "run") + f": {len(configs)} configs, "
         f"{len(datasets)} datasets, {sum(sum(v) for v in counts.values())} cells",
         "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(),
         "  ".join("-" * w for w in widths),

@@ -121,6 +121,31 @@ def run(
             "timeout or a memout."
         ),
     ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="An experiment file (TOML: solvers, heuristics, datasets, grids, "
+            "repeats, limits, executor). Options given on the command line win.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print the matrix of cells (to run, reused, skipped and why) and "
+            "run nothing.",
+        ),
+    ] = False,
+    reuse: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--reuse",
+            metavar="RUN_DIR",
+            help="Copy finished cells from earlier runs where solver source, "
+            "dataset, options and environment all match (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Run every selected solver on every instance of the selected datasets and store
     the rows in a new run directory (its path is the last line printed)."""
@@ -129,6 +154,41 @@ def run(
     from harness.measure import runner
 
     argv = res.python_argv()
+    exp = None
+    if config is not None:
+        if solvers is not None or datasets is not None:
+            raise fail(
+                f"--config {config} names the solvers and datasets; drop "
+                + ", ".join(n for n, v in (("--solvers", solvers),
+                                           ("--datasets", datasets)) if v)  # fmt: skip
+            )
+        if resume is not None:
+            raise fail("--resume continues a run with its own options; drop --config")
+        from harness.experiment import ExperimentError, load
+
+        try:
+            exp = load(config)
+        except ExperimentError as err:
+            raise fail(str(err)) from None
+        o = exp.options
+        plugin = plugin or o.get("plugins")
+        repeats = repeats or o.get("repeats")
+        timeout = timeout if timeout is not None else o.get("timeout")
+        memory_limit = (
+            memory_limit if memory_limit is not None else o.get("memory_limit_mb")
+        )
+        no_memory = no_memory or not o.get("memory", True)
+        keep_gc = keep_gc or o.get("gc", False)
+        setup_timeout = setup_timeout or o.get("setup_timeout")
+        if jobs is None:
+            jobs = 0 if o.get("executor") == "inline" else o.get("jobs")
+        solvers = ",".join(exp.configs)
+        datasets = exp.dataset_specs
+    if resume is not None and (reuse or dry_run):
+        raise fail("--resume completes a stored run; drop --reuse / --dry-run")
+    for source in reuse or ():
+        if not (source / res.META_FILE).is_file():
+            raise fail(f"--reuse {source}: not a run directory (no meta.json)")
     # CI and process managers stop jobs with SIGTERM: stop as cleanly as on Ctrl-C.
     signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
@@ -169,6 +229,7 @@ def run(
                 or ",".join(e.partition("=")[0].partition(":")[0] for e in exec_ or ())
                 or "all",
                 datasets or "default",
+                pairs=exp.pair_set() if exp is not None else None,
                 plugins=[*(plugin or ()), *(f"exec:{e}" for e in exec_ or ())],
                 repeats=repeats or runner.DEFAULT_REPEATS,
                 timeout=timeout,
@@ -180,7 +241,14 @@ def run(
                 setup_timeout=setup_timeout or runner.DEFAULT_SETUP_TIMEOUT,
             )
             jobs = runner.default_jobs() if jobs is None else jobs
+            if dry_run:
+                _dry_run(plan, exp, jobs, argv, reuse or [], runner, res)
+                return
             run_dir, meta = runner.start(plan, out, jobs=jobs, argv=argv)
+            if exp is not None:
+                _record_experiment(exp, run_dir, meta, res)
+            if reuse:
+                _copy_reused(plan, run_dir, meta, reuse, runner, res)
     except (runner.RunError, res.ResultsError) as err:
         raise fail(str(err)) from None
 
@@ -221,6 +289,81 @@ def run(
     typer.echo(str(run_dir))
     if strict and outcome.failures:
         raise typer.Exit(1)
+
+
+def _dry_run(plan, exp, jobs, argv, sources, runner, res) -> None:
+    """Print what the run would do: cells per config and dataset, reuse, skips."""
+    from harness.experiment import Experiment, matrix
+
+    cells = runner.plan_cells(plan)
+    reused: dict[tuple[str, str], int] = {}
+    if sources:
+        meta = runner.new_meta(plan, "dry-run", jobs, res.git_info(), argv)
+        rows, per_source, refused = _reusable(plan, cells, meta, sources)
+        for r in rows:
+            if r["measure"] == "time" and r["repeat"] == "0":
+                key = (r["config"], r["dataset"])
+                reused[key] = reused.get(key, 0) + 1
+    if exp is None:
+        exp = Experiment(Path("(command line)"), "-" * 64, "")
+    for line in matrix(exp, cells, reused):
+        typer.echo(line)
+    if sources:
+        for source, n in per_source.items():
+            typer.echo(f"reuse {source}: {n} cells match")
+        for why, n in refused.most_common():
+            typer.echo(f"  not reused: {n} cells: {why}")
+
+
+def _reusable(plan, cells, meta, sources):
+    from harness.reuse import ReuseError, reusable_rows
+
+    wanted = {
+        (c.config.label, c.dataset.name, c.instance.id)
+        for c in cells
+        if c.refusal is None
+    }
+    try:
+        return reusable_rows(sources, meta, wanted)
+    except ReuseError as err:
+        raise fail(f"--reuse: {err}") from None
+
+
+def _copy_reused(plan, run_dir, meta, sources, runner, res) -> None:
+    """Copy matching finished cells of earlier runs into the new run (their rows
+    keep the run_id of the run that measured them) and note it in meta.json."""
+    from harness.reuse import append_raw
+
+    rows, per_source, refused = _reusable(plan, runner.plan_cells(plan), meta, sources)
+    append_raw(run_dir, rows)
+    meta["reused"] = [
+        {"path": str(Path(p).resolve()), "cells": n} for p, n in per_source.items()
+    ]
+    meta["not_reused"] = dict(refused)
+    res.write_meta(run_dir, meta)
+    total = sum(per_source.values())
+    _stderr(
+        f"reused {total} finished cells from "
+        + ", ".join(f"{p} ({n})" for p, n in per_source.items())
+        + (
+            "; not reused: " + "; ".join(f"{n} ({w})" for w, n in refused.items())
+            if refused
+            else ""
+        )
+    )
+
+
+def _record_experiment(exp, run_dir, meta, res) -> None:
+    """Copy the experiment file into the run directory; its sha256 in meta.json."""
+    target = run_dir / "experiment.toml"
+    target.write_text(exp.text, encoding="utf-8")
+    meta["experiment"] = {
+        "file": "experiment.toml",
+        "source": str(exp.path.resolve()),
+        "sha256": exp.sha256,
+        "not_formed": exp.not_formed,
+    }
+    res.write_meta(run_dir, meta)
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -352,10 +495,12 @@ class RichProgress:
 
 def _print_summary(run) -> None:
     """The run's summary table (:func:`harness.analysis.summary`, as in the report,
-    but one line per config and dataset, in the order the options name them)."""
+    but one line per config and dataset, in the order the options name them):
+    coverage, then time and nodes over the instances every config answered in that
+    dataset ("common"), never medians over each config's own answers."""
     from harness.analysis import PROBLEMS, analysis_view, skipped_reasons, summary
 
-    table = summary(analysis_view(run.stored, split_mixed=False))
+    table = summary(analysis_view(run.stored, split_mixed=False), meta=run.meta)
     if len(table) == 0:
         typer.echo("no cells")
         return
@@ -366,8 +511,8 @@ def _print_summary(run) -> None:
         _c=table.config.map(config_rank).fillna(len(config_rank)),
         _d=table.dataset_name.map(dataset_rank).fillna(len(dataset_rank)),
     ).sort_values(["_c", "_d", "dataset"], kind="stable")
-    header = ["config", "dataset", "solved", "optimal", "median ms", "median expanded",
-              "failed", "skipped"]  # fmt: skip
+    header = ["config", "dataset", "solved", "optimal", "common", "median ms",
+              "geomean ms", "median expanded", "failed", "skipped"]  # fmt: skip
     lines = []
     for r in table.to_dict("records"):
         failed = ", ".join(f"{r[s]} {s}" for s in sorted(PROBLEMS) if r[s])
@@ -377,8 +522,10 @@ def _print_summary(run) -> None:
             f"{r['answered']}/{r['instances'] - r['skipped']}",
             "-" if r["optimal_share"] != r["optimal_share"]
             else f"{100 * r['optimal_share']:.0f}%",
-            _num(r["median_ms"], 1),
-            _num(r["median_expanded"], 1),
+            str(int(r["common_n"])) if r["in_common"] else "-",
+            _num(r["common_median_ms"], 1),
+            _num(r["common_gmean_ms"], 1),
+            _nodes(r["common_median_expanded"]),
             failed,
             str(r["skipped"]) if r["skipped"] else "",
         ])  # fmt: skip
@@ -397,6 +544,10 @@ def _print_summary(run) -> None:
     typer.echo(fmt(["-" * w for w in widths]))
     for line in lines:
         typer.echo(fmt(line))
+    typer.echo(
+        "common: instances every config answered in that dataset; times and nodes "
+        "are over those (the report has coverage, scores and per-instance plots)"
+    )
     skipped = skipped_reasons(run.stored)
     if skipped:
         typer.echo("skipped (the solver declined these; not failures):")
@@ -413,12 +564,21 @@ def _print_summary(run) -> None:
             typer.echo(f"  {config} on {dataset} ({total} instances): {reason}{also}")
 
 
+def _nodes(value: float | None) -> str:
+    """Node counts as counts: 124, 74.5 (a median of two), never 74.50."""
+    if value is None or value != value:
+        return "-"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
 def _num(value: float | None, scale: float) -> str:
     if value is None or value != value:
         return "-"
     value *= scale
     if value >= 100:
         return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
     if value >= 1:
         return f"{value:.2f}"
-    return f"{value:.3f}"
+    return f"{value:.3g}"

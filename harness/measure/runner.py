@@ -77,6 +77,9 @@ class Plan:
     setup_timeout: float = DEFAULT_SETUP_TIMEOUT
     #: (dataset, instance id) -> optimum from the exact 3x3 oracle, when unlabelled
     oracle_optima: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: (config label, dataset name) pairs to run; None: every config on every
+    #: dataset. An experiment file's union of grids is not a full product.
+    pairs: set[tuple[str, str]] | None = None
 
     def timeout_for(self, config: SolverConfig) -> float:
         return self.timeout if self.timeout is not None else config.spec.budget_seconds
@@ -103,6 +106,11 @@ class Plan:
             "gc_disabled_during_timing": self.disable_gc,
             "setup_timeout": self.setup_timeout,
             "jobs": jobs,
+            **(
+                {"pairs": sorted([c, d] for c, d in self.pairs)}
+                if self.pairs is not None
+                else {}
+            ),
         }
 
 
@@ -186,6 +194,7 @@ def make_plan(
     disable_gc: bool = True,
     setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
     use_oracle: bool = True,
+    pairs: set[tuple[str, str]] | None = None,
 ) -> Plan:
     """Resolve names into a :class:`Plan`; RunError (one line) on bad input."""
     if repeats < 1:
@@ -207,6 +216,7 @@ def make_plan(
         memory_pass=memory_pass,
         disable_gc=disable_gc,
         setup_timeout=setup_timeout,
+        pairs=set(pairs) if pairs is not None else None,
     )
     if use_oracle:
         plan.oracle_optima = oracle_optima(plan.datasets)
@@ -262,6 +272,8 @@ def plan_cells(plan: Plan) -> list[Cell]:
     cells = []
     for config in plan.configs:
         for dataset in plan.datasets:
+            if plan.pairs is not None and (config.label, dataset.name) not in plan.pairs:
+                continue
             for inst in dataset.instances:
                 cells.append(
                     Cell(
@@ -796,6 +808,7 @@ def plan_from_meta(
         memory_pass=bool(opts.get("memory_pass", True)),
         disable_gc=bool(opts.get("gc_disabled_during_timing", True)),
         setup_timeout=float(opts.get("setup_timeout", DEFAULT_SETUP_TIMEOUT)),
+        pairs={(c, d) for c, d in opts["pairs"]} if opts.get("pairs") else None,
     )
     plan.oracle_optima = oracle_optima(plan.datasets)
     return plan

@@ -342,10 +342,29 @@ def _runs_table(runs: list[Run]) -> pd.DataFrame:
             "datasets": ", ".join(sorted(m.get("datasets") or {}))
             or ", ".join(sorted(run.rows["dataset"].unique())),
             "configs": ", ".join(sorted(run.rows["config"].unique())),
+            **_provenance(run),
         }
     frame = pd.DataFrame(cols)
     frame.index.name = "run"
     return frame.reset_index()
+
+
+def _provenance(run: Run) -> dict[str, str]:
+    """Experiment file, reused and merged cells: where the rows came from."""
+    out, m = {}, run.meta
+    exp = m.get("experiment")
+    if isinstance(exp, dict):
+        out["experiment"] = (
+            f"{exp.get('file', '?')} (copy of {exp.get('source', '?')}, sha256 "
+            f"{str(exp.get('sha256', '?'))[:12]})"
+        )
+    measured = run.rows.drop_duplicates(["config", "dataset", "instance"])
+    elsewhere = measured[measured["measured_in"] != run.run_id]
+    if len(elsewhere):
+        counts = elsewhere["measured_in"].value_counts().sort_index()
+        label = "merged from" if m.get("merged_from") else "reused cells"
+        out[label] = "; ".join(f"{n} cells measured in {r}" for r, n in counts.items())
+    return out
 
 
 def _markdown(title: str, sections: list[_Section]) -> str:
