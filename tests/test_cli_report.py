@@ -154,3 +154,11 @@ def test_plots_pdf_embeds_fonts(tmp_path):
     assert b"/FontFile2" in pdf and b"/Type3" not in pdf
     assert f"wrote {tmp_path / 'plots' / 'profile_time.pdf'}" in result.stdout
     assert_one_line_error(invoke(FAIR, "--plots", "svg"), "--plots")
+
+
+def test_plots_pgf_without_latex_is_a_one_line_error(monkeypatch, tmp_path):
+    from harness.report import plots
+
+    monkeypatch.setattr(plots, "tex_available", lambda: False)
+    assert_one_line_error(invoke(FAIR, "--plots", "pgf", "--out", str(tmp_path)),
+                          "--plots pgf needs a LaTeX installation")  # fmt: skip

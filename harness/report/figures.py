@@ -295,7 +295,7 @@ def profile_plot(
     finite = finite[np.isfinite(finite)]
     top = max(float(finite.max()) * 2 if len(finite) else 10.0, 10.0)
     taus = np.unique(np.concatenate([[1.0], finite, [top]]))
-    fig, ax = plt.subplots(figsize=(8, 4.8))
+    fig, ax = plt.subplots(figsize=(8, 4.8), layout="constrained")
     order = sorted(
         ratios.columns, key=lambda c: (-np.isfinite(ratios[c]).sum(), c)
     )
@@ -308,7 +308,10 @@ def profile_plot(
         if s is not None:
             ax.plot(taus[-1:], rho[-1:], marker=s.marker, color=s.color)
     ax.set_xscale("log")
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    decades = np.log10(top)
+    subs = (1.0, 2.0, 5.0) if decades <= 3 else (1.0,) if decades <= 8 else None
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=subs or (1.0,),
+                                          numticks=12))  # fmt: skip
     ax.xaxis.set_major_formatter(PLAIN)
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlim(1, top)
@@ -320,8 +323,8 @@ def profile_plot(
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(title or f"Performance profile: {unit}")
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
-               fontsize=8, frameon=False, title="config")  # fmt: skip
+    fig.legend(handles, labels, loc="outside right center", fontsize=8,
+               frameon=False, title="config")  # fmt: skip
     return _save(fig, path)
 
 
