@@ -235,9 +235,14 @@ def fair_findings(fair: pd.DataFrame, noise: float = 0.10) -> list[str]:
         ranked = cells[cells["in_common"]].dropna(subset=["common_gmean_ms"])
         ranked = ranked.sort_values(["common_gmean_ms", "config"])
         leaders = cells[cells["answered"] == most].sort_values("config")
+        who = (
+            _join(leaders["config"])
+            if len(leaders) <= 3
+            else f"{len(leaders)} of {len(cells)} configs"
+        )
         cover = (
-            f"{_join(leaders['config'])} answer{'s' if len(leaders) == 1 else ''} "
-            f"the most, {most} of {total}"
+            f"{who} answer{'s' if len(leaders) == 1 else ''} "
+            f"{'all' if most == total else 'the most'}, {most} of {total}"
         )
         others = cells[cells["answered"] < most].sort_values(
             ["answered", "config"], ascending=[False, True]

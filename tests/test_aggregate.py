@@ -88,7 +88,7 @@ def test_findings_say_both(fair) -> None:
     assert "over the 10 instances every config answered" in text
     assert "alpha[manhattan] is fastest" in text
     assert "beta[manhattan], takes 4.00x as long" in text
-    assert "Coverage: beta[manhattan] answers the most, 20 of 20 (alpha[manhattan] 10)" in text
+    assert "Coverage: beta[manhattan] answers all, 20 of 20 (alpha[manhattan] 10)" in text
     assert "alpha[manhattan] is the fastest on the common instances but answers fewer (10 of 20)" in text
 
 

@@ -228,7 +228,7 @@ def test_findings_name_the_facts(run_a):
     )
     # ... and coverage is said beside it
     assert (
-        "Coverage: astar_dict[manhattan], astar_dict[misplaced], bfs answer the most, "
+        "Coverage: astar_dict[manhattan], astar_dict[misplaced], bfs answer all, "
         "4 of 4 (greedy[manhattan] 3, ida_star[manhattan] 3). So greedy[manhattan] "
         "is the fastest on the common instances but answers fewer (3 of 4)." in text
     )

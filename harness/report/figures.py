@@ -44,6 +44,17 @@ DPI = 110
 PLAIN = FuncFormatter(lambda v, _pos: f"{v:,.10g}")
 
 
+def _compact(value: float, _pos=None) -> str:
+    """Log-axis labels that fit side by side: 0.1, 1, 10, 100, 1k, 10k, 1M."""
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= div:
+            return f"{value / div:,.10g}{suffix}"
+    return f"{value:,.10g}"
+
+
+COMPACT = FuncFormatter(_compact)
+
+
 class FigureError(ValueError):
     """A figure that cannot be drawn as asked (unknown config, no data)."""
 
@@ -139,16 +150,22 @@ def scatter_plot(
     if not panels or all(p.frame.empty for p in panels):
         raise FigureError("no instance to draw")
     border = _border(panels, limit)
+    failures = any((~(p.frame["x_ok"] & p.frame["y_ok"])).any() for p in panels)
     datasets = sorted({d for p in panels for d in p.frame["dataset"]})
     cmap = plt.get_cmap("tab10" if len(datasets) <= 10 else "tab20")
     ds_color = {d: cmap(i % cmap.N) for i, d in enumerate(datasets)}
     depths = np.concatenate([p.frame["optimal_length"].to_numpy(float) for p in panels])
     depths = depths[np.isfinite(depths)]
     norm = plt.Normalize(*(depths.min(), depths.max()) if len(depths) else (0, 1))
-    fig, axes = plt.subplots(
-        1, len(panels), figsize=(4.6 * len(panels) + 1.6, 4.6), squeeze=False,
+    ncols = 2 if len(panels) == 4 else min(len(panels), 3)
+    nrows = -(-len(panels) // ncols)
+    fig, grid = plt.subplots(
+        nrows, ncols, figsize=(4.4 * ncols + 1.6, 4.4 * nrows), squeeze=False,
         layout="constrained",
     )  # fmt: skip
+    for ax in grid.ravel()[len(panels):]:
+        ax.set_visible(False)
+    axes = [list(grid.ravel()[: len(panels)])]
     mappable = None
     for ax, panel in zip(axes[0], panels, strict=True):
         f = panel.frame
@@ -194,7 +211,11 @@ def scatter_plot(
                 x_plot[fail_plot], y_plot[fail_plot], s=34, marker="X",
                 edgecolors="black", linewidths=0.4, **sub,
             )  # fmt: skip
-        hi = border * 1.6
+        if failures:
+            hi = border * 1.6
+        else:  # nothing to draw on a border: the axes end near the data
+            top = float(finite.max()) if len(finite) else border
+            hi = top * 1.6
         if relative:
             ax.axhline(1.0, color="black", linewidth=1)
             ax.axhline(r_top, color="grey", linestyle="--", linewidth=0.8)
@@ -210,18 +231,19 @@ def scatter_plot(
                         color="grey")  # fmt: skip
         else:
             ax.plot([lo, hi], [lo, hi], color="black", linewidth=1)
-            ax.axvline(border, color="grey", linestyle="--", linewidth=0.8)
-            ax.axhline(border, color="grey", linestyle="--", linewidth=0.8)
             ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi),
                    aspect="equal")  # fmt: skip
             ax.set_xlabel(panel.xlabel + " (log)")
             ax.set_ylabel(panel.ylabel + " (log)")
-            ax.annotate("failed", (border, lo * 1.2), rotation=90, fontsize=7,
-                        color="grey", ha="right", va="bottom")  # fmt: skip
-            ax.annotate("failed", (lo * 1.2, border), fontsize=7, color="grey",
-                        va="bottom")  # fmt: skip
-        ax.xaxis.set_major_formatter(PLAIN)
-        ax.yaxis.set_major_formatter(PLAIN)
+            if failures:
+                ax.axvline(border, color="grey", linestyle="--", linewidth=0.8)
+                ax.axhline(border, color="grey", linestyle="--", linewidth=0.8)
+                ax.annotate("failed", (border, lo * 1.2), rotation=90, fontsize=7,
+                            color="grey", ha="right", va="bottom")  # fmt: skip
+                ax.annotate("failed", (lo * 1.2, border), fontsize=7, color="grey",
+                            va="bottom")  # fmt: skip
+        ax.xaxis.set_major_formatter(COMPACT)
+        ax.yaxis.set_major_formatter(COMPACT)
         ax.grid(True, which="major", alpha=0.3)
         if panel.title:
             ax.set_title(panel.title, fontsize=10)
@@ -241,10 +263,11 @@ def scatter_plot(
                        markeredgecolor="black", label=d)
             for d in names
         ]  # fmt: skip
-        handles.append(
-            plt.Line2D([], [], linestyle="none", marker="X", color="grey",
-                       label="one side failed")
-        )  # fmt: skip
+        if failures:
+            handles.append(
+                plt.Line2D([], [], linestyle="none", marker="X", color="grey",
+                           label="one side failed")
+            )  # fmt: skip
         fig.legend(handles=handles, loc="outside right center", fontsize=8,
                    frameon=False, title=color_by)  # fmt: skip
     return _save(fig, path)
@@ -338,16 +361,17 @@ FIGURE_NAMES = {
 }
 
 
-def default_pairs(inst: pd.DataFrame) -> list[tuple[str, list[tuple[str, str]]]]:
+def default_pairs(inst: pd.DataFrame) -> list[tuple[str, list, list[str]]]:
     """The report's scatter plots: per solver that ran with ``manhattan`` and
-    another heuristic, ``(solver, [(solver[manhattan], solver[h]), ...])`` over
-    the heuristics that answered something. A solver whose panels hold exactly the
-    same node counts as one already listed (a compiled twin) is left out."""
+    another heuristic, ``(solver, [(solver[manhattan], solver[h]), ...], twins)``
+    over the heuristics that answered something. A solver whose panels hold exactly
+    the same node counts as one already listed (a compiled twin) is not drawn
+    again; it is named in ``twins`` of the one drawn."""
     if inst.empty or "expanded" not in inst.columns:
         return []
     ok = inst[inst["status"].isin(ANSWERED)]
     answered = set(ok["config"])
-    out, seen = [], []
+    out, seen, twins = [], [], []
     solvers = sorted({c.partition("[")[0] for c in answered})
     for solver in solvers:
         base = f"{solver}[manhattan]"
@@ -366,10 +390,12 @@ def default_pairs(inst: pd.DataFrame) -> list[tuple[str, list[tuple[str, str]]]]
                         tuple(pair.sort_values(["dataset", "instance"])[["x", "y"]]
                               .fillna(-1).to_numpy().ravel())))  # fmt: skip
         if key in seen:
+            twins[seen.index(key)].append(solver)
             continue
         seen.append(key)
+        twins.append([])
         out.append((solver, [(base, o) for o in others]))
-    return out
+    return [(s, pairs, t) for (s, pairs), t in zip(out, twins, strict=True)]
 
 
 def report_figures(
@@ -404,9 +430,13 @@ def report_figures(
     if not pairs:
         made.append(Plot("scatter", FIGURE_NAMES["scatter"], "", skipped=(
             "no solver ran with manhattan and another heuristic")))  # fmt: skip
-    for solver, configs in pairs:
+    for solver, configs, twins in pairs:
         name = f"scatter_{solver}"
         title = f"{solver}: nodes expanded per instance, against manhattan"
+        same = (
+            f" {', '.join(twins)} expanded exactly the same nodes on every instance, "
+            "so it is not drawn again." if twins else ""
+        )
 
         def draw(p, configs=configs, title=title):
             panels = [config_pair(inst, x, y, "expanded", y.partition("[")[2][:-1])
@@ -419,7 +449,7 @@ def report_figures(
             "against the heuristic named above each panel (y), log-log. Below the "
             "diagonal the other heuristic expands fewer nodes. A cross on a dashed "
             "line beyond the largest value: that side did not answer (timeout, "
-            "error or skipped). Colour: dataset."
+            "error or skipped). Colour: dataset." + same
         ), path))  # fmt: skip
     return made
 
