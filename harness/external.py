@@ -945,6 +945,32 @@ def run_pass(
     return out
 
 
+def kill_program_groups(worker_pid: int) -> int:
+    """Kill the process group of every program a worker started (its children
+    that lead their own session), before the worker itself is killed: a program
+    runs in its own session, so it would outlive a killed worker. Linux ``/proc``;
+    returns how many groups were killed."""
+    killed = 0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # after "pid (comm)": state ppid pgrp session ...
+        ppid, session = int(fields[1]), int(fields[3])
+        if ppid == worker_pid and session == int(entry):
+            _kill_group(int(entry))
+            killed += 1
+    return killed
+
+
 def close_all() -> None:
     """Stop every live batch process (worker shutdown, tests)."""
     for session in _BATCH.values():

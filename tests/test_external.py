@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,44 @@ def test_parse_answer_and_exec_options():
     assert parse_exec(program.target[len("exec:") :]) == program
     with pytest.raises(ValueError, match="goal"):
         make_program("p", ["true"], goal="sideways")
+
+
+def _programs_running(cmdline: bytes) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                if fh.read() == cmdline:
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_stopping_the_run_kills_a_running_program(tmp_path):
+    """A program runs in its own session, so it would outlive its killed worker;
+    the pool kills its process group first."""
+    cmdline = b"sleep\x00301.25\x00"
+    proc = subprocess.Popen(
+        [*HARNESS, "run", "--exec", "hang:timeout=100=sleep 301.25",
+         "--datasets", "8-seeds", "--repeats", "1", "--jobs", "1", "--no-memory",
+         "--quiet", "--no-report", "--out", str(tmp_path)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not _programs_running(cmdline) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _programs_running(cmdline), "the program never started"
+        proc.terminate()  # SIGTERM: the harness stops as on Ctrl-C
+        assert proc.wait(30) == 130
+        deadline = time.monotonic() + 5
+        while _programs_running(cmdline) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _programs_running(cmdline)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _programs_running(cmdline):  # do not leave it behind if we failed
+            os.kill(pid, 9)
