@@ -57,6 +57,8 @@ class Step:
     counter_changes: int
     regression: bool
     regressions: list[str]  # the comparer's words
+    time_regression: bool = False  # which part regressed: time ...
+    counter_regression: bool = False  # ... or nodes / statuses
 
     @property
     def size(self) -> float:
@@ -188,6 +190,10 @@ def build_history(paths: list[Path], thresholds: Thresholds | None = None) -> Hi
                 regressions=[
                     line for line in regressed if line.startswith(f"{config}: ")
                 ],
+                time_regression=bool(t and t.regression),
+                counter_regression=bool(
+                    summary.counter_regressions or summary.status_regressions
+                ),
             )
             history.steps.append(step)
             if summary.counter_changes:
@@ -395,18 +401,18 @@ def plot_config(history: History, config: str, path: Path) -> None:
     ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_ylabel("median CPU ms")
     ax.set_title(config)
-    flagged = {s.index for s in history.steps if s.config == config and s.regression}
+    steps = [s for s in history.steps if s.config == config]
+    flagged = {s.index for s in steps if s.time_regression}
     for i in flagged:
-        ax.plot(
-            [i], [times[i]], marker="o", markersize=11, color="C3", fillstyle="none"
-        )
-        ax.annotate("regression", (i, times[i]), textcoords="offset points",
-                    xytext=(0, 9), ha="center", color="C3", fontsize=8)  # fmt: skip
+        _mark(ax, i, times[i], "time regression")
     if has_counters:
         cx = axes[1][0]
         for counter, colour in (("expanded", "C1"), ("generated", "C2")):
             values = [getattr(r, counter).get(config, math.nan) for r in runs]
             cx.plot(xs, values, marker="s", color=colour, label=counter)
+        expanded = [r.expanded.get(config, math.nan) for r in runs]
+        for i in {s.index for s in steps if s.counter_regression}:
+            _mark(cx, i, expanded[i], "more nodes / worse status")
         cx.set_ylabel("nodes (sum)")
         cx.legend(fontsize=8)
     for row in axes:
@@ -419,6 +425,12 @@ def plot_config(history: History, config: str, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+def _mark(ax, x: int, y: float, text: str) -> None:
+    ax.plot([x], [y], marker="o", markersize=11, color="C3", fillstyle="none")
+    ax.annotate(text, (x, y), textcoords="offset points", xytext=(0, 9),
+                ha="center", color="C3", fontsize=8)  # fmt: skip
 
 
 def write_history(history: History, out: Path, top: int = DEFAULT_TOP) -> Path:

@@ -62,10 +62,12 @@ def test_page_flags_the_counter_change_and_the_time_step(results, tmp_path):
     counter_step = flagged[(1, "steps")]
     assert counter_step.counter_changes == 8  # one more node on each instance
     assert "counter increase" in counter_step.regressions[0]
+    assert counter_step.counter_regression  # (its time drifts under load: not checked)
     time_step = flagged[(2, "steps")]
     assert time_step.counter_changes == 0
     assert 1.4 < time_step.ratio < 3 and time_step.low > 1.25  # 2x the loop work
     assert "slower" in time_step.regressions[0]
+    assert time_step.time_regression and not time_step.counter_regression
     assert 1 in hist.breaks and "counters moved" in hist.breaks[1][0]
     assert {(s.index, s.config) for s in largest_steps(hist)} >= set(flagged)
     assert hist.runs[1].expanded["steps"] == hist.runs[0].expanded["steps"] + 8
