@@ -437,6 +437,8 @@ def test_two_runs_side_by_side_and_comparison_plot(pair):
     # 8-unsolvable is only in run 1: said in words, no table of dashes
     assert "8-unsolvable is only in run 1." in md
     assert "**8-unsolvable: run 1 vs run 2**" not in md
+    # medians of each run over the instances answered in both (all 4 here)
+    assert "median time run 1 (ms), 4 answered in both" in md
     assert "| astar_dict[manhattan] | 4/4 | 4/4 | 1.38 | 0.690 | 0.50 (n=3) |" in md
     assert "CPU time ratio run 2/run 1" in md
     # the plots show run 2, which has no memory pass and no unsolvable boards

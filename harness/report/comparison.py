@@ -25,7 +25,8 @@ METRIC_LABELS = {"cpu_seconds": "CPU time", "seconds": "wall time"}
 
 def compare(runs: Sequence[Run]) -> pd.DataFrame:
     """Each later run against the first, per (dataset, config) present in either:
-    answered counts and median times of each run, the comparer's time ratio new/old
+    answered counts, each run's median time over the instances answered in both
+    (``both`` of them), the comparer's time ratio new/old
     (``metric``; geometric mean of per-instance median ratios, with its interval),
     median counters, and the instances whose counters changed."""
     base_run, rows = runs[0], []
@@ -65,8 +66,11 @@ def compare(runs: Sequence[Run]) -> pd.DataFrame:
                     "new_instances": _first(new, "instances"),
                     "old_answered": _first(old, "answered"),
                     "new_answered": _first(new, "answered"),
-                    "old_median_ms": _first(old, "median_ms"),
-                    "new_median_ms": _first(new, "median_ms"),
+                    # over the instances answered in both runs: a median over
+                    # each run's own answers would compare different boards
+                    "old_median_ms": _median_ms(base_run, dataset, config, answered),
+                    "new_median_ms": _median_ms(new_run, dataset, config, answered),
+                    "both": len(answered),
                     "metric": METRIC_LABELS.get(comp.metric or "", "time")
                     if comp
                     else "time",
@@ -75,10 +79,14 @@ def compare(runs: Sequence[Run]) -> pd.DataFrame:
                     "time_high": _value(verdict, "high"),
                     "significant": bool(verdict.significant) if verdict else False,
                     "compared": verdict.instances if verdict else 0,
-                    "old_median_expanded": _first(old, "median_expanded"),
-                    "new_median_expanded": _first(new, "median_expanded"),
-                    "old_median_generated": _first(old, "median_generated"),
-                    "new_median_generated": _first(new, "median_generated"),
+                    "old_median_expanded": _median(base_run, dataset, config, answered,
+                                                  "expanded"),
+                    "new_median_expanded": _median(new_run, dataset, config, answered,
+                                                  "expanded"),
+                    "old_median_generated": _median(base_run, dataset, config, answered,
+                                                  "generated"),
+                    "new_median_generated": _median(new_run, dataset, config, answered,
+                                                  "generated"),
                     "counters_changed": len(changed) if answered else np.nan,
                     "changed_instances": changed,
                     "same_source": None
@@ -116,6 +124,21 @@ def _answered_in_both(old: Run, new: Run, dataset: str, config: str) -> set[str]
     both = a.merge(b, on="instance", suffixes=("_old", "_new"))
     both = both.dropna(subset=["generated_old", "generated_new"])
     return set(both.instance)
+
+
+def _median(
+    run: Run, dataset: str, config: str, names: set[str], column: str
+) -> float:
+    """Median of ``column`` over the instances ``names`` (answered in both runs)."""
+    inst = run.instances()
+    part = inst[
+        (inst.dataset == dataset) & (inst.config == config) & inst.instance.isin(names)
+    ]
+    return float(part[column].median()) if len(part) else np.nan
+
+
+def _median_ms(run: Run, dataset: str, config: str, names: set[str]) -> float:
+    return _median(run, dataset, config, names, "seconds") * 1e3
 
 
 def _value(verdict: Any, name: str) -> float:

@@ -149,8 +149,18 @@ def display_compare(table: pd.DataFrame) -> pd.DataFrame:
     out[f"answered {new}"] = [
         _of(a, n) for a, n in zip(table.new_answered, table.new_instances, strict=True)
     ]
-    out[f"median time {old} (ms)"] = table.old_median_ms.map(_sig)
-    out[f"median time {new} (ms)"] = table.new_median_ms.map(_sig)
+    counts = (
+        {int(v) for v in table["both"].dropna() if v}
+        if "both" in table.columns
+        else set()
+    )
+    both = (
+        f", {counts.pop()} answered in both"
+        if len(counts) == 1
+        else ", answered in both"
+    )
+    out[f"median time {old} (ms){both}"] = table.old_median_ms.map(_sig)
+    out[f"median time {new} (ms){both}"] = table.new_median_ms.map(_sig)
     metric = table.metric.iat[0]
     out[f"{metric} ratio {new}/{old}"] = [
         "–" if not np.isfinite(r) else f"{r:.2f} (n={n})"
