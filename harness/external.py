@@ -426,7 +426,7 @@ def _spawn(
         limit = memory_limit_mb * 1024 * 1024
         try:  # set just after the spawn: a tiny window, but no fork+preexec cost
             resource.prlimit(process.pid, resource.RLIMIT_AS, (limit, limit))
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):  # prlimit is Linux-only
             pass
     return process
 
