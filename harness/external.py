@@ -645,6 +645,7 @@ class BatchProcess:
 
     def __init__(self, program: Program, memory_limit_mb: int | None) -> None:
         self.program = program
+        self.memory_limit_mb = memory_limit_mb
         self.process = _spawn(program, memory_limit_mb)
         self._buf = bytearray()
         os.set_blocking(self.process.stdout.fileno(), False)
@@ -847,7 +848,9 @@ def _batch(
     """The live batch process for this size and goal, started if needed."""
     key = _key(program, g, goal)
     session = _BATCH.get(key)
-    if session is not None and (fresh or not session.alive()):
+    if session is not None and (
+        fresh or not session.alive() or session.memory_limit_mb != memory_limit_mb
+    ):  # (the start-up was measured in a process started without the pass's limit)
         session.close(kill=True)
         session = None
     if session is None:
