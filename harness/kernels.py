@@ -490,20 +490,29 @@ def pattern_index(positions, k, mult, popcnt):
 
 
 @jit
-def _group_value(pos, tiles, k, mult, cellmap, tables, offset, popcnt):
+def _group_value(pos, tiles, k, mult, cellmap, tables, offset, popcnt, packed, cost):
+    """One group's table value. ``packed`` tables hold (value - MD) / 2 at 4 bits per
+    entry (:mod:`harness.pdb_build`), ``offset`` counting entries: the group's
+    Manhattan distance (``cost[slot, cell]``) is added back."""
     used = 0
     index = 0
+    md = 0
     for i in range(k):
         p = cellmap[pos[tiles[i]]]
         index += (p - popcnt[used & ((1 << p) - 1)]) * mult[i]
         used |= 1 << p
+        if packed:
+            md += cost[i, p]
+    if packed:
+        at = offset + index
+        return np.int32(md + 2 * ((tables[at >> 1] >> ((at & 1) * 4)) & 0xF))
     return np.int32(tables[offset + index])
 
 
 @jit
 def pdb_value(
     board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, mcellmap,
-    popcnt,
+    popcnt, packed, gcost,
 ):
     """Additive PDB estimate of one board: sum over groups, and with ``mirror`` the
     max of that and the mirrored sum (lookups through ``mcellmap``)."""
@@ -516,14 +525,14 @@ def pdb_value(
     for grp in range(gtiles.shape[0]):
         total += _group_value(
             pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables, offsets[grp],
-            popcnt,
+            popcnt, packed, gcost[grp],
         )
     if mirror:
         other = 0
         for grp in range(mtiles.shape[0]):
             other += _group_value(
                 pos, mtiles[grp], gsize[grp], gmult[grp], mcellmap, tables,
-                moffsets[grp], popcnt,
+                moffsets[grp], popcnt, packed, gcost[grp],
             )
         if other > total:
             total = other
@@ -533,7 +542,7 @@ def pdb_value(
 @jit
 def ida_pdb(
     board, goal, nbr, tables, offsets, gtiles, gsize, gmult, tile_group, mirror,
-    moffsets, mtiles, mtile_group, mcellmap, popcnt, stats, path,
+    moffsets, mtiles, mtile_group, mcellmap, popcnt, packed, gcost, stats, path,
 ):
     """IDA* with an additive disjoint PDB (optionally max'ed with its mirrored
     lookup). A move changes one tile, so only that tile's group (and its mirrored
@@ -551,13 +560,13 @@ def ida_pdb(
     for grp in range(groups):
         val[grp] = _group_value(
             pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables, offsets[grp],
-            popcnt,
+            popcnt, packed, gcost[grp],
         )
         total += val[grp]
         if mirror:
             mval[grp] = _group_value(
                 pos, mtiles[grp], gsize[grp], gmult[grp], mcellmap, tables,
-                moffsets[grp], popcnt,
+                moffsets[grp], popcnt, packed, gcost[grp],
             )
             mtotal += mval[grp]
     stack_move = np.zeros(MAX_PATH + 1, dtype=np.int8)
@@ -608,7 +617,7 @@ def ida_pdb(
             grp = tile_group[t]
             new_val = _group_value(
                 pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables,
-                offsets[grp], popcnt,
+                offsets[grp], popcnt, packed, gcost[grp],
             )
             child_total = total + new_val - val[grp]
             child_h = child_total
@@ -620,7 +629,7 @@ def ida_pdb(
                 mgrp = mtile_group[t]
                 new_mval = _group_value(
                     pos, mtiles[mgrp], gsize[mgrp], gmult[mgrp], mcellmap, tables,
-                    moffsets[mgrp], popcnt,
+                    moffsets[mgrp], popcnt, packed, gcost[mgrp],
                 )
                 child_mtotal = mtotal + new_mval - mval[mgrp]
                 if child_mtotal > child_h:

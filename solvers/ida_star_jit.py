@@ -39,6 +39,7 @@ HEURISTICS = (
     "pdb663",
     "pdb555",
     "pdb44",
+    "pdb78",
 )
 #: Deepest known optimum taken on boards larger than 3x3, per heuristic, so a
 #: solve fits the budget at the measured rates (~78M nodes/s manhattan, ~17M/s
@@ -88,7 +89,7 @@ def _kernel_args(goal: Board, g: Grid, heuristic: Heuristic) -> tuple[str, tuple
         args: tuple[Any, ...] = (
             a["tables"], a["offsets"], a["gtiles"], a["gsize"], a["gmult"],
             a["tile_group"], a["mirror"], a["moffsets"], a["mtiles"],
-            a["mtile_group"], a["mcellmap"], a["popcnt"],
+            a["mtile_group"], a["mcellmap"], a["popcnt"], a["packed"], a["gcost"],
         )
         result = ("ida_pdb", args)
     elif heuristic.name == "walking_distance":
@@ -145,7 +146,7 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,
-    sizes="any (pdb663/pdb555: 4x4, pdb44: 3x3, walking_distance: sides <= 4)",
+    sizes="any (pdb78/pdb663/pdb555: 4x4, pdb44: 3x3, walking_distance: sides <= 4)",
 )
 def solve(
     start: Board,

@@ -182,7 +182,7 @@ def test_pure_estimate_equals_the_kernel_value() -> None:
         compiled = kernels.pdb_value(
             np.array(board, dtype=np.int8), a["tables"], a["offsets"], a["gtiles"],
             a["gsize"], a["gmult"], a["mirror"], a["moffsets"], a["mtiles"],
-            a["mcellmap"], a["popcnt"],
+            a["mcellmap"], a["popcnt"], a["packed"], a["gcost"],
         )
         assert compiled == s.estimate(board)
 

@@ -43,16 +43,17 @@ _VERSION = 1
 #: Partitions as goal *cells* of the blank-first goal (blank on cell 0), by grid.
 #: 7-8 is Korf & Felner's (2002) top/bottom split; 6-6-3 is the shape common public
 #: implementations use for the blank-last goal, turned 180 degrees (not checked
-#: against the paper's figure). pdb78 is not registered as a heuristic: its 8-tile
-#: table (519M entries) takes this builder well over the 3-minute set-up budget
-#: (see tests/benchmarks/bench_korf.py --with-78); build it on purpose with
-#: ``pdb_set("pdb78", goal, grid)``.
+#: against the paper's figure).
 PARTITIONS: dict[str, tuple[tuple[int, int], tuple[tuple[int, ...], ...]]] = {
     "pdb44": ((3, 3), ((1, 2, 4, 5), (3, 6, 7, 8))),
     "pdb555": ((4, 4), ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15))),
     "pdb663": ((4, 4), ((1, 2, 4, 5, 8, 9), (3, 6, 7, 10, 11, 15), (12, 13, 14))),
     "pdb78": ((4, 4), ((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15))),
 }
+
+#: Partitions stored at 4 bits per entry ((value - MD) / 2) and built by the
+#: parallel builder of :mod:`harness.pdb_build`; the others keep one byte per entry.
+PACKED = frozenset({"pdb78"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,16 +110,24 @@ class PDBSet:
         view = self._view
         a = self.arrays
         mults = a["gmult_py"]
+
+        def value(grp: int, offset: int, cells: list[int]) -> int:
+            at = offset + _index(cells, mults[grp])
+            if not a["packed"]:
+                return view[at]
+            cost = a["gcost_py"][grp]
+            md = sum(cost[j][c] for j, c in enumerate(cells))
+            return md + 2 * ((view[at >> 1] >> ((at & 1) * 4)) & 0xF)
+
         total = 0
         for grp, tiles in enumerate(self.groups):
-            cells = [pos[t] for t in tiles]
-            total += view[a["offsets_py"][grp] + _index(cells, mults[grp])]
+            total += value(grp, a["offsets_py"][grp], [pos[t] for t in tiles])
         if self.mirror:
             cellmap = a["mcellmap_py"]
             other = 0
             for grp, tiles in enumerate(a["mtiles_py"]):
                 cells = [cellmap[pos[t]] for t in tiles]
-                other += view[a["moffsets_py"][grp] + _index(cells, mults[grp])]
+                other += value(grp, a["moffsets_py"][grp], cells)
             total = max(total, other)
         return total
 
@@ -184,19 +193,24 @@ def partition_cells(name: str, goal: Board, g: Grid) -> tuple[tuple[int, ...], .
 _table_memo: dict[tuple, Any] = {}
 
 
-def _table_key(g: Grid, goal_cells: tuple[int, ...], goal_blank: int) -> tuple:
-    return (g.rows, g.cols, goal_cells, goal_blank)
+def _table_key(g: Grid, goal_cells: tuple[int, ...], goal_blank: int,
+               packed: bool = False) -> tuple:
+    return (g.rows, g.cols, goal_cells, goal_blank, packed)
 
 
-def _cache_file(g: Grid, goal_cells: tuple[int, ...], goal_blank: int) -> Path | None:
+def _cache_file(g: Grid, goal_cells: tuple[int, ...], goal_blank: int,
+                packed: bool = False) -> Path | None:
     folder = cache_dir("pdb")
     if folder is None:
         return None
     cells = ".".join(map(str, goal_cells))
-    return folder / f"{g.label}-blank{goal_blank}-cells{cells}.bin"
+    bits = ".4bit" if packed else ""
+    return folder / f"{g.label}-blank{goal_blank}-cells{cells}{bits}.bin"
 
 
-def _header(g: Grid, goal_cells, goal_blank, entries: int, digest: str, build: float):
+def _header(g: Grid, goal_cells, goal_blank, entries: int, digest: str, build: float,
+            packed: bool = False):
+    extra = {"bits": 4, "encoding": "(value - manhattan) / 2"} if packed else {}
     return {
         "format": _FORMAT,
         "version": _VERSION,
@@ -206,10 +220,12 @@ def _header(g: Grid, goal_cells, goal_blank, entries: int, digest: str, build: f
         "entries": entries,
         "sha256": digest,
         "build_seconds": round(build, 3),
+        **extra,
     }
 
 
-def _read(path: Path, g: Grid, goal_cells, goal_blank, out) -> float | None:
+def _read(path: Path, g: Grid, goal_cells, goal_blank, out,
+          packed: bool = False) -> float | None:
     """Fill ``out`` from a cached table; its build seconds, or None when the file is
     missing, foreign, truncated or corrupt."""
     try:
@@ -223,16 +239,19 @@ def _read(path: Path, g: Grid, goal_cells, goal_blank, out) -> float | None:
         return None
     digest = hashlib.sha256(memoryview(out)).hexdigest()
     build = meta.get("build_seconds", 0.0)
-    if meta != _header(g, goal_cells, goal_blank, len(out), digest, build):
+    if meta != _header(g, goal_cells, goal_blank, len(out), digest, build, packed):
         return None
     return float(build)
 
 
-def _write(path: Path, g: Grid, goal_cells, goal_blank, table, build: float) -> None:
+def _write(path: Path, g: Grid, goal_cells, goal_blank, table, build: float,
+           packed: bool = False) -> None:
     """Store a table atomically (write a temporary file, then rename); an
     unwritable folder just means the table is not cached."""
     digest = hashlib.sha256(memoryview(table)).hexdigest()
-    head = json.dumps(_header(g, goal_cells, goal_blank, len(table), digest, build))
+    head = json.dumps(
+        _header(g, goal_cells, goal_blank, len(table), digest, build, packed)
+    )
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".bin")
     except OSError:
@@ -289,13 +308,16 @@ def _regions(g: Grid):
     return _tables_small[key]
 
 
-def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None):
+def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None,
+               packed: bool = False, progress=None):
     """The table for one pattern, from memory, the cache or a fresh build (then
-    cached); returns (array, TableInfo)."""
+    cached); returns (array, TableInfo). ``packed``: 4 bits per entry, built by
+    :func:`harness.pdb_build.build_packed` (``progress`` is passed on to it)."""
     import numpy as np
 
-    key = _table_key(g, goal_cells, goal_blank)
+    key = _table_key(g, goal_cells, goal_blank, packed)
     entries = perm(g.cells, len(goal_cells))
+    size = (entries + 1) // 2 if packed else entries
     t0 = time.perf_counter()
     if key in _table_memo:
         table, build = _table_memo[key]
@@ -304,22 +326,28 @@ def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None):
             table = out
         return table, TableInfo(
             goal_cells, entries, "memory", time.perf_counter() - t0, build,
-            int(table.max()),
+            -1 if packed else int(table.max()),
         )
-    table = np.empty(entries, dtype=np.uint8) if out is None else out
-    path = _cache_file(g, goal_cells, goal_blank)
-    build = _read(path, g, goal_cells, goal_blank, table) if path else None
+    table = np.empty(size, dtype=np.uint8) if out is None else out
+    path = _cache_file(g, goal_cells, goal_blank, packed)
+    build = _read(path, g, goal_cells, goal_blank, table, packed) if path else None
     source = "cache"
     if build is None:
         source = "built"
-        build_table(g, goal_cells, goal_blank, out=table)
+        if packed:
+            from harness import pdb_build
+
+            pdb_build.build_packed(g, goal_cells, goal_blank, table, progress)
+        else:
+            build_table(g, goal_cells, goal_blank, out=table)
         build = time.perf_counter() - t0
         if path is not None:
-            _write(path, g, goal_cells, goal_blank, table, build)
+            _write(path, g, goal_cells, goal_blank, table, build, packed)
     table.flags.writeable = False
     _table_memo[key] = (table, build)
     return table, TableInfo(
-        goal_cells, entries, source, time.perf_counter() - t0, build, int(table.max())
+        goal_cells, entries, source, time.perf_counter() - t0, build,
+        -1 if packed else int(table.max()),
     )
 
 
@@ -329,11 +357,15 @@ def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None):
 _set_memo: dict[tuple, PDBSet] = {}
 
 
-def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True) -> PDBSet:
+def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
+            progress=None, packed: bool | None = None) -> PDBSet:
     """The partition ``name`` bound to ``goal``: tables loaded or built, kernel
     arrays ready. ``mirror`` is honoured only when the goal's blank is on the main
-    diagonal of a square board."""
-    key = (name, g.rows, g.cols, goal, mirror)
+    diagonal of a square board. ``progress(table, layer, done, total)`` is called
+    during builds of packed tables (see :func:`harness.pdb_build.build_packed`).
+    ``packed`` overrides the partition's storage (tests compare the two)."""
+    packed = name in PACKED if packed is None else packed
+    key = (name, g.rows, g.cols, goal, mirror, packed)
     if key in _set_memo:
         return _set_memo[key]
     import numpy as np
@@ -347,11 +379,20 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True) -> PDBSet:
     mirror = mirror and g.rows == g.cols and transpose[blank] == blank
 
     sizes = [perm(n, len(grp)) for grp in cell_groups]
+    if packed:  # offsets count entries; every table starts on a whole byte
+        sizes = [size + (size & 1) for size in sizes]
     offsets = [sum(sizes[:i]) for i in range(len(sizes))]
-    tables = np.empty(sum(sizes), dtype=np.uint8)
+    per_byte = 2 if packed else 1
+    tables = np.empty(sum(sizes) // per_byte, dtype=np.uint8)
     infos = []
-    for grp, off, size in zip(cell_groups, offsets, sizes, strict=True):
-        _, info = load_table(g, grp, blank, out=tables[off : off + size])
+    for i, (grp, off, size) in enumerate(zip(cell_groups, offsets, sizes, strict=True)):
+        def report(layer, done, total, i=i):
+            progress(i, layer, done, total)
+
+        _, info = load_table(
+            g, grp, blank, out=tables[off // per_byte : (off + size) // per_byte],
+            packed=packed, progress=report if progress is not None else None,
+        )
         infos.append(info)
     tables.flags.writeable = False
 
@@ -362,6 +403,13 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True) -> PDBSet:
     gtiles = np.zeros((len(groups), kmax), dtype=np.int8)
     mtiles = np.zeros((len(groups), kmax), dtype=np.int8)
     gmult = np.zeros((len(groups), kmax), dtype=np.int64)
+    # Manhattan distance of each group's slot j from each cell (packed tables add it)
+    gcost = np.zeros((len(groups), kmax, n), dtype=np.int32)
+    for i, grp in enumerate(cell_groups):
+        for j, home in enumerate(grp):
+            for c in range(n):
+                gcost[i, j, c] = (abs(c // g.cols - home // g.cols)
+                                  + abs(c % g.cols - home % g.cols))
     tile_group = np.full(n, -1, dtype=np.int8)
     mtile_group = np.full(n, -1, dtype=np.int8)
     mtiles_py = []
@@ -391,7 +439,10 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True) -> PDBSet:
         "mtile_group": mtile_group,
         "mcellmap": np.array(transpose, dtype=np.int8),
         "popcnt": _popcount(),
+        "packed": packed,
+        "gcost": gcost,
         # pure-Python views for PDBSet.estimate
+        "gcost_py": gcost.tolist(),
         "view": memoryview(tables),
         "offsets_py": offsets,
         "moffsets_py": offsets,
@@ -463,6 +514,11 @@ _register(
     "pdb663",
     "additive 6-6-3 pattern databases, mirrored max (4x4; 11 MiB, built once in "
     "~5 s CPU, cached)",
+)
+_register(
+    "pdb78",
+    "additive 7-8 pattern databases, mirrored max (4x4; 275 MiB at 4 bits per "
+    "entry, built once on both cores in about a minute, cached)",
 )
 
 

@@ -1,0 +1,180 @@
+"""The 4-bit parallel PDB builder (``harness.pdb_build``) and the ``pdb78`` heuristic.
+
+The builder's tables equal the plain 0-1 BFS of test_pdb.py (no shared code) and the
+byte-per-entry builder; packed tables give the same IDA* search as byte tables
+(same node counts on Korf instances), survive the cache's corruption checks, and
+pdb78 is registered, declines 3x3, and costs the default 3x3 main job nothing.
+
+The full pdb78 table (519M entries; ~1.4 GB and a minute or more of both cores to
+build) is exercised only with NPUZZLE_FULL_PDB78=1 (the last test): CI checks the
+builder and the packed lookups on smaller patterns instead.
+"""
+
+from __future__ import annotations
+
+import os
+from math import perm
+
+import numpy as np
+import pytest
+from test_pdb import korf100, reference_table
+
+from harness import pdb, pdb_build
+from harness.heuristics import Heuristic, all_heuristics
+from harness.puzzle import goal_board, grid
+from harness.solver import Counters, all_solvers
+
+G3, G4 = grid(3), grid(4)
+
+
+@pytest.fixture
+def isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path))
+    pdb.clear_memory()
+    yield tmp_path
+    pdb.clear_memory()
+
+
+def unpacked(g, cells, blank) -> np.ndarray:
+    return pdb_build.unpack(g, cells, pdb_build.build_packed(g, cells, blank))
+
+
+@pytest.mark.parametrize(
+    ("g", "cells", "blank"),
+    [
+        (G3, (1, 2, 4, 5), 0),
+        (G3, (3, 6, 7, 8), 0),
+        (G3, (1, 2, 0, 5), 4),
+        (G4, (12, 13, 14), 0),
+        (G4, (0, 5, 10, 15), 3),
+    ],
+)
+def test_packed_builder_equals_a_plain_0_1_bfs(g, cells, blank) -> None:
+    table = unpacked(g, cells, blank)
+    k, n = len(cells), g.cells
+    mult = [perm(n - 1 - i, k - 1 - i) for i in range(k)]
+    expected = reference_table(g, cells, blank)
+    assert len(expected) == len(table)
+    wrong = [
+        (placed, d, int(table[pdb._index(list(placed), mult)]))
+        for placed, d in expected.items()
+        if table[pdb._index(list(placed), mult)] != d
+    ]
+    assert not wrong, wrong[:5]
+
+
+@pytest.mark.parametrize("group", [0, 1, 2])
+def test_packed_builder_equals_the_byte_builder_on_pdb555(group) -> None:
+    goal = goal_board("blank-first", G4)
+    cells = pdb.partition_cells("pdb555", goal, G4)[group]
+    assert (unpacked(G4, cells, 0) == pdb.build_table(G4, cells, 0)).all()
+
+
+def test_build_reports_progress_up_to_every_state() -> None:
+    calls = []
+    pdb_build.build_packed(G4, (12, 13, 14), 0, progress=lambda *a: calls.append(a))
+    layers = [layer for layer, _done, _total in calls]
+    assert layers == list(range(len(calls)))
+    done = [d for _layer, d, _total in calls]
+    assert done == sorted(done) and done[-1] == calls[-1][2]  # all states reached
+
+
+def korf_quick(count: int):
+    """The ``count`` Korf instances with the fewest published nodes."""
+    rows = sorted(korf100(), key=lambda r: r[2])
+    return rows[:count]
+
+
+def solve_all(name: str, packed: bool, boards) -> list[tuple[int, int]]:
+    goal = goal_board("blank-first", G4)
+    s = pdb.pdb_set(name, goal, G4, packed=packed)
+    h = Heuristic(name, goal, G4, s.estimate, data=s)
+    spec = all_solvers()["ida_star_jit"]
+    out = []
+    for board in boards:
+        counters = Counters()
+        moves = spec.solve(board, goal, G4, counters=counters, heuristic=h)
+        out.append((len(moves), counters.generated))
+    return out
+
+
+def test_packed_lookups_search_exactly_like_byte_lookups() -> None:
+    """pdb555 stored both ways: the kernels (and the pure estimate) read the same
+    values, so IDA* generates the same nodes and finds the same lengths."""
+    boards = [board for _i, board, _length in korf_quick(6)]
+    assert solve_all("pdb555", True, boards) == solve_all("pdb555", False, boards)
+    goal = goal_board("blank-first", G4)
+    a = pdb.pdb_set("pdb555", goal, G4, packed=True)
+    b = pdb.pdb_set("pdb555", goal, G4, packed=False)
+    for board in boards:
+        assert a.estimate(board) == b.estimate(board)
+
+
+def test_packed_cache_round_trip_and_corruption(isolated_cache) -> None:
+    cells = (1, 2, 3, 6, 7)
+    table, info = pdb.load_table(G4, cells, 0, packed=True)
+    assert info.source == "built" and len(table) == perm(16, 5) // 2
+    path = pdb._cache_file(G4, cells, 0, packed=True)
+    assert path is not None and path.name.endswith(".4bit.bin")
+    pdb.clear_memory()
+    again, info = pdb.load_table(G4, cells, 0, packed=True)
+    assert info.source == "cache" and (again == table).all()
+
+    raw = bytearray(path.read_bytes())
+    raw[-1000] ^= 0x10  # one nibble
+    path.write_bytes(bytes(raw))
+    pdb.clear_memory()
+    rebuilt, info = pdb.load_table(G4, cells, 0, packed=True)
+    assert info.source == "built" and (rebuilt == table).all()
+
+    path.write_bytes(path.read_bytes()[:5000])
+    pdb.clear_memory()
+    assert pdb.load_table(G4, cells, 0, packed=True)[1].source == "built"
+    # a byte-per-entry file of the same pattern is a different file
+    assert pdb._cache_file(G4, cells, 0) != path
+
+
+def test_pdb78_is_registered_for_ida_star_jit_and_declines_3x3() -> None:
+    assert "pdb78" in all_heuristics()
+    spec = all_solvers()["ida_star_jit"]
+    assert "pdb78" in spec.heuristics
+    assert spec.refuses(G3, 20, "pdb78")
+    assert spec.refuses(G4, 50, "pdb78") is None
+
+
+def test_default_datasets_never_make_pdb78(tmp_path) -> None:
+    """``harness run`` of ida_star_jit[pdb78] over the 3x3 default datasets (what
+    ``--solvers all`` includes): every cell is declined, so no worker builds or
+    loads the 4x4 tables and the run takes seconds."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    env = {**os.environ, "CI": "1", "NPUZZLE_CACHE": str(cache)}
+    proc = subprocess.run(
+        [sys.executable, "-c", "from harness.cli import main; main()", "run",
+         "--solvers", "ida_star_jit[pdb78]", "--datasets", "default",
+         "--out", str(tmp_path / "out"), "--no-report", "--repeats", "1"],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "defined for 4x4" in proc.stdout + proc.stderr
+    assert not list(cache.glob("pdb/*.bin"))
+
+
+@pytest.mark.skipif(
+    not os.environ.get("NPUZZLE_FULL_PDB78"),
+    reason="builds the full 7-8 tables (~1.4 GB, a minute or more): "
+    "NPUZZLE_FULL_PDB78=1 runs it",
+)
+def test_full_pdb78_on_quick_korf_instances() -> None:
+    from harness.heuristics import make_heuristic
+
+    goal = goal_board("blank-first", G4)
+    h = make_heuristic("pdb78", goal, G4)
+    spec = all_solvers()["ida_star_jit"]
+    for _i, board, length in korf_quick(20):
+        counters = Counters()
+        moves = spec.solve(board, goal, G4, counters=counters, heuristic=h)
+        assert len(moves) == length
+        assert h(board) <= length
