@@ -2,15 +2,19 @@
 counters gate, ``harness solve`` and the dataset labeller.
 
 An answer is a move string or ``None`` (unsolvable). Every move string is replayed
-from the start board; its length is compared with the known optimum. Standard
-library and :mod:`harness.puzzle` only (workers and the labeller import it).
+from the start board (:func:`harness.batch.replay`: ``apply_moves`` by lookup table,
+same errors); its length is compared with the known optimum. Standard library,
+:mod:`harness.puzzle` and :mod:`harness.batch` only (workers and the labeller
+import it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.puzzle import Board, Grid, IllegalMoveError, apply_moves, format_board
+from harness.batch import replay
+from harness.puzzle import Board, Grid, IllegalMoveError, format_board
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,27 +38,34 @@ def judge(
     goal: Board,
     g: Grid,
     *,
-    solvable: bool,
+    solvable: bool | Callable[[], bool],
     optimum: int | None = None,
     declares_optimal: bool = False,
 ) -> Verdict:
     """Replay ``moves`` from ``start``: it must reach ``goal`` (or be ``None`` for an
     unsolvable board); a solver that declares itself optimal must not return a path
     longer than ``optimum``. A path shorter than ``optimum`` is solved, and the
-    message says the optimum is wrong."""
+    message says the optimum is wrong. ``solvable`` may be a function, then asked
+    only when the answer needs it (a path that reaches the goal proves it)."""
+
+    def is_solvable() -> bool:
+        return solvable() if callable(solvable) else solvable
+
     if moves is None:
-        if solvable:
+        if is_solvable():
             known = f" (optimum: {optimum} moves)" if optimum is not None else ""
             return Verdict(
                 "invalid", f"said unsolvable, but the board is solvable{known}"
             )
         return Verdict("unsolvable")
+    if not isinstance(moves, str):
+        return Verdict("invalid", f"returned {type(moves).__name__}, not a move string")
     length = len(moves)
     try:
-        end = apply_moves(start, moves, g)
+        end = replay(start, moves, g)
     except IllegalMoveError as err:
         return Verdict("invalid", f"illegal path: {err}", length)
-    if not solvable:
+    if end != goal and not is_solvable():
         # Unreachable if replay is right (parity); kept so the message exists.
         return Verdict("invalid", "returned a path for an unsolvable board", length)
     if end != goal:

@@ -1,0 +1,160 @@
+"""The 3x3 edge of ``harness solve``: per-board cost in a batch (issue 13, section 2).
+
+    .venv/bin/python tests/benchmarks/bench_solve_edge.py            # ~1 min
+    .venv/bin/python tests/benchmarks/bench_solve_edge.py --boards 2000
+
+Every figure is ``(cost of a batch of N boards - cost of a batch of 1) / (N - 1)``,
+both batches run through the real command (``harness.cli.main``, boards on standard
+input, answers on standard output, every answer replayed and checked) in fresh
+processes, so start-up and set-up cancel out; best of ``--repeats`` pairs. CPU is
+the child's user + system time (``RUSAGE_CHILDREN``).
+
+- ``noop``: a solver that returns a precomputed answer (a dict lookup): what
+  ``harness solve`` itself costs per board (read, parse, solvability, replay,
+  print). Goal: <= 20 us wall per board over 10,000 uniform random boards (half of
+  them unsolvable).
+- ``table``: the exact table walk, <= 5 us CPU per board (same boards).
+- the fastest search solvers on uniform solvable boards of the median depth (22),
+  <= 25 us per board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+#: Run in the child: registers ``noop`` (answers read from $NOOP_ANSWERS) and then
+#: runs the real command line.
+CHILD = """
+import json, os, sys
+from harness.solver import register
+answers = {tuple(json.loads(k)): v for k, v in
+           json.load(open(os.environ["NOOP_ANSWERS"])).items()}
+
+@register("noop", optimal=True, sizes="3x3 (precomputed answers)")
+def noop(start, goal, grid, *, counters, heuristic=None):
+    return answers[start]
+
+from harness.cli import main
+sys.argv = ["harness", *sys.argv[1:]]
+main()
+"""
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def boards_and_answers(count: int, seed: int):
+    """``count`` uniform random 3x3 boards (either parity) with their table answers,
+    and uniform solvable boards of depth 22 (the median)."""
+    from harness import oracle
+    from harness.puzzle import goal_board, grid
+    from harness.solver import Counters
+    from solvers.table import solve as table_solve
+
+    g = grid(3)
+    goal = goal_board("standard", g)
+    rng = random.Random(seed)
+    boards, answers = [], {}
+    for _ in range(count):
+        cells = list(range(9))
+        rng.shuffle(cells)
+        board = tuple(cells)
+        boards.append(board)
+        answers[board] = table_solve(board, goal, g, counters=Counters())
+    dist = oracle.distances(goal, g)
+    median = []
+    while len(median) < count:
+        cells = list(range(9))
+        rng.shuffle(cells)
+        board = tuple(cells)
+        from harness.puzzle import rank
+
+        if dist[rank(board)] == 22:
+            median.append(board)
+    return boards, answers, median
+
+
+def text_of(boards) -> bytes:
+    return "".join(
+        " ".join("x" if t == 0 else str(t) for t in b) + "\n" for b in boards
+    ).encode()
+
+
+def run(solver: str, stdin: bytes, env: dict) -> tuple[float, float, bytes]:
+    """(wall, CPU, stdout) of one ``harness solve`` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, "solve", "--solver", solver],
+        input=stdin, capture_output=True, env=env, check=False,
+    )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{solver}: exit {proc.returncode}: {proc.stderr.decode()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.stdout
+
+
+def per_board(solver: str, boards, repeats: int, env: dict) -> tuple[float, float]:
+    """Best (wall, CPU) per board over ``repeats`` pairs of (N boards, 1 board)."""
+    big, one = text_of(boards), text_of(boards[:1])
+    run(solver, one, env)  # warm-up: numba's cache, the oracle's table
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w1, c1, _ = run(solver, one, env)
+        wn, cn, out = run(solver, big, env)
+        assert out.count(b"\n") == len(boards), out[:200]
+        walls.append((wn - w1) / (len(boards) - 1))
+        cpus.append((cn - c1) / (len(boards) - 1))
+    return min(walls), min(cpus)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--boards", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args()
+
+    boards, answers, median = boards_and_answers(args.boards, args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "answers.json")
+        with open(path, "w") as f:
+            json.dump({json.dumps(list(b)): a or None for b, a in answers.items()}, f)
+        env = dict(os.environ, NOOP_ANSWERS=path)
+        print(f"harness solve, 3x3, batches of {args.boards:,} boards, best of "
+              f"{args.repeats} ({load()})")
+        goals = {"noop": (20, "wall"), "table": (5, "CPU")}
+        for solver in ("noop", "table"):
+            wall, cpu = per_board(solver, boards, args.repeats, env)
+            goal, what = goals[solver]
+            got = wall if what == "wall" else cpu
+            verdict = "ok" if got * 1e6 <= goal else "OVER"
+            print(f"  {solver:34s} {wall * 1e6:7.1f} us wall {cpu * 1e6:7.1f} us CPU "
+                  f"per board  (goal <= {goal} us {what}: {verdict})   "
+                  "uniform, half unsolvable")
+        for solver in ("ida_star_jit[pdb44]", "ida_star_jit[walking_distance]",
+                       "ida_star_jit[manhattan]", "astar_cantor_jit[manhattan]"):
+            wall, cpu = per_board(solver, median, args.repeats, env)
+            verdict = "ok" if wall * 1e6 <= 25 else "OVER"
+            print(f"  {solver:34s} {wall * 1e6:7.1f} us wall {cpu * 1e6:7.1f} us CPU "
+                  f"per board  (goal <= 25 us wall: {verdict})   depth 22 (median)")
+        print(f"  ({load()})")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+    main()

@@ -1,0 +1,105 @@
+"""The fast paths of ``harness solve`` (``harness.batch``) agree with the precise ones:
+reading a batch with ``read_boards``' slow path, replay with ``apply_moves``
+(messages included), the parity tables with ``is_solvable`` on every 3x3 board."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from harness.batch import Parity, read_batch, replay
+from harness.cli.solve import read_boards
+from harness.puzzle import (
+    BoardError,
+    IllegalMoveError,
+    apply_moves,
+    goal_board,
+    grid,
+    is_solvable,
+)
+
+G3 = grid(3)
+
+
+def slow_read(text, g):
+    from harness.cli import solve as cli_solve
+
+    real = cli_solve.read_batch
+    cli_solve.read_batch = lambda *a: None
+    try:
+        return read_boards(text, g)
+    finally:
+        cli_solve.read_batch = real
+
+
+def test_plain_batches_read_like_the_precise_reader() -> None:
+    rng = random.Random(3)
+    lines = []
+    for _ in range(300):
+        cells = list(range(9))
+        rng.shuffle(cells)
+        blank = rng.choice(["x", "X", "0", "_"])
+        lines.append(" ".join(blank if t == 0 else str(t) for t in cells))
+    text = "\n".join(lines) + "\n"
+    assert read_batch(text, G3) == slow_read(text, G3)
+    four = grid(4)
+    text4 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n" * 3
+    assert read_batch(text4, four) == slow_read(text4, four)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "123x46758",  # compact word
+        "1 2 3 / x 4 6 / 7 5 8",  # row separators
+        "1 2 3 x 4 6 7 5",  # incomplete
+        "1 2 3 x 4 6 7 5 5",  # duplicate
+        "1 2 3 x 4 6 7 5 9",  # out of range
+        "1 2 3 x 4 6 7 5 eight",
+        "",
+    ],
+)
+def test_anything_unusual_goes_to_the_precise_reader(text) -> None:
+    assert read_batch(text, G3) is None
+
+
+def test_errors_keep_their_precise_messages() -> None:
+    with pytest.raises(BoardError, match="line 2: board 2"):
+        read_boards("1 2 3 x 4 6 7 5 8\n1 2 3 x 4 6 7 5 5\n", G3)
+
+
+def test_replay_equals_apply_moves_messages_included() -> None:
+    rng = random.Random(7)
+    for g in (G3, grid(4), grid(2, 3), grid(5)):
+        for _ in range(300):
+            cells = list(range(g.cells))
+            rng.shuffle(cells)
+            board = tuple(cells)
+            moves = "".join(rng.choice("udlr" + "udlr" * 3 + "xé") for _ in range(12))
+            try:
+                expected = apply_moves(board, moves, g)
+            except IllegalMoveError as err:
+                with pytest.raises(IllegalMoveError) as got:
+                    replay(board, moves, g)
+                assert str(got.value) == str(err)
+            else:
+                assert replay(board, moves, g) == expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("goal_name", ["standard", "spiral", "blank-first"])
+def test_parity_tables_equal_is_solvable_on_every_3x3_board(goal_name) -> None:
+    goal = goal_board(goal_name, G3)
+    p = Parity(goal, G3)
+    for board in itertools.permutations(range(9)):
+        assert p.solvable(board) == is_solvable(board, goal, G3)
+
+
+def test_parity_tables_on_small_rectangles() -> None:
+    for g in (grid(2), grid(2, 3), grid(3, 2)):
+        goal = goal_board("standard", g)
+        p = Parity(goal, g)
+        for board in itertools.permutations(range(g.cells)):
+            assert p.solvable(board) == is_solvable(board, goal, g)
