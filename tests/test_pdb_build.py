@@ -1,4 +1,4 @@
-"""The 4-bit parallel PDB builder (``harness.pdb_build``) and the ``pdb78`` heuristic.
+"""The 4-bit parallel PDB builder (``heuristics.pdb_build``) and ``pdb78``.
 
 The builder's tables equal the plain 0-1 BFS of test_pdb.py (no shared code) and the
 byte-per-entry builder; packed tables give the same IDA* search as byte tables
@@ -19,8 +19,7 @@ import numpy as np
 import pytest
 from test_pdb import korf100, reference_table
 
-from harness import pdb, pdb_build
-from harness.heuristics import Heuristic, all_heuristics
+from harness.heuristics import Heuristic, all_heuristics, pdb, pdb_build
 from harness.puzzle import goal_board, grid
 from harness.solver import Counters, all_solvers
 
@@ -178,3 +177,80 @@ def test_full_pdb78_on_quick_korf_instances() -> None:
         moves = spec.solve(board, goal, G4, counters=counters, heuristic=h)
         assert len(moves) == length
         assert h(board) <= length
+
+
+# ------------------------------------------------------------ slow set-ups
+
+
+def fake_cells(heuristic: str, count: int = 3):
+    from types import SimpleNamespace
+
+    from plugins.tiny import make_dataset, walk
+
+    from harness.measure.runner import Cell
+
+    goal = goal_board("standard", G3)
+    ds = make_dataset("slowfake", [walk(goal, G3, 5 + i, seed=i) for i in range(count)])
+    config = SimpleNamespace(heuristic=heuristic, label=f"s[{heuristic}]")
+    return [Cell(config, ds, inst) for inst in ds.instances]
+
+
+@pytest.fixture
+def slow_heuristic():
+    from harness.heuristics import registry
+
+    calls = {"prebuild": 0, "estimate": 30.0}
+
+    def prebuild(goal, g, report):
+        calls["prebuild"] += 1
+        for i in range(1, 5):
+            report(i / 4, 10.0 * (4 - i))
+
+    registry.register_heuristic(
+        "slowfake", "test", setup_estimate=lambda goal, g: calls["estimate"],
+        prebuild=prebuild,
+    )(lambda goal, g: None)
+    yield calls
+    registry._REGISTRY.pop("slowfake")
+
+
+def test_slow_setup_over_the_timeout_is_declined_with_the_reason(slow_heuristic):
+    from harness.measure.runner import slow_setups
+
+    said = []
+    slow_heuristic["estimate"] = 900.0
+    cells = slow_setups(fake_cells("slowfake"), 600.0, lambda c: True, said.append)
+    assert all("over --setup-timeout 600 s" in c.refusal for c in cells)
+    assert all("~900 s" in c.refusal for c in cells)
+    assert slow_heuristic["prebuild"] == 0 and not said
+
+
+def test_slow_setup_within_the_timeout_is_built_once_with_an_eta(slow_heuristic):
+    from harness.measure.runner import slow_setups
+
+    said = []
+    cells = slow_setups(fake_cells("slowfake"), 600.0, lambda c: True, said.append)
+    assert all(c.refusal is None for c in cells)
+    assert slow_heuristic["prebuild"] == 1  # once for all cells of the grid and goal
+    assert "~30 s estimated" in said[0] and "built and cached" in said[-1]
+
+
+def test_cached_or_unneeded_setups_cost_nothing(slow_heuristic):
+    from harness.measure.runner import slow_setups
+
+    said = []
+    slow_heuristic["estimate"] = None  # cached
+    slow_setups(fake_cells("slowfake"), 600.0, lambda c: True, said.append)
+    slow_heuristic["estimate"] = 30.0
+    slow_setups(fake_cells("slowfake"), 600.0, lambda c: False, said.append)
+    assert slow_heuristic["prebuild"] == 0 and not said
+
+
+def test_pdb78_estimate_is_none_once_cached(isolated_cache, monkeypatch) -> None:
+    goal = goal_board("blank-first", G4)
+    assert pdb.setup_estimate("pdb78", goal, G4) > 0
+    assert pdb.setup_estimate("pdb78", goal, G3) is None
+    assert pdb.setup_estimate("pdb663", goal, G4) is None
+    for cells in pdb.partition_cells("pdb78", goal, G4):
+        pdb._cache_file(G4, cells, 0, True).write_bytes(b"")
+    assert pdb.setup_estimate("pdb78", goal, G4) is None

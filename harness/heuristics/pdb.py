@@ -52,7 +52,8 @@ PARTITIONS: dict[str, tuple[tuple[int, int], tuple[tuple[int, ...], ...]]] = {
 }
 
 #: Partitions stored at 4 bits per entry ((value - MD) / 2) and built by the
-#: parallel builder of :mod:`harness.pdb_build`; the others keep one byte per entry.
+#: parallel builder of :mod:`harness.heuristics.pdb_build`; the others keep one
+#: byte per entry.
 PACKED = frozenset({"pdb78"})
 
 
@@ -312,7 +313,8 @@ def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None,
                packed: bool = False, progress=None):
     """The table for one pattern, from memory, the cache or a fresh build (then
     cached); returns (array, TableInfo). ``packed``: 4 bits per entry, built by
-    :func:`harness.pdb_build.build_packed` (``progress`` is passed on to it)."""
+    :func:`harness.heuristics.pdb_build.build_packed` (``progress`` is passed on
+    to it)."""
     import numpy as np
 
     key = _table_key(g, goal_cells, goal_blank, packed)
@@ -335,7 +337,7 @@ def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None,
     if build is None:
         source = "built"
         if packed:
-            from harness import pdb_build
+            from harness.heuristics import pdb_build
 
             pdb_build.build_packed(g, goal_cells, goal_blank, table, progress)
         else:
@@ -362,7 +364,8 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
     """The partition ``name`` bound to ``goal``: tables loaded or built, kernel
     arrays ready. ``mirror`` is honoured only when the goal's blank is on the main
     diagonal of a square board. ``progress(table, layer, done, total)`` is called
-    during builds of packed tables (see :func:`harness.pdb_build.build_packed`).
+    during builds of packed tables (see
+    :func:`harness.heuristics.pdb_build.build_packed`).
     ``packed`` overrides the partition's storage (tests compare the two)."""
     packed = name in PACKED if packed is None else packed
     key = (name, g.rows, g.cols, goal, mirror, packed)
@@ -499,11 +502,61 @@ def _refuser(name: str):
     return refuses
 
 
-def _register(name: str, text: str) -> None:
-    @register_heuristic(name, text, refuses=_refuser(name))
+def _register(name: str, text: str, **slow) -> None:
+    @register_heuristic(name, text, refuses=_refuser(name), **slow)
     def make(goal: Board, g: Grid) -> Heuristic:
         pdbs = pdb_set(name, goal, g)
         return Heuristic(name, goal, g, pdbs.estimate, data=pdbs)
+
+
+#: CPU seconds of a pdb78 build (both tables, compilation included) measured on the
+#: 2-core development machine under load (README); scaled by the machine's cores
+#: and load average for the runner's set-up estimate.
+BUILD_CPU_SECONDS = {"pdb78": 300.0}
+
+
+def cached(name: str, goal: Board, g: Grid) -> bool:
+    """Whether every table of the partition is in memory or has a cache file (not
+    checksummed here: a corrupt file costs a rebuild later)."""
+    blank = goal.index(0)
+    packed = name in PACKED
+    for cells in partition_cells(name, goal, g):
+        if _table_key(g, cells, blank, packed) in _table_memo:
+            continue
+        path = _cache_file(g, cells, blank, packed)
+        if path is None or not path.exists():
+            return False
+    return True
+
+
+def setup_estimate(name: str, goal: Board, g: Grid) -> float | None:
+    """Rough wall seconds to build ``name`` here, or None when it is cached (or
+    quick to build): CPU seconds over the cores free of the current load."""
+    cpu = BUILD_CPU_SECONDS.get(name)
+    if cpu is None or refusal(name, g) or cached(name, goal, g):
+        return None
+    cores = min(2, os.cpu_count() or 1)
+    busy = os.getloadavg()[0] / (os.cpu_count() or 1)
+    return cpu / cores * max(1.0, busy + 0.5)
+
+
+def prebuild(name: str, goal: Board, g: Grid, report) -> None:
+    """Build and cache ``name``'s tables, calling ``report(fraction, seconds_left)``
+    after each BFS layer; the tables are dropped from memory afterwards (workers
+    load them from the cache)."""
+    groups = partition_cells(name, goal, g)
+    weights = [perm(g.cells, len(cells)) for cells in groups]
+    before = [sum(weights[:i]) / sum(weights) for i in range(len(weights))]
+    t0 = time.perf_counter()
+
+    def progress(table: int, _layer: int, done: int, total: int) -> None:
+        fraction = before[table] + weights[table] / sum(weights) * done / total
+        elapsed = time.perf_counter() - t0
+        left = elapsed / fraction * (1 - fraction) if fraction > 0.02 else None
+        report(fraction, left)
+
+    pdb_set(name, goal, g, progress=progress)
+    clear_memory()
 
 
 _register("pdb44", "additive 4-4 pattern databases, mirrored max (3x3; 6 KiB)")
@@ -519,6 +572,8 @@ _register(
     "pdb78",
     "additive 7-8 pattern databases, mirrored max (4x4; 275 MiB at 4 bits per "
     "entry, built once on both cores in about a minute, cached)",
+    setup_estimate=lambda goal, g: setup_estimate("pdb78", goal, g),
+    prebuild=lambda goal, g, report: prebuild("pdb78", goal, g, report),
 )
 
 

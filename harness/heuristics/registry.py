@@ -41,6 +41,13 @@ class HeuristicInfo:
     description: str
     #: None when it accepts the grid, else the reason it does not.
     refuses: Callable[[Grid], str | None] = lambda g: None
+    #: Rough seconds ``make(goal, grid)`` would take here when that is long (tables
+    #: to build, not cached); None when it is quick. The runner skips a config whose
+    #: estimate exceeds --setup-timeout, and otherwise runs ``prebuild`` once.
+    setup_estimate: Callable[[Board, Grid], float | None] | None = None
+    #: ``prebuild(goal, grid, report)``: build and cache the tables, calling
+    #: ``report(fraction_done, seconds_left)`` along the way.
+    prebuild: Callable[..., None] | None = None
 
 
 _REGISTRY: dict[str, HeuristicInfo] = {}
@@ -50,12 +57,16 @@ def register_heuristic(
     name: str,
     description: str,
     refuses: Callable[[Grid], str | None] | None = None,
+    *,
+    setup_estimate: Callable[[Board, Grid], float | None] | None = None,
+    prebuild: Callable[..., None] | None = None,
 ) -> Callable[[Callable[[Board, Grid], Heuristic]], Callable[[Board, Grid], Heuristic]]:
     """Decorator: add a heuristic factory ``make(goal, grid) -> Heuristic``."""
 
     def wrap(make: Callable[[Board, Grid], Heuristic]):
         _REGISTRY[name] = HeuristicInfo(
-            name, make, description, refuses or (lambda g: None)
+            name, make, description, refuses or (lambda g: None), setup_estimate,
+            prebuild,
         )
         return make
 

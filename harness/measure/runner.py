@@ -286,6 +286,66 @@ def plan_cells(plan: Plan) -> list[Cell]:
     return cells
 
 
+def slow_setups(
+    cells: list[Cell], setup_timeout: float, needed: Callable[[Cell], bool],
+    say: Callable[[str], None],
+) -> list[Cell]:
+    """Heuristics whose tables take long to build (``setup_estimate``): a config
+    whose estimate exceeds ``setup_timeout`` is declined cell by cell with the
+    reason; otherwise the tables are built here, once, before any worker starts,
+    with progress and an ETA through ``say`` (workers then load them from the
+    cache). Only cells ``needed`` (not refused, not already stored) count."""
+    from dataclasses import replace
+
+    from harness.heuristics import all_heuristics
+
+    heuristics = all_heuristics()
+    verdicts: dict[tuple, str | None] = {}
+    out = []
+    for cell in cells:
+        info = heuristics.get(cell.config.heuristic or "")
+        if info is None or info.setup_estimate is None or not needed(cell):
+            out.append(cell)
+            continue
+        g, goal = cell.instance.grid, cell.instance.goal
+        key = (info.name, g.rows, g.cols, goal)
+        if key not in verdicts:
+            verdicts[key] = _slow_setup(info, g, goal, setup_timeout, say)
+        reason = verdicts[key]
+        out.append(cell if reason is None else replace(cell, refusal=reason))
+    return out
+
+
+def _slow_setup(info, g, goal, setup_timeout: float, say) -> str | None:
+    import time
+
+    estimate = info.setup_estimate(goal, g)
+    if estimate is None:
+        return None
+    what = f"{info.name} tables for {g.label} (not cached yet)"
+    if estimate > setup_timeout:
+        return (
+            f"set-up would take ~{estimate:.0f} s here (building the {what}), over "
+            f"--setup-timeout {setup_timeout:g} s; raise it, or build them once with "
+            f"one solve: harness solve --size {g.label} --goal "
+            f"\"{' '.join(map(str, goal))}\" --solver \"ida_star_jit[{info.name}]\""
+        )
+    say(f"set-up: building the {what}: ~{estimate:.0f} s estimated")
+    last = [time.monotonic()]
+
+    def report(fraction: float, left: float | None) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 5.0:
+            last[0] = now
+            eta = f", ~{left:.0f} s left" if left is not None else ""
+            say(f"set-up: {info.name} {fraction:.0%}{eta}")
+
+    t0 = time.monotonic()
+    info.prebuild(goal, g, report)
+    say(f"set-up: {info.name} built and cached in {time.monotonic() - t0:.0f} s")
+    return None
+
+
 def _refusal(
     config: SolverConfig, inst: Instance, depth: int | None, heuristics
 ) -> str | None:
@@ -502,6 +562,12 @@ def skipped_rows(run_id: str, cell: Cell, passes: Sequence[Pass], optimum: int |
 # ----------------------------------------------------------------- progress
 
 
+def _say(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+
+
 class Progress(Protocol):
     """Where the runner reports progress (a rich bar, plain lines, or nothing)."""
 
@@ -655,7 +721,14 @@ def execute(
         stored_by_cell.setdefault(
             (row["config"], row["dataset"], row["instance"]), []
         ).append(row)
-    cells = plan_cells(plan)
+    passes_needed = {(p.measure, p.repeat) for p in passes}
+
+    def needed(cell: Cell) -> bool:
+        key = (cell.config.label, cell.dataset.name, cell.instance.id)
+        have = {(r["measure"], int(r["repeat"])) for r in stored_by_cell.get(key, [])}
+        return cell.refusal is None and not passes_needed <= have
+
+    cells = slow_setups(plan_cells(plan), plan.setup_timeout, needed, _say)
     total = len(cells)
     done = failures = 0
     skipped: list[res.ResultRow] = []
