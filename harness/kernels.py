@@ -58,18 +58,29 @@ jit = numba.njit(cache=CACHE_ENABLED, nogil=True)
 # ----------------------------------------------------------------- geometry
 
 
+_nbr_memo: dict[tuple[int, int], np.ndarray] = {}
+
+
 def neighbour_array(g: Grid) -> np.ndarray:
-    """int8 (cells, 4): the cell the blank reaches by each move in MOVE_ORDER, or -1."""
-    out = np.full((g.cells, 4), -1, dtype=np.int8)
-    for cell, around in enumerate(g.neighbours):
-        for move, target in around:
-            out[cell, MOVE_ORDER.index(move)] = target
+    """int8 (cells, 4): the cell the blank reaches by each move in MOVE_ORDER, or -1.
+    One read-only array per grid size (solvers call this per solve)."""
+    out = _nbr_memo.get((g.rows, g.cols))
+    if out is None:
+        out = np.full((g.cells, 4), -1, dtype=np.int8)
+        for cell, around in enumerate(g.neighbours):
+            for move, target in around:
+                out[cell, MOVE_ORDER.index(move)] = target
+        out.flags.writeable = False
+        _nbr_memo[(g.rows, g.cols)] = out
     return out
+
+
+_LETTERS = bytes.maketrans(bytes(range(4)), MOVE_ORDER.encode())
 
 
 def moves_to_str(path: np.ndarray, length: int) -> str:
     """Kernel path (move indices) -> the blank's move letters."""
-    return "".join(MOVE_ORDER[k] for k in path[:length])
+    return path[:length].tobytes().translate(_LETTERS).decode("ascii")
 
 
 def manhattan_costs(goal, g: Grid) -> np.ndarray:
@@ -491,9 +502,9 @@ def pattern_index(positions, k, mult, popcnt):
 
 @jit
 def _group_value(pos, tiles, k, mult, cellmap, tables, offset, popcnt, packed, cost):
-    """One group's table value. ``packed`` tables hold (value - MD) / 2 at 4 bits per
-    entry (:mod:`harness.pdb_build`), ``offset`` counting entries: the group's
-    Manhattan distance (``cost[slot, cell]``) is added back."""
+    """One group's table value. ``packed`` tables hold (value - MD) / 2 at 4 bits
+    per entry (:mod:`harness.heuristics.pdb_build`), ``offset`` counting entries:
+    the group's Manhattan distance (``cost[slot, cell]``) is added back."""
     used = 0
     index = 0
     md = 0

@@ -295,10 +295,16 @@ def is_solvable(start: Board, goal: Board, g: Grid) -> bool:
     the blank's Manhattan displacement. Holds for every rows, cols >= 2.
     """
     where = {tile: cell for cell, tile in enumerate(goal)}
-    perm = [where[tile] for tile in start]  # cell in start -> cell in goal
+    # parity of the permutation cell in start -> cell in goal: of its inversions,
+    # counted with a bit mask of the goal cells already seen
+    seen = inversions = 0
+    for tile in start:
+        cell = where[tile]
+        inversions += (seen >> cell).bit_count()
+        seen |= 1 << cell
     sr, sc = g.row_col(start.index(0))
     gr, gc = g.row_col(goal.index(0))
-    return permutation_parity(perm) == (abs(sr - gr) + abs(sc - gc)) & 1
+    return inversions & 1 == (abs(sr - gr) + abs(sc - gc)) & 1
 
 
 # ----------------------------------------------------------------- ranks

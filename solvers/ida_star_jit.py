@@ -110,6 +110,10 @@ def _kernel_args(goal: Board, g: Grid, heuristic: Heuristic) -> tuple[str, tuple
     return result
 
 
+_goal_arrays: dict[tuple, Any] = {}
+_path_buffer: list = []
+
+
 def _run(start: Board, goal: Board, g: Grid, heuristic: Heuristic, stats) -> Moves:
     import numpy as np
 
@@ -119,8 +123,13 @@ def _run(start: Board, goal: Board, g: Grid, heuristic: Heuristic, stats) -> Mov
     if name == "ida_walking_distance":  # the start's count states lead the tables
         args = (*heuristic.data.ids(start), *args)
     board = np.array(start, dtype=np.int8)
-    target = np.array(goal, dtype=np.int8)
-    path = np.zeros(kernels.MAX_PATH + 1, dtype=np.int8)
+    target = _goal_arrays.get(goal)
+    if target is None:  # per goal, read-only: a 3x3 solve takes microseconds
+        target = _goal_arrays[goal] = np.array(goal, dtype=np.int8)
+        target.flags.writeable = False
+    if not _path_buffer:  # the kernel overwrites what it returns
+        _path_buffer.append(np.zeros(kernels.MAX_PATH + 1, dtype=np.int8))
+    path = _path_buffer[0]
     nbr = kernels.neighbour_array(g)
     length = getattr(kernels, name)(board, target, nbr, *args, stats, path)
     if length < 0:

@@ -1,6 +1,6 @@
 """The fast paths of ``harness solve`` (``harness.batch``) agree with the precise ones:
 reading a batch with ``read_boards``' slow path, replay with ``apply_moves``
-(messages included), the parity tables with ``is_solvable`` on every 3x3 board."""
+(messages included), ``solvable_for`` with ``is_solvable`` on every 3x3 board."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from harness.batch import Parity, read_batch, replay
+from harness.batch import read_batch, replay, solvable_for
 from harness.cli.solve import read_boards
 from harness.puzzle import (
     BoardError,
@@ -88,18 +88,41 @@ def test_replay_equals_apply_moves_messages_included() -> None:
                 assert replay(board, moves, g) == expected
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("goal_name", ["standard", "spiral", "blank-first"])
-def test_parity_tables_equal_is_solvable_on_every_3x3_board(goal_name) -> None:
+def test_solvability_equals_the_oracle_on_every_3x3_board(goal_name) -> None:
+    """Both parity tests against the exhaustive BFS: reachable <=> distance >= 0."""
+    from harness import oracle
+    from harness.puzzle import rank
+
     goal = goal_board(goal_name, G3)
-    p = Parity(goal, G3)
+    dist = oracle.distances(goal, G3).tolist()
+    solvable = solvable_for(goal, G3)
     for board in itertools.permutations(range(9)):
-        assert p.solvable(board) == is_solvable(board, goal, G3)
+        reachable = dist[rank(board)] >= 0
+        assert solvable(board) == reachable
+        assert is_solvable(board, goal, G3) == reachable
 
 
-def test_parity_tables_on_small_rectangles() -> None:
-    for g in (grid(2), grid(2, 3), grid(3, 2)):
-        goal = goal_board("standard", g)
-        p = Parity(goal, g)
-        for board in itertools.permutations(range(g.cells)):
-            assert p.solvable(board) == is_solvable(board, goal, g)
+def by_cycles(board, goal, g) -> bool:
+    """The textbook test: permutation parity by cycles, blank displacement."""
+    from harness.puzzle import permutation_parity
+
+    where = {tile: cell for cell, tile in enumerate(goal)}
+    sr, sc = divmod(board.index(0), g.cols)
+    gr, gc = divmod(goal.index(0), g.cols)
+    perm = [where[t] for t in board]
+    return permutation_parity(perm) == (abs(sr - gr) + abs(sc - gc)) & 1
+
+
+def test_solvable_for_on_other_sizes() -> None:
+    rng = random.Random(11)
+    for g in (grid(2), grid(2, 3), grid(3, 2), grid(4), grid(3, 5), grid(5)):
+        for goal_name in ("standard", "blank-first"):
+            goal = goal_board(goal_name, g)
+            solvable = solvable_for(goal, g)
+            for _ in range(500):
+                cells = list(range(g.cells))
+                rng.shuffle(cells)
+                board = tuple(cells)
+                assert solvable(board) == by_cycles(board, goal, g)
+                assert is_solvable(board, goal, g) == by_cycles(board, goal, g)

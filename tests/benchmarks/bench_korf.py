@@ -107,7 +107,8 @@ def bench_pdb(rebuild: bool, with_78: bool) -> None:
             for info in first.infos:
                 print(
                     f"          group {info.goal_cells}: {info.entries:,} entries, "
-                    f"max {info.max_value}, {info.source} in {info.seconds:.2f} s"
+                    f"max {info.max_value if info.max_value >= 0 else '(4-bit)'}, "
+                    f"{info.source} in {info.seconds:.2f} s"
                 )
             pdb.clear_memory()
             again = pdb.pdb_set(name, goal, G4)
@@ -125,7 +126,8 @@ def bench_pdb(rebuild: bool, with_78: bool) -> None:
 # ------------------------------------------------------------------ Korf
 
 
-def bench_korf_pdb(name: str, repeats: int, mirror: bool = True) -> None:
+def bench_korf_pdb(name: str, repeats: int, mirror: bool = True) -> tuple:
+    """Korf's 100 with ida_star_jit[name]; (wall, CPU, generated) of the last run."""
     goal = goal_board("blank-first", G4)
     spec = all_solvers()["ida_star_jit"]
     # mirror=False: the same tables without the mirrored lookup
@@ -159,6 +161,7 @@ def bench_korf_pdb(name: str, repeats: int, mirror: bool = True) -> None:
         )
     if name in PUBLISHED and mirror:
         print(f"  published (C): {PUBLISHED[name]}")
+    return wall, cpu, generated
 
 
 def bench_korf_manhattan(count: int) -> None:
@@ -310,18 +313,29 @@ def main() -> None:
     parser.add_argument(
         "--with-78",
         action="store_true",
-        help="also build 7-8 (about 2 GB of RAM, many minutes)",
+        help="build pdb78 even when it is not cached (about 1.4 GB of RAM, minutes "
+        "on 2 cores; with --rebuild, from scratch); Korf's 100 with pdb78 runs "
+        "whenever its tables are cached",
     )
     parser.add_argument("--skip-rates", action="store_true")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, {platform.machine()}, {load()}")
     bench_setup()
     bench_pdb(args.rebuild, args.with_78)
-    bench_korf_pdb("pdb663", args.repeats)
+    rates = {"pdb663": bench_korf_pdb("pdb663", args.repeats)}
     bench_korf_pdb("pdb663", 1, mirror=False)
     bench_korf_pdb("pdb555", 1)
-    if args.with_78:
-        bench_korf_pdb("pdb78", args.repeats)
+    goal = goal_board("blank-first", G4)
+    if args.with_78 or pdb.cached("pdb78", goal, G4):
+        rates["pdb78"] = bench_korf_pdb("pdb78", args.repeats)
+    else:
+        print("\n(pdb78 not cached: --with-78 builds it)")
+    section("Korf's 100, side by side (last run of each)")
+    for name, (wall, cpu, generated) in rates.items():
+        print(
+            f"  ida_star_jit[{name}]: {wall:6.2f} s wall, {generated / 100:>9,.0f} "
+            f"nodes per instance, {generated / cpu / 1e6:5.1f} M nodes/s (CPU)"
+        )
     bench_korf_manhattan(args.manhattan)
     bench_4x4_pure_vs_jit()
     bench_31()
