@@ -164,6 +164,36 @@ def bench_korf_pdb(name: str, repeats: int, mirror: bool = True) -> tuple:
     return wall, cpu, generated
 
 
+def bench_korf_cli(name: str) -> None:
+    """Korf's 100 through ``harness solve`` (all boards on standard input): the sum
+    of the per-board solve times that --stats prints (set-up excluded), and the
+    process's wall time (interpreter, set-up and table load included)."""
+    import re
+    import subprocess
+    import sys
+
+    section(f"Korf's 100 through harness solve --solver ida_star_jit[{name}]")
+    text = "".join(" ".join(map(str, board)) + "\n" for _i, board, _l, _n in korf100())
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", "from harness.cli import main; main()", "solve",
+         "--size", "4x4", "--goal", "blank-first", "--solver",
+         f"ida_star_jit[{name}]", "--stats"],
+        input=text, capture_output=True, text=True, check=False,
+    )
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        print(f"  failed: {proc.stderr.strip()}")
+        return
+    seconds = [float(x) for x in re.findall(r", ([0-9.]+) s, ", proc.stderr)]
+    lengths = [len(line) for line in proc.stdout.split()]
+    optimal = sum(a == b for a, (_i, _b, b, _n) in zip(lengths, korf100(), strict=True))
+    print(
+        f"  solves: {sum(seconds):.2f} s in total (sum of --stats times), "
+        f"{optimal}/100 at the published length; whole command {wall:.2f} s wall"
+    )
+
+
 def bench_korf_manhattan(count: int) -> None:
     goal = goal_board("blank-first", G4)
     spec = all_solvers()["ida_star_jit"]
@@ -330,6 +360,8 @@ def main() -> None:
         rates["pdb78"] = bench_korf_pdb("pdb78", args.repeats)
     else:
         print("\n(pdb78 not cached: --with-78 builds it)")
+    for name in rates:
+        bench_korf_cli(name)
     section("Korf's 100, side by side (last run of each)")
     for name, (wall, cpu, generated) in rates.items():
         print(
