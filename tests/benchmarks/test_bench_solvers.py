@@ -46,6 +46,8 @@ def _applicable(config: SolverConfig, board: GateBoard) -> bool:
     if config.spec.refuses(board.grid, board.depth, config.heuristic):
         return False
     info = all_heuristics().get(config.heuristic) if config.heuristic else None
+    if info is not None and info.setup_estimate is not None:
+        return False  # minutes of table building (pdb78): not for a timing suite
     return info is None or not info.refuses(board.grid)
 
 
