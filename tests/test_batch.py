@@ -10,11 +10,10 @@ import random
 import pytest
 
 from harness.batch import read_batch, replay, solvable_for
-from harness.cli.solve import read_boards
 from harness.puzzle import (
-    BoardError,
     IllegalMoveError,
     apply_moves,
+    boards_from_tokens,
     goal_board,
     grid,
     is_solvable,
@@ -24,14 +23,11 @@ G3 = grid(3)
 
 
 def slow_read(text, g):
-    from harness.cli import solve as cli_solve
+    """The precise reader harness solve falls back on."""
+    from harness.cli.solve import _tokens
 
-    real = cli_solve.read_batch
-    cli_solve.read_batch = lambda *a: None
-    try:
-        return read_boards(text, g)
-    finally:
-        cli_solve.read_batch = real
+    tokens = _tokens(text, g)
+    return list(boards_from_tokens([t for t, _ in tokens], g))
 
 
 def test_plain_batches_read_like_the_precise_reader() -> None:
@@ -63,11 +59,6 @@ def test_plain_batches_read_like_the_precise_reader() -> None:
 )
 def test_anything_unusual_goes_to_the_precise_reader(text) -> None:
     assert read_batch(text, G3) is None
-
-
-def test_errors_keep_their_precise_messages() -> None:
-    with pytest.raises(BoardError, match="line 2: board 2"):
-        read_boards("1 2 3 x 4 6 7 5 8\n1 2 3 x 4 6 7 5 5\n", G3)
 
 
 def test_replay_equals_apply_moves_messages_included() -> None:
