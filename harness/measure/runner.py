@@ -328,7 +328,7 @@ def _slow_setup(info, g, goal, setup_timeout: float, say) -> str | None:
             f"set-up would take ~{estimate:.0f} s here (building the {what}), over "
             f"--setup-timeout {setup_timeout:g} s; raise it, or build them once with "
             f"one solve: harness solve --size {g.label} --goal "
-            f"\"{' '.join(map(str, goal))}\" --solver \"ida_star_jit[{info.name}]\""
+            f"\"{goal_name(goal, g)}\" --solver \"ida_star_jit[{info.name}]\""
         )
     say(f"set-up: building the {what}: ~{estimate:.0f} s estimated")
     last = [time.monotonic()]
