@@ -464,7 +464,13 @@ def _unsolvable_plot(
     values = [
         data.loc[data["config"] == c, "seconds"].to_numpy() * 1e3 for c in configs
     ]
-    fig, ax = plt.subplots(figsize=(max(6, 1.5 * len(configs) + 2.5), 4.6))
+    # 1.5 in per box was 35 in wide for the main job's 20 configs: past 6 boxes the
+    # labels stand upright and the figure stops growing at 13 in.
+    wide = len(configs) > 6
+    fig, ax = plt.subplots(
+        figsize=(min(max(6, (0.55 if wide else 1.5) * len(configs) + 2.5), 13),
+                 6.4 if wide else 4.6)
+    )  # fmt: skip
     box = ax.boxplot(values, widths=0.5, patch_artist=True, showfliers=False)
     _scale_y(ax, np.concatenate(values), "ms", "time to report 'unsolvable'")
     for patch, config in zip(box["boxes"], configs, strict=True):
@@ -486,7 +492,8 @@ def _unsolvable_plot(
     ax.set_xticks(
         range(1, len(configs) + 1),
         [f"{c}\n(n={len(v)})" for c, v in zip(configs, values, strict=True)],
-        rotation=15 if len(configs) > 4 else 0,
+        rotation=90 if wide else 15 if len(configs) > 4 else 0,
+        fontsize=8 if wide else None,
     )
     ax.set_xlabel("config")
     ax.grid(True, axis="y", alpha=0.3)
