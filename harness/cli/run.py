@@ -85,6 +85,21 @@ def run(
             "times; 0 runs in this process without isolation (debugging).",
         ),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="Where cells run: 'local' (worker processes here) or 'dask' (a Dask "
+            "cluster; needs `pip install 'npuzzle-harness[dask]'`)."
+        ),
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            metavar="tcp://HOST:PORT",
+            help="Dask scheduler to run on (with --executor dask). Without it the "
+            "harness starts a local Dask cluster of --jobs workers.",
+        ),
+    ] = None,
     out: Annotated[
         Path, typer.Option(help="Folder for run directories.")
     ] = defaults.RESULTS_DIR,
@@ -191,6 +206,13 @@ def run(
             raise fail(f"--reuse {source}: not a run directory (no meta.json)")
     # CI and process managers stop jobs with SIGTERM: stop as cleanly as on Ctrl-C.
     signal.signal(signal.SIGTERM, _raise_interrupt)
+    if executor not in runner.EXECUTORS:
+        raise fail(
+            f"--executor {executor}: choose one of {', '.join(runner.EXECUTORS)}"
+        )
+    if scheduler is not None and executor != "dask":
+        raise fail("--scheduler needs --executor dask")
+    chosen = None
     try:
         if resume is not None:
             given = [
@@ -221,6 +243,9 @@ def run(
             plan, run_dir, meta = runner.prepare_resume(
                 resume, out, jobs=jobs, argv=argv
             )
+            if executor == "dask":
+                chosen = runner.make_dask_executor(scheduler, jobs)
+                runner.set_session_jobs(meta, chosen.jobs)
             jobs = meta["resumes"][-1]["jobs"]
         else:
             plan = runner.make_plan(
@@ -240,6 +265,9 @@ def run(
                 disable_gc=not keep_gc,
                 setup_timeout=setup_timeout or runner.DEFAULT_SETUP_TIMEOUT,
             )
+            if executor == "dask" and not dry_run:
+                chosen = runner.make_dask_executor(scheduler, jobs)
+                jobs = chosen.jobs
             jobs = runner.default_jobs() if jobs is None else jobs
             if dry_run:
                 _dry_run(plan, exp, jobs, argv, reuse or [], runner, res)
@@ -250,7 +278,13 @@ def run(
             if reuse:
                 _copy_reused(plan, run_dir, meta, reuse, runner, res)
     except (runner.RunError, res.ResultsError) as err:
+        if chosen is not None:
+            chosen.shutdown(cancel=True)
         raise fail(str(err)) from None
+    except BaseException:
+        if chosen is not None:
+            chosen.shutdown(cancel=True)
+        raise
 
     cells = runner.plan_cells(plan)
     say = _stderr
@@ -260,15 +294,21 @@ def run(
         f"{sum(len(d.instances) for d in plan.datasets)} instances in "
         f"{len(plan.datasets)} datasets = {len(cells)} cells; repeats {plan.repeats}"
         f"{', memory pass' if plan.memory_pass else ''}; jobs {jobs}"
+        + (f" on Dask ({scheduler or 'local cluster'})" if chosen is not None else "")
     )
-    for warning in meta.get("warnings", []):
+    if chosen is None:
+        chosen = runner.make_executor(jobs, run_dir)
+    for warning in meta.get("warnings", []) + _executor_warnings(chosen, meta):
         say(f"warning: {warning}")
     progress = _make_progress(quiet)
     try:
         outcome = runner.execute(
-            plan, run_dir, meta, executor=runner.make_executor(jobs, run_dir),
-            progress=progress,
-        )  # fmt: skip
+            plan, run_dir, meta, executor=chosen, progress=progress
+        )
+    except runner.RunError as err:  # e.g. a Dask worker with other harness code
+        say(f"stopped: {err}")
+        say(f"resume with: harness run --resume {run_dir.name} --out {out}")
+        raise fail(str(err)) from None
     except runner.RunInterrupted as stop:
         say(f"interrupted: {stop.done} of {stop.total} cells stored in {run_dir}")
         say(f"resume with: harness run --resume {run_dir.name} --out {out}")
@@ -364,6 +404,11 @@ def _record_experiment(exp, run_dir, meta, res) -> None:
         "not_formed": exp.not_formed,
     }
     res.write_meta(run_dir, meta)
+
+
+def _executor_warnings(executor, meta) -> list[str]:
+    warn = getattr(executor, "warnings", None)
+    return [w for w in (warn() if warn else []) if w not in meta.get("warnings", [])]
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:

@@ -148,6 +148,26 @@ class LocalPool:
         self._queues.clear()
         self._outstanding = 0
 
+    def withdraw(self) -> list[Task]:
+        """Take back every task not yet handed to a worker (the running ones finish
+        and are still reported by :meth:`events`)."""
+        out = [t for queue in self._queues.values() for t in queue]
+        self._queues.clear()
+        self._outstanding -= len(out)
+        return out
+
+    def reap_idle(self) -> None:
+        """Forget idle workers that exited since their last task (killed from
+        outside, or their parent thread ended): the next task starts a fresh one
+        instead of being charged with a crash it did not cause."""
+        for slot in self._slots:
+            if (
+                slot.task is None
+                and slot.process is not None
+                and slot.process.poll() is not None
+            ):
+                self._close(slot)
+
     # ---- scheduling
 
     def _next_for(self, slot: _Slot) -> Task | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -695,11 +696,78 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+EXECUTORS = ("local", "dask")
+
+
 def make_executor(jobs: int, run_dir: Path) -> Executor:
     """``jobs`` >= 1: a local process pool; 0: inline in this process (no isolation)."""
     if jobs == 0:
         return InlineExecutor()
     return LocalPool(jobs, log_path=str(run_dir / "workers.log"))
+
+
+def make_dask_executor(scheduler: str | None = None, jobs: int | None = None):
+    """A :class:`~harness.measure.dask_pool.DaskExecutor` on the cluster at
+    ``scheduler``, or on a LocalCluster of ``jobs`` workers (default: one per core).
+    Imports Dask only now; RunError (one line) if it is missing or unreachable."""
+    if jobs is not None and jobs < 1:
+        raise RunError(f"--jobs {jobs}: the dask executor needs at least 1 worker")
+    if jobs is not None and scheduler is not None:
+        raise RunError(
+            "--jobs applies to the LocalCluster the harness starts; with --scheduler "
+            "the cluster's workers decide (start them with --nthreads 1)"
+        )
+    from harness.measure import dask_pool
+
+    try:
+        return dask_pool.DaskExecutor(scheduler, jobs=jobs)
+    except (dask_pool.DaskUnavailable, dask_pool.DaskSetupError) as err:
+        raise RunError(str(err)) from None
+
+
+def _host_entry(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: meta.get(k) for k in ("cpu_model", "cpu_count", "platform", "python")}
+
+
+def note_executor(meta: dict[str, Any], executor: Executor) -> None:
+    """meta.json: which executor this session used, and its warnings."""
+    describe = getattr(executor, "describe", None)
+    if describe is not None:
+        entry = describe()
+    else:
+        kind = "inline" if executor.jobs == 0 else "local"
+        entry = {"kind": kind, "slots": executor.jobs}
+    meta.setdefault("executors", []).append({"at_utc": res.utc_now(), **entry})
+    warn = getattr(executor, "warnings", None)
+    for line in warn() if warn is not None else []:
+        if line not in meta["warnings"]:
+            meta["warnings"].append(line)
+
+
+def _place(meta: dict[str, Any], executor: Executor, cell: Cell, event: TaskResult):
+    """meta.json placement: which worker (and so which host) measured the cell."""
+    import socket
+
+    if event.worker_id:
+        worker_key, host = event.worker_id, event.host
+        info = dict(getattr(executor, "workers", {}).get(worker_key, {}))
+    else:
+        worker_key, host = f"local-{event.worker}", socket.gethostname()
+        info = {}
+    hosts = meta.setdefault("hosts", {})
+    if host not in hosts:
+        hosts[host] = (
+            {k: info.get(k) for k in ("cpu_model", "cpu_count", "platform", "python")}
+            if event.worker_id
+            else _host_entry(meta)
+        )
+    workers = meta.setdefault("workers", {})
+    if worker_key not in workers:
+        keep = ("name", "address", "pid", "nthreads", "resources")
+        workers[worker_key] = {"host": host} | {k: info[k] for k in keep if k in info}
+    meta.setdefault("placement", {}).setdefault(worker_key, []).append(
+        [cell.config.label, cell.dataset.name, cell.instance.id]
+    )
 
 
 def execute(
@@ -766,7 +834,13 @@ def execute(
     if skipped:
         res.append_rows(run_dir, skipped)
     res.write_meta(run_dir, meta)
+    set_run_dir = getattr(executor, "set_run_dir", None)
+    if set_run_dir is not None:
+        set_run_dir(run_dir)
+    note_executor(meta, executor)
+    res.write_meta(run_dir, meta)
     progress.start(total, done, failures)
+    last_meta = 0.0
     try:
         for event in executor.events():
             if isinstance(event, TaskStarted):
@@ -777,9 +851,13 @@ def execute(
             optimum = plan.optimum(cell.dataset, cell.instance)
             rows = build_rows(run_id, cell, event, optimum, stored_by_cell.get(key, ()))
             res.append_rows(run_dir, rows)
+            _place(meta, executor, cell, event)
             if event.setups:
                 meta["setup"].extend(_setup_entry(s) for s in event.setups)
+            # placement must survive a SIGKILL too: meta.json at least every second
+            if event.setups or time.monotonic() - last_meta >= 1.0:
                 res.write_meta(run_dir, meta)
+                last_meta = time.monotonic()
             done += 1
             bad = next((r for r in rows if r.status in FAILURES), None)
             failures += bad is not None
@@ -919,12 +997,18 @@ def prepare_resume(
             "git": res.git_info(),
         }
     )
-    meta["options"]["jobs_by_session"] = [meta["options"].get("jobs")] + [
-        r["jobs"] for r in meta["resumes"]
-    ]
+    set_session_jobs(meta, jobs)
     meta["complete"] = False
     meta["finished_utc"] = None
     return plan, run_dir, meta
+
+
+def set_session_jobs(meta: dict[str, Any], jobs: int) -> None:
+    """The resumed session's worker count (known late for a Dask cluster)."""
+    meta["resumes"][-1]["jobs"] = jobs
+    meta["options"]["jobs_by_session"] = [meta["options"].get("jobs")] + [
+        r["jobs"] for r in meta["resumes"]
+    ]
 
 
 # -------------------------------------------------------------------- API
@@ -946,10 +1030,19 @@ def run(
     resume: str | None = None,
     progress: Progress | None = None,
     executor_factory: Callable[[int, Path], Executor] | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
 ):
     """Run the grid, store it under ``out/<run_id>/`` and return that directory.
     ``resume=RUN_ID`` completes a stored run instead (its own options apply).
+    ``executor="dask"`` runs the cells on the Dask cluster at ``scheduler``
+    (``"tcp://HOST:PORT"``), or on a LocalCluster of ``jobs`` workers if None.
     :func:`harness.api.run` (``harness.run``) returns the rows and can report."""
+    if executor not in EXECUTORS:
+        raise RunError(f"executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+    if scheduler is not None and executor != "dask":
+        raise RunError("scheduler= applies to executor='dask' only")
+    dask_executor = None
     if resume is not None:
         plan, run_dir, meta = prepare_resume(
             resume,
@@ -957,6 +1050,9 @@ def run(
             jobs=jobs,
             datasets=None if isinstance(datasets, str) else resolve_datasets(datasets),
         )
+        if executor == "dask":
+            dask_executor = make_dask_executor(scheduler, jobs)
+            set_session_jobs(meta, dask_executor.jobs)
         jobs = meta["resumes"][-1]["jobs"]
     else:
         plan = make_plan(
@@ -970,8 +1066,16 @@ def run(
             disable_gc=disable_gc,
             setup_timeout=setup_timeout,
         )
+        if executor == "dask":
+            dask_executor = make_dask_executor(scheduler, jobs)
+            jobs = dask_executor.jobs
         jobs = default_jobs() if jobs is None else jobs
-        run_dir, meta = start(plan, out, jobs=jobs)
-    executor = (executor_factory or make_executor)(jobs, run_dir)
-    execute(plan, run_dir, meta, executor=executor, progress=progress)
+        try:
+            run_dir, meta = start(plan, out, jobs=jobs)
+        except BaseException:
+            if dask_executor is not None:
+                dask_executor.shutdown(cancel=True)
+            raise
+    chosen = dask_executor or (executor_factory or make_executor)(jobs, run_dir)
+    execute(plan, run_dir, meta, executor=chosen, progress=progress)
     return run_dir

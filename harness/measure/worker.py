@@ -129,6 +129,9 @@ class TaskResult:
     setups: list[Setup] = field(default_factory=list)
     h_start: int | None = None
     worker: int = -1
+    #: who measured it, for meta.json placement ("" : this machine's local pool)
+    worker_id: str = ""
+    host: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,646 @@
+"""The runner's cells on a Dask distributed cluster (``harness run --executor dask``).
+
+Dask only places the work; the measurement is the local one. Each Dask task is a
+*batch* of cells of one solver config. On the Dask worker the batch goes through a
+:class:`~harness.measure.pool.LocalPool` of one measuring process, the same fresh
+interpreter, deadlines, memory limit and memory pass as a local run; the Dask worker
+thread never calls a solver. A hang, a crash, ``os._exit`` or a memory hog costs
+the measuring process and one cell, recorded as locally, and the Dask task still
+returns normally: Dask never sees a failure, so it never retries one. The
+measuring process (and the set-ups it has prepared) outlives the batch, so each
+Dask worker warms a config once, as a local worker does.
+
+What travels, client to worker: :class:`Batch` -- the runner's :class:`Task` objects
+(every run option lives in them, so options added to ``Task`` reach the workers
+unchanged), the source text of every ``--plugin`` file (workers need no copy of the
+client's files; module-name plugins must be installed on the workers), and a
+fingerprint of the harness code. Numba dispatchers never travel: workers import the
+solvers themselves and use their own on-disk caches. Back: :class:`BatchResult` --
+each finished cell's attempts and set-ups, the cells the batch left for later, and
+the worker's host, address and CPU model.
+
+Batching (overhead): a batch holds up to ``max_batch`` cells of one config, and the
+grid is cut into at least ``BATCHES_PER_SLOT`` batches per measuring slot so the
+slots finish together. A batch stops taking new cells after ``slice_seconds`` and
+hands the rest back to be queued again, so rows reach ``rows.csv`` at least that
+often per slot and a slow config never pins one worker while others idle. Dask's
+cost is then one task round trip (measured ~15 ms here) per batch, not per cell.
+
+This module is imported by the client only when ``--executor dask`` is chosen, and
+by Dask workers (``run_batch``); ``distributed`` is imported inside functions.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import hashlib
+import logging
+import math
+import os
+import platform
+import socket
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.measure.pool import LocalPool, fill_not_run
+from harness.measure.runner import RunError
+from harness.measure.worker import (
+    Attempt,
+    Event,
+    Setup,
+    Task,
+    TaskResult,
+    TaskStarted,
+)
+
+#: A batch stops taking new cells this many seconds after it started.
+DEFAULT_SLICE_SECONDS = 2.0
+#: Most cells in one batch.
+DEFAULT_MAX_BATCH = 64
+#: Cut the grid into at least this many batches per measuring slot (load balance).
+BATCHES_PER_SLOT = 4
+#: Optional worker resource: how many measurements a Dask worker may run at once
+#: (``dask worker --resources measure=2``). Without it, each worker thread is one.
+RESOURCE = "measure"
+#: A batch lost with its Dask worker is queued again this many times, then its
+#: cells are recorded as errors.
+LOST_BATCH_RETRIES = 1
+#: Dask scheduler setting for the LocalCluster we start: a task whose worker died
+#: fails at once (KilledWorker) instead of being re-run by Dask; we decide.
+SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": 0}
+
+
+class DaskUnavailable(ImportError):
+    """``distributed`` is not installed: one line saying how to get it."""
+
+
+class DaskSetupError(RunError):
+    """The cluster cannot run the harness (unreachable, no workers, other code)."""
+
+
+# ------------------------------------------------------------------ payloads
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One Dask task: cells of one config, run in order on one measuring process."""
+
+    id: int
+    tasks: tuple[Task, ...]
+    #: plugin target (absolute .py path on the client) -> its source text
+    plugin_sources: dict[str, str]
+    fingerprint: str
+    slice_seconds: float
+    #: measuring-process log; None: the Dask worker's local directory
+    log_path: str | None = None
+
+
+@dataclass(slots=True)
+class CellResult:
+    task_id: int
+    attempts: list[Attempt]
+    setups: list[Setup]
+    h_start: int | None
+
+
+@dataclass(slots=True)
+class BatchResult:
+    batch_id: int
+    cells: list[CellResult] = field(default_factory=list)
+    remaining: tuple[int, ...] = ()  # task ids not started (slice over)
+    worker: dict[str, Any] = field(default_factory=dict)
+    refused: str = ""  # why the worker ran nothing (other harness code)
+
+
+# ------------------------------------------------------------ both sides
+
+
+_FINGERPRINT: str | None = None
+
+
+def code_fingerprint() -> str:
+    """sha256 over the harness's and built-in solvers' Python sources: a worker
+    whose installed code differs would measure something else."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        import harness
+
+        root = Path(harness.__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for package in ("harness", "solvers"):
+            for path in sorted((root / package).rglob("*.py")):
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(b"\0")
+                digest.update(path.read_bytes())
+        _FINGERPRINT = digest.hexdigest()
+    return _FINGERPRINT
+
+
+def host_info() -> dict[str, Any]:
+    """This machine as meta.json ``hosts`` records it."""
+    from harness.results import _cpu_model
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return {
+        "cpu_model": _cpu_model(),
+        "cpu_count": cores,
+        "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+    }
+
+
+# ---------------------------------------------------------------- worker side
+
+
+_POOLS: list[LocalPool] = []  # idle measuring pools of this Dask worker process
+_POOLS_LOCK = threading.Lock()
+_INFO: dict[str, Any] | None = None
+
+
+def worker_info(dask_worker: Any = None) -> dict[str, Any]:
+    """Who runs this batch: host, Dask worker address and name, CPU, code.
+    (``Client.run`` passes ``dask_worker``; inside a task ``get_worker`` finds it.)"""
+    global _INFO
+    if _INFO is None:
+        _INFO = {"host": socket.gethostname(), **host_info()}
+        _INFO["fingerprint"] = code_fingerprint()
+        _INFO["pid"] = os.getpid()
+    info = dict(_INFO)
+    w = dask_worker
+    if w is None:
+        try:
+            from distributed import get_worker
+
+            w = get_worker()
+        except (ImportError, ValueError):
+            w = None
+    if w is not None:
+        info["address"] = w.address
+        info["name"] = str(w.name)
+        info["nthreads"] = w.state.nthreads
+        info["resources"] = dict(w.state.total_resources)
+        info["local_directory"] = w.local_directory
+    else:
+        info["address"] = info["name"] = f"pid-{os.getpid()}@{info['host']}"
+    return info
+
+
+def _take_pool(info: dict[str, Any], log_path: str | None) -> LocalPool:
+    with _POOLS_LOCK:
+        if _POOLS:
+            return _POOLS.pop()
+    folder = info.get("local_directory") or tempfile.gettempdir()
+    log = log_path or os.path.join(folder, "npuzzle-harness-workers.log")
+    return LocalPool(1, log_path=log)
+
+
+def _give_back(pool: LocalPool) -> None:
+    with _POOLS_LOCK:
+        _POOLS.append(pool)
+
+
+@atexit.register
+def _close_pools() -> None:
+    with _POOLS_LOCK:
+        pools = list(_POOLS)
+        _POOLS.clear()
+    for pool in pools:
+        pool.shutdown()
+
+
+def _plugin_copies(sources: dict[str, str]) -> dict[str, str]:
+    """Write each shipped plugin to a content-addressed file here; target -> path."""
+    out = {}
+    base = Path(tempfile.gettempdir()) / "npuzzle-harness-plugins"
+    for target, text in sources.items():
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        path = base / digest / os.path.basename(target)
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        out[target] = str(path)
+    return out
+
+
+def run_batch(batch: Batch) -> BatchResult:
+    """The Dask task: measure the batch's cells in this worker's measuring process.
+    Never raises for a solver's fault: every cell comes back with its rows."""
+    info = worker_info()
+    out = BatchResult(batch.id, worker=info)
+    if batch.fingerprint != info["fingerprint"]:
+        out.refused = (
+            f"Dask worker {info['address']} on {info['host']} runs other harness code "
+            f"(fingerprint {info['fingerprint'][:12]}, the client's "
+            f"{batch.fingerprint[:12]}): install the same npuzzle-harness on every "
+            "worker"
+        )
+        out.remaining = tuple(t.id for t in batch.tasks)
+        return out
+    label = f"Dask worker {info['name']} ({info['address']}) on {info['host']}"
+    try:
+        local = _plugin_copies(batch.plugin_sources)
+    except OSError as err:
+        for task in batch.tasks:
+            message = f"cannot write the shipped plugin on {info['host']}: {err}"
+            out.cells.append(_failed(task, message))
+        return out
+    tasks = {
+        t.id: dataclasses.replace(t, plugins=tuple(local.get(p, p) for p in t.plugins))
+        for t in batch.tasks
+    }
+    pool = _take_pool(info, batch.log_path)
+    pool.reap_idle()  # a measuring process that died between batches is replaced
+    healthy = True
+    try:
+        for task in tasks.values():
+            pool.submit(task)
+        deadline = time.monotonic() + batch.slice_seconds
+        withdrawn: list[Task] = []
+        for event in pool.events():
+            if not isinstance(event, TaskResult):
+                continue
+            setups = [_relabel(s, label, info) for s in event.setups]
+            out.cells.append(
+                CellResult(
+                    event.task.id,
+                    [_relabel_attempt(a, info) for a in event.attempts],
+                    setups,
+                    event.h_start,
+                )
+            )
+            if not withdrawn and time.monotonic() >= deadline:
+                withdrawn = pool.withdraw()
+        out.remaining = tuple(t.id for t in withdrawn)
+    except BaseException as err:  # the harness's own bug: report, never hang Dask
+        healthy = False
+        done = {c.task_id for c in out.cells}
+        for task in tasks.values():
+            if task.id not in done:
+                out.cells.append(
+                    _failed(task, f"measuring pool failed on {label}: {err!r}")
+                )
+        out.remaining = ()
+    finally:
+        if healthy:
+            _give_back(pool)
+        else:
+            pool.shutdown(cancel=True)
+    return out
+
+
+def _failed(task: Task, message: str) -> CellResult:
+    p = task.passes[0]
+    attempts = fill_not_run(
+        task, [Attempt(p.measure, p.repeat, "error", message=message)]
+    )
+    return CellResult(task.id, attempts, [], None)
+
+
+def _relabel(setup: Setup, label: str, info: dict[str, Any]) -> Setup:
+    """Set-up notes name the Dask worker (the local pool always says worker 0)."""
+    setup.note = setup.note.replace("in worker 0", f"in {label}")
+    setup.error = setup.error.replace(
+        "see npuzzle-harness-workers.log", _log_hint(info)
+    )
+    setup.worker = info["address"]  # type: ignore[assignment]
+    return setup
+
+
+def _relabel_attempt(attempt: Attempt, info: dict[str, Any]) -> Attempt:
+    attempt.message = attempt.message.replace(
+        "see npuzzle-harness-workers.log", _log_hint(info)
+    )
+    return attempt
+
+
+def _log_hint(info: dict[str, Any]) -> str:
+    folder = info.get("local_directory") or tempfile.gettempdir()
+    return f"see {folder}/npuzzle-harness-workers.log on {info['host']}"
+
+
+# ---------------------------------------------------------------- client side
+
+
+def import_distributed():
+    try:
+        import distributed
+    except ImportError as err:
+        raise DaskUnavailable(
+            "--executor dask needs Dask distributed: "
+            "pip install 'npuzzle-harness[dask]'"
+            + (f" ({err})" if "distributed" not in str(err) else "")
+        ) from None
+    return distributed
+
+
+class DaskExecutor:
+    """Runs the runner's tasks as batches on a Dask cluster (see the module doc).
+
+    ``scheduler``: address of a running scheduler (``tcp://HOST:PORT``); None starts
+    a LocalCluster of ``jobs`` single-threaded worker processes (default: one per
+    core) and closes it on shutdown.
+    """
+
+    def __init__(
+        self,
+        scheduler: str | None = None,
+        *,
+        jobs: int | None = None,
+        slice_seconds: float = DEFAULT_SLICE_SECONDS,
+        max_batch: int = DEFAULT_MAX_BATCH,
+        connect_timeout: float = 30.0,
+    ) -> None:
+        distributed = import_distributed()
+        import dask
+
+        self.scheduler = scheduler
+        self.slice_seconds = slice_seconds
+        self.max_batch = max(1, max_batch)
+        self._cluster = None
+        self._client = None
+        self._tasks: list[Task] = []
+        self._by_id: dict[int, Task] = {}
+        self._futures: dict[str, tuple[Batch, int]] = {}  # key -> batch, losses
+        self._next_batch = 0
+        self.workers: dict[str, dict[str, Any]] = {}  # address -> worker info
+        self.lost_batches: list[dict[str, Any]] = []
+        self.log_path: str | None = None
+        self.batches = 0
+        try:
+            if scheduler is None:
+                from harness.measure.runner import default_jobs
+
+                n = default_jobs() if jobs is None else jobs
+                with dask.config.set(SCHEDULER_CONFIG):
+                    self._cluster = distributed.LocalCluster(
+                        n_workers=n,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+                self._client = distributed.Client(self._cluster)
+            else:
+                self._client = distributed.Client(
+                    scheduler, timeout=f"{connect_timeout}s"
+                )
+                self._client.wait_for_workers(1, timeout=connect_timeout)
+        except (OSError, TimeoutError) as err:
+            self.shutdown(cancel=True)
+            where = scheduler or "a LocalCluster"
+            raise DaskSetupError(
+                f"--scheduler {where}: cannot reach a scheduler with workers "
+                f"({type(err).__name__}: {err})"
+            ) from None
+        except BaseException:
+            self.shutdown(cancel=True)
+            raise
+        self._inspect_workers()
+
+    # ---- what the cluster offers
+
+    def _inspect_workers(self) -> None:
+        """Worker slots, the resource to request, and a check that every worker
+        imports the same harness code as this client."""
+        info = self._client.scheduler_info(n_workers=-1)["workers"]
+        if not info:
+            raise DaskSetupError(f"scheduler {self.scheduler}: no workers")
+        with_resource = [
+            a for a, w in info.items() if RESOURCE in (w.get("resources") or {})
+        ]
+        self.resources = {RESOURCE: 1} if with_resource else None
+        if with_resource:
+            self.jobs = int(sum(info[a]["resources"][RESOURCE] for a in with_resource))
+        else:
+            self.jobs = int(sum(w.get("nthreads", 1) for w in info.values()))
+        try:
+            reports = self._client.run(worker_info)
+        except Exception as err:
+            self.shutdown(cancel=True)
+            raise DaskSetupError(
+                "the Dask workers cannot run the harness "
+                f"({type(err).__name__}: {err}); install npuzzle-harness on every "
+                "worker"
+            ) from None
+        mine = code_fingerprint()
+        for address, report in reports.items():
+            if report.get("fingerprint") != mine:
+                self.shutdown(cancel=True)
+                raise DaskSetupError(
+                    f"Dask worker {address} on {report.get('host')} runs other harness "
+                    "code than this client: install the same npuzzle-harness on every "
+                    "worker"
+                )
+            self.workers[address] = report
+
+    def set_run_dir(self, run_dir: Path) -> None:
+        """A LocalCluster's workers share this machine: their measuring processes
+        log to the run's workers.log, as a local run's do."""
+        if self._cluster is not None:
+            self.log_path = str(Path(run_dir) / "workers.log")
+
+    def warnings(self) -> list[str]:
+        """Cores shared by more measurements than a host has (honesty of times)."""
+        out = []
+        hosts: dict[str, list[dict[str, Any]]] = {}
+        for w in self.workers.values():
+            hosts.setdefault(w["host"], []).append(w)
+        for host, ws in sorted(hosts.items()):
+            slots = sum(
+                (w.get("resources") or {}).get(RESOURCE, w.get("nthreads", 1))
+                if self.resources
+                else w.get("nthreads", 1)
+                for w in ws
+            )
+            cores = ws[0].get("cpu_count") or 1
+            if slots > cores:
+                out.append(
+                    f"host {host} runs {slots:g} measurements at once on {cores} "
+                    "cores: timed cells share cores; start its workers with "
+                    f"--nthreads 1 and at most {cores} of them "
+                    f"(or --resources {RESOURCE}={cores})"
+                )
+        models = {w["cpu_model"] for w in self.workers.values()}
+        if len(models) > 1:
+            out.append(
+                "Dask workers on hosts with different CPU models ("
+                + "; ".join(sorted(models))
+                + "): compare times only within one host (meta.json placement)"
+            )
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """meta.json ``executor`` entry."""
+        import distributed
+
+        return {
+            "kind": "dask",
+            "scheduler": self.scheduler or "LocalCluster (started by the harness)",
+            "distributed_version": distributed.__version__,
+            "slots": self.jobs,
+            "resource": RESOURCE if self.resources else None,
+            "slice_seconds": self.slice_seconds,
+            "max_batch": self.max_batch,
+            "batches_per_slot": BATCHES_PER_SLOT,
+        }
+
+    # ---- Executor interface
+
+    def submit(self, task: Task) -> None:
+        self._tasks.append(task)
+        self._by_id[task.id] = task
+
+    def events(self) -> Iterator[Event]:
+        import distributed
+
+        sources = _plugin_sources(self._tasks)
+        batch_size = batch_cells(len(self._tasks), self.jobs, self.max_batch)
+        pending = deque(self._tasks)
+        self._tasks = []
+        completed = distributed.as_completed()
+        for chunk in _chunks(pending, batch_size):
+            completed.add(self._submit(chunk, sources))
+        for future in completed:
+            batch, losses = self._futures.pop(future.key)
+            try:
+                result: BatchResult = future.result()
+            except Exception as err:  # the Dask worker died under the batch
+                future.release()
+                yield from self._lost(batch, losses, err, completed, sources)
+                continue
+            future.release()
+            if result.refused:
+                raise DaskSetupError(result.refused)
+            self.workers.setdefault(result.worker["address"], result.worker)
+            for cell in result.cells:
+                task = self._by_id.pop(cell.task_id)
+                yield TaskStarted(task, 0)
+                yield TaskResult(
+                    task,
+                    fill_not_run(task, cell.attempts),
+                    cell.setups,
+                    cell.h_start,
+                    worker=0,
+                    worker_id=result.worker["address"],
+                    host=result.worker["host"],
+                )
+            if result.remaining:
+                rest = [self._by_id[i] for i in result.remaining]
+                for chunk in _chunks(deque(rest), batch_size):
+                    completed.add(self._submit(chunk, sources))
+
+    def _submit(self, tasks: Sequence[Task], sources: dict[str, str], losses: int = 0):
+        batch = Batch(
+            self._next_batch,
+            tuple(tasks),
+            {
+                t: sources[t]
+                for t in {p for task in tasks for p in task.plugins}
+                if t in sources
+            },
+            code_fingerprint(),
+            self.slice_seconds,
+            self.log_path,
+        )
+        self._next_batch += 1
+        self.batches += 1
+        future = self._client.submit(
+            run_batch,
+            batch,
+            key=f"npuzzle-batch-{os.getpid()}-{id(self)}-{batch.id}",
+            pure=False,
+            retries=0,
+            resources=self.resources,
+            priority=-batch.id,
+        )
+        self._futures[future.key] = (batch, losses)
+        return future
+
+    def _lost(self, batch: Batch, losses: int, err: BaseException, completed, sources):
+        reason = f"{type(err).__name__}: {err}".strip()
+        self.lost_batches.append(
+            {"batch": batch.id, "cells": len(batch.tasks), "error": reason[:300]}
+        )
+        if losses < LOST_BATCH_RETRIES:
+            completed.add(self._submit(batch.tasks, sources, losses + 1))
+            return
+        for task in batch.tasks:
+            self._by_id.pop(task.id, None)
+            p = task.passes[0]
+            message = (
+                f"the Dask task running this cell failed {losses + 1} times "
+                f"(its Dask worker died or was lost): {reason[:200]}"
+            )
+            yield TaskStarted(task, 0)
+            yield TaskResult(
+                task,
+                fill_not_run(
+                    task, [Attempt(p.measure, p.repeat, "error", message=message)]
+                ),
+                [],
+                None,
+            )
+
+    def shutdown(self, *, cancel: bool = False) -> None:
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+        if client is not None:
+            try:
+                if self._futures:
+                    client.cancel(list(self._futures), force=True)
+            except Exception:
+                pass
+            self._futures.clear()
+            try:
+                client.close(timeout=10)
+            except Exception:
+                pass
+        if cluster is not None:
+            try:
+                cluster.close(timeout=10)
+            except Exception:
+                pass
+        self._tasks = []
+
+
+def batch_cells(cells: int, slots: int, max_batch: int = DEFAULT_MAX_BATCH) -> int:
+    """Cells per batch: at least BATCHES_PER_SLOT batches per slot, at most
+    ``max_batch`` cells each."""
+    if cells <= 0:
+        return 1
+    return max(1, min(max_batch, math.ceil(cells / (max(1, slots) * BATCHES_PER_SLOT))))
+
+
+def _chunks(tasks: deque[Task], size: int) -> Iterator[list[Task]]:
+    """Batches of ``size`` consecutive tasks of one set-up (config, size, goal)."""
+    chunk: list[Task] = []
+    while tasks:
+        task = tasks.popleft()
+        if chunk and (len(chunk) >= size or task.setup_key != chunk[0].setup_key):
+            yield chunk
+            chunk = []
+        chunk.append(task)
+    if chunk:
+        yield chunk
+
+
+def _plugin_sources(tasks: Sequence[Task]) -> dict[str, str]:
+    """Source text of every file plugin the tasks name (shipped by value)."""
+    out = {}
+    for target in {p for t in tasks for p in t.plugins}:
+        path = Path(target)
+        if target.endswith(".py") and path.is_file():
+            out[target] = path.read_text(encoding="utf-8")
+    return out
