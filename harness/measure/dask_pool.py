@@ -72,6 +72,8 @@ RESOURCE = "measure"
 #: A batch lost with its Dask worker is queued again this many times, then its
 #: cells are recorded as errors.
 LOST_BATCH_RETRIES = 1
+#: Seconds to reach a scheduler (and for it to have a worker) before giving up.
+CONNECT_TIMEOUT = 30.0
 #: Dask scheduler setting for the LocalCluster we start: a task whose worker died
 #: fails at once (KilledWorker) instead of being re-run by Dask; we decide.
 SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": 0}
@@ -360,11 +362,13 @@ class DaskExecutor:
         jobs: int | None = None,
         slice_seconds: float = DEFAULT_SLICE_SECONDS,
         max_batch: int = DEFAULT_MAX_BATCH,
-        connect_timeout: float = 30.0,
+        connect_timeout: float | None = None,
     ) -> None:
         distributed = import_distributed()
         import dask
 
+        if connect_timeout is None:
+            connect_timeout = CONNECT_TIMEOUT
         self.scheduler = scheduler
         self.slice_seconds = slice_seconds
         self.max_batch = max(1, max_batch)

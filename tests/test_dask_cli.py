@@ -1,0 +1,164 @@
+"""``--executor dask`` from the command line: Dask is loaded only when chosen, bad
+choices are one-line errors, a run started on a LocalCluster and killed is resumed
+by the local executor, and no process of the LocalCluster outlives the run."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from plugins.tiny import make_dataset, walk
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.puzzle import goal_board, grid
+
+PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+DASK_MODULES = "('dask', 'distributed')"
+CELLS = 30
+
+_PROBE = (
+    "import sys, atexit\n"
+    "atexit.register(lambda: print('DASK-LOADED' if any(m.split('.')[0] in "
+    f"{DASK_MODULES} for m in sys.modules) else 'DASK-ABSENT'))\n"
+    "sys.argv = ['harness', *sys.argv[1:]]\n"
+    "from harness.cli import main\n"
+    "main()\n"
+)
+
+
+def _probe(*args: str, stdin: str = "") -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        input=stdin, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return done.stdout
+
+
+def test_help_and_solve_do_not_import_dask() -> None:
+    assert "DASK-ABSENT" in _probe("--help")
+    assert "DASK-ABSENT" in _probe("run", "--help")
+    out = _probe("solve", stdin="8 1 3 4 0 2 7 6 5\n")
+    assert "DASK-ABSENT" in out and out.splitlines()[0].strip()
+
+
+def test_local_run_does_not_import_dask(tmp_path: Path) -> None:
+    out = _probe(
+        "run", "--solvers", "good_bfs", "--plugin", PLUGIN, "--datasets", "8-seeds",
+        "--repeats", "1", "--no-memory", "--jobs", "1", "--no-report", "--quiet",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert "DASK-ABSENT" in out
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--executor", "spark"], "--executor spark: choose one of local, dask"),
+        (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor dask"),
+        (["--executor", "dask", "--jobs", "0"], "--jobs 0: the dask executor needs"),
+        (["--executor", "dask", "--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"],
+         "--jobs applies to the LocalCluster"),
+    ],
+)  # fmt: skip
+def test_bad_executor_choices_are_one_line_errors(tmp_path, args, fragment) -> None:
+    result = CliRunner().invoke(
+        app, ["run", "--solvers", "bfs", "--datasets", "8-seeds", "--out",
+              str(tmp_path), *args],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert fragment in result.output
+    assert "Traceback" not in result.output
+    assert not list(tmp_path.iterdir())  # no run directory for a refused run
+
+
+def test_unreachable_scheduler_is_a_one_line_error(tmp_path: Path, monkeypatch) -> None:
+    pytest.importorskip("distributed")
+    from harness.measure import dask_pool
+
+    monkeypatch.setattr(dask_pool, "CONNECT_TIMEOUT", 1.0)
+    result = CliRunner().invoke(
+        app, ["run", "--solvers", "bfs", "--datasets", "8-seeds", "--out",
+              str(tmp_path), "--executor", "dask", "--scheduler",
+              "tcp://127.0.0.1:9"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "--scheduler tcp://127.0.0.1:9: cannot reach a scheduler" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def _descendants(pid: int) -> set[int]:
+    import psutil
+
+    try:
+        return {p.pid for p in psutil.Process(pid).children(recursive=True)}
+    except psutil.NoSuchProcess:
+        return set()
+
+
+@pytest.mark.slow
+def test_killed_dask_run_resumes_locally_and_leaves_no_process(tmp_path: Path) -> None:
+    """SIGKILL of the client mid-run: its LocalCluster and measuring processes go
+    with it, and ``--resume`` on the local executor completes the same rows."""
+    psutil = pytest.importorskip("psutil")
+    pytest.importorskip("distributed")
+    from harness.datasets import save_dataset
+
+    g = grid(2, 3)
+    goal = goal_board("standard", g)
+    boards = [walk(goal, g, 3 + i % 5, seed=i) for i in range(CELLS)]
+    dataset = save_dataset(make_dataset("kill23", boards, g, goal), tmp_path)
+    out = tmp_path / "results"
+    client = subprocess.Popen(
+        [sys.executable, "-c", "from harness.cli import main; main()", "run",
+         "--executor", "dask", "--jobs", "1", "--solvers", "sleepy", "--plugin",
+         PLUGIN, "--datasets", str(dataset), "--repeats", "1", "--no-memory",
+         "--no-report", "--quiet", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    rows = None
+    family: set[int] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        family |= _descendants(client.pid)
+        found = list(out.glob("*/rows.csv"))
+        if found and len(found[0].read_text().splitlines()) > 4:
+            rows = found[0]
+            break
+        time.sleep(0.2)
+    family |= _descendants(client.pid)
+    os.kill(client.pid, signal.SIGKILL)
+    client.wait(30)
+    assert rows is not None, client.stdout.read().decode()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        alive = [p for p in family if psutil.pid_exists(p)
+                 and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]  # fmt: skip
+        if not alive:
+            break
+        time.sleep(0.2)
+    assert not alive, f"processes outlived the killed client: {alive}"
+    assert len(family) >= 2  # at least a Dask worker and its measuring process
+
+    run_dir = rows.parent
+    stored = len(rows.read_text().splitlines()) - 1
+    result = CliRunner().invoke(
+        app, ["run", "--resume", run_dir.name, "--out", str(out), "--jobs", "1",
+              "--no-report", "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with open(rows, newline="") as fh:
+        table = list(csv.DictReader(fh))
+    keys = [(r["config"], r["instance"], r["measure"], r["repeat"]) for r in table]
+    assert len(keys) == len(set(keys)) == CELLS > stored
+    assert {r["status"] for r in table} == {"solved"}
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert [e["kind"] for e in meta["executors"]] == ["dask", "local"]
+    assert meta["complete"] is True
