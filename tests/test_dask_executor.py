@@ -96,7 +96,11 @@ def real_cluster(where: Path):
     def start(*args: str) -> None:
         procs.append(
             subprocess.Popen(
-                [_dask_cli(), *args], cwd=where, stdout=log, stderr=log, env=env,
+                [_dask_cli(), *args],
+                cwd=where,
+                stdout=log,
+                stderr=log,
+                env=env,
                 start_new_session=True,
             )  # fmt: skip
         )
@@ -153,9 +157,7 @@ def test_cluster_rows_equal_local_rows(plugin, tmp_path):
     local, _ = _run(tmp_path / "local", plugin, jobs=2)
     with real_cluster(tmp_path) as (address, procs, family):
         workers_seen = _worker_addresses(address)
-        dask, meta = _run(
-            tmp_path / "dask", plugin, executor="dask", scheduler=address
-        )
+        dask, meta = _run(tmp_path / "dask", plugin, executor="dask", scheduler=address)
         assert all(p.poll() is None for p in procs), "a fault took a Dask process down"
     time.sleep(0.5)
     alive = [p for p in family if p.is_running() and p.status() != "zombie"]
