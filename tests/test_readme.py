@@ -3,9 +3,11 @@ and its "Writing a solver" example works as a plugin exactly as printed."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from harness.analysis import read_run
@@ -83,3 +85,73 @@ def test_readme_images_exist_and_are_small() -> None:
     for image in images:
         data = (root / image).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) < 150_000, image
+
+
+def test_cluster_section_commands_run_as_printed(tmp_path: Path) -> None:
+    """The "Running on a cluster" commands, on a free port instead of 8786: a
+    scheduler, two single-threaded workers, and the harness run against them."""
+    import shlex
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import tomllib
+
+    psutil = pytest.importorskip("psutil")
+    pytest.importorskip("distributed")
+    root = Path(__file__).resolve().parents[1]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert any(dep.startswith("dask[distributed]") for dep in extras["dask"])
+    assert "pip install 'npuzzle-harness[dask]'" in [b.strip() for b in _blocks("bash")]
+    (block,) = [b for b in _blocks("bash") if "dask scheduler" in b]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    lines = [line.replace("8786", port) for line in block.strip().splitlines()]
+    cluster, (harness_line,) = lines[:-1], lines[-1:]
+    bindir = Path(sys.executable).parent
+    procs = []
+    log = open(tmp_path / "cluster.log", "ab")
+    try:
+        for line in cluster:
+            words = shlex.split(line.rstrip("& "))
+            assert words[0] == "dask"
+            procs.append(
+                subprocess.Popen(
+                    [str(bindir / "dask"), *words[1:]],
+                    cwd=tmp_path,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,
+                )
+            )
+            if words[1] == "scheduler":
+                time.sleep(1.0)  # the workers retry until it listens
+        words = shlex.split(harness_line)
+        assert words[:2] == ["harness", "run"]
+        result = CliRunner().invoke(
+            app,
+            [*words[1:], "--out", str(tmp_path / "results"), "--no-report", "--quiet"],
+        )
+        assert result.exit_code == 0, result.output
+        meta, rows = read_run(Path(result.output.strip().splitlines()[-1]))
+        assert set(rows.status) == {"solved"} and len(rows) == 2 * 3 * 4
+        assert len(meta["workers"]) == 2 and meta["executors"][0]["kind"] == "dask"
+    finally:
+        family = []
+        for p in procs:
+            try:
+                top = psutil.Process(p.pid)
+                family += [top, *top.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                pass
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in procs:
+            p.wait(30)
+        log.close()
+    time.sleep(0.5)
+    assert not [p for p in family if p.is_running() and p.status() != "zombie"]
