@@ -1,4 +1,4 @@
-"""Dask executor overhead and scaling: prints the figures of issue 12 (not a pytest file).
+"""Dask executor overhead and scaling: the figures of issue 12 (not a pytest file).
 
     .venv/bin/python tests/benchmarks/bench_dask.py              # overhead, 2 rounds
     .venv/bin/python tests/benchmarks/bench_dask.py --rounds 3 --scale 8-uniform
