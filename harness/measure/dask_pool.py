@@ -542,7 +542,12 @@ class DaskExecutor:
                 )
             if result.remaining:
                 rest = [self._by_id[i] for i in result.remaining]
-                for chunk in _chunks(deque(rest), batch_size):
+                # near the end, spread what is left over the idle slots
+                idle = self.jobs - len(self._futures)
+                size = batch_size
+                if idle > 1:
+                    size = min(size, math.ceil(len(rest) / idle))
+                for chunk in _chunks(deque(rest), size):
                     completed.add(self._submit(chunk, sources))
 
     def _submit(self, tasks: Sequence[Task], sources: dict[str, str], losses: int = 0):

@@ -36,7 +36,8 @@ def load() -> str:
 
 
 def one_run(plan, executor: str, jobs: int) -> tuple[float, int, dict]:
-    """Wall seconds of one run (executor set-up and close included), cells, meta."""
+    """Wall seconds of one run (executor start and close included), cells, and
+    details: the seconds spent starting the executor, rows, failures."""
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
         if executor == "dask":
@@ -45,11 +46,16 @@ def one_run(plan, executor: str, jobs: int) -> tuple[float, int, dict]:
         else:
             run_dir, meta = runner.start(plan, out, jobs=jobs, argv=["bench"])
             chosen = runner.make_executor(jobs, run_dir)
+        started = time.perf_counter() - t0
         outcome = runner.execute(plan, run_dir, meta, executor=chosen)
         wall = time.perf_counter() - t0
         stored = res.read_row_dicts(run_dir)
     bad = sum(r["status"] in ("error", "timeout") for r in stored)
-    return wall, outcome.total, {"rows": len(stored), "error_or_timeout": bad}
+    batches = getattr(chosen, "batches", None)
+    info = {"start_s": round(started, 2), "rows": len(stored), "error_or_timeout": bad}
+    if batches is not None:
+        info["batches"] = batches
+    return wall, outcome.total, info
 
 
 def main() -> None:
