@@ -64,6 +64,12 @@ def main() -> None:
     ap.add_argument("--solvers", default="all")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--scale-only", action="store_true",
+                    help="only the scale check")  # fmt: skip
+    ap.add_argument("--no-warm", action="store_true",
+                    help="skip the warm-up run (caches already warm)")  # fmt: skip
+    ap.add_argument("--scale-solvers", default=None,
+                    help="solvers of the scale check (default: --solvers)")  # fmt: skip
     ap.add_argument("--scale", default=None, metavar="DATASETS",
                     help="also run the scale check on these datasets")  # fmt: skip
     args = ap.parse_args()
@@ -71,18 +77,26 @@ def main() -> None:
     plan = runner.make_plan(args.solvers, args.datasets, repeats=args.repeats)
     print(f"grid: --solvers {args.solvers} --datasets {args.datasets}, "
           f"repeats {args.repeats}, memory pass; {load()}")  # fmt: skip
-    t = time.perf_counter()
-    one_run(plan, "local", 2)  # warm caches (numba, pattern databases)
-    print(f"warm-up run (local, 2 jobs): {time.perf_counter() - t:.1f} s")
+    if not args.no_warm:
+        t = time.perf_counter()
+        one_run(plan, "local", 2)  # warm caches (numba, pattern databases)
+        print(f"warm-up run (local, 2 jobs): {time.perf_counter() - t:.1f} s")
 
     walls: dict[str, list[float]] = {"local": [], "dask": []}
     cells = 0
-    for r in range(args.rounds):
+    for r in range(args.rounds if not args.scale_only else 0):
         for kind in ("local", "dask") if r % 2 == 0 else ("dask", "local"):
             wall, cells, info = one_run(plan, kind, 2)
             walls[kind].append(wall)
             print(f"round {r + 1} {kind:5s}: {wall:7.2f} s  {cells} cells  {info}  "
                   f"({load()})")  # fmt: skip
+    if walls["local"]:
+        report(walls, cells)
+    if args.scale:
+        scale(args)
+
+
+def report(walls: dict[str, list[float]], cells: int) -> None:
     local, dask = statistics.median(walls["local"]), statistics.median(walls["dask"])
     print(f"median wall: local {local:.2f} s, dask {dask:.2f} s; "
           f"dask/local ratio {dask / local:.3f} (goal <= 1.15); "
@@ -91,14 +105,18 @@ def main() -> None:
     ratios = [d / x for d, x in zip(walls["dask"], walls["local"], strict=True)]
     print("per-round ratios: " + ", ".join(f"{x:.3f}" for x in ratios))
 
-    if args.scale:
-        splan = runner.make_plan(args.solvers, args.scale, repeats=args.repeats)
+
+def scale(args) -> None:
+    solvers = args.scale_solvers or args.solvers
+    splan = runner.make_plan(solvers, args.scale, repeats=args.repeats)
+    if not args.no_warm:
         one_run(splan, "local", 2)
-        w1, n, _ = one_run(splan, "dask", 1)
-        w2, _, _ = one_run(splan, "dask", 2)
-        print(f"scale ({args.scale}, {n} cells): 1 worker {w1 / 60:.2f} min, "
-              f"2 workers {w2 / 60:.2f} min; speed-up {w1 / w2:.2f}, "
-              f"efficiency {w1 / (2 * w2):.2f} ({load()})")  # fmt: skip
+    w1, n, _ = one_run(splan, "dask", 1)
+    w2, _, _ = one_run(splan, "dask", 2)
+    print(f"scale (--solvers {solvers} --datasets {args.scale}, {n} cells): "
+          f"1 worker {w1 / 60:.2f} min, 2 workers {w2 / 60:.2f} min; "
+          f"speed-up {w1 / w2:.2f}, efficiency {w1 / (2 * w2):.2f} "
+          f"({load()})")  # fmt: skip
 
 
 if __name__ == "__main__":
