@@ -376,7 +376,8 @@ class DaskExecutor:
         self._client = None
         self._tasks: list[Task] = []
         self._by_id: dict[int, Task] = {}
-        self._futures: dict[str, tuple[Batch, int]] = {}  # key -> batch, losses
+        #: future key -> (future, batch, times its worker was lost)
+        self._futures: dict[str, tuple[Any, Batch, int]] = {}
         self._next_batch = 0
         self.workers: dict[str, dict[str, Any]] = {}  # address -> worker info
         self.lost_batches: list[dict[str, Any]] = []
@@ -517,7 +518,7 @@ class DaskExecutor:
         for chunk in _chunks(pending, batch_size):
             completed.add(self._submit(chunk, sources))
         for future in completed:
-            batch, losses = self._futures.pop(future.key)
+            _, batch, losses = self._futures.pop(future.key)
             try:
                 result: BatchResult = future.result()
             except Exception as err:  # the Dask worker died under the batch
@@ -574,7 +575,7 @@ class DaskExecutor:
             resources=self.resources,
             priority=-batch.id,
         )
-        self._futures[future.key] = (batch, losses)
+        self._futures[future.key] = (future, batch, losses)
         return future
 
     def _lost(self, batch: Batch, losses: int, err: BaseException, completed, sources):
@@ -608,7 +609,8 @@ class DaskExecutor:
         if client is not None:
             try:
                 if self._futures:
-                    client.cancel(list(self._futures), force=True)
+                    futures = [f for f, _, _ in self._futures.values()]
+                    client.cancel(futures, force=True)
             except Exception:
                 pass
             self._futures.clear()
