@@ -162,3 +162,43 @@ def test_killed_dask_run_resumes_locally_and_leaves_no_process(tmp_path: Path) -
     meta = json.loads((run_dir / "meta.json").read_text())
     assert [e["kind"] for e in meta["executors"]] == ["dask", "local"]
     assert meta["complete"] is True
+
+
+@pytest.mark.slow
+def test_ctrl_c_to_the_process_group_stops_cleanly(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal reaches every process of the group, Dask's workers too:
+    the harness alone stops (exit 130, resumable), with no worker tracebacks."""
+    psutil = pytest.importorskip("psutil")
+    pytest.importorskip("distributed")
+    from harness.datasets import save_dataset
+
+    g = grid(2, 3)
+    goal = goal_board("standard", g)
+    boards = [walk(goal, g, 3 + i % 5, seed=i) for i in range(CELLS)]
+    dataset = save_dataset(make_dataset("int23", boards, g, goal), tmp_path)
+    out = tmp_path / "results"
+    client = subprocess.Popen(
+        [sys.executable, "-c", "from harness.cli import main; main()", "run",
+         "--executor", "dask", "--jobs", "1", "--solvers", "sleepy", "--plugin",
+         PLUGIN, "--datasets", str(dataset), "--repeats", "1", "--no-memory",
+         "--no-report", "--quiet", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    family: set[int] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        family |= _descendants(client.pid)
+        found = list(out.glob("*/rows.csv"))
+        if found and len(found[0].read_text().splitlines()) > 3:
+            break
+        time.sleep(0.2)
+    os.killpg(client.pid, signal.SIGINT)
+    output = client.communicate(timeout=60)[0].decode()
+    assert client.returncode == 130, output
+    assert "Traceback" not in output and "resume with: harness run --resume" in output
+    time.sleep(0.5)
+    alive = [p for p in family if psutil.pid_exists(p)
+             and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]  # fmt: skip
+    assert not alive
+    meta = json.loads(next(out.glob("*/meta.json")).read_text())
+    assert meta["interrupted"] is True

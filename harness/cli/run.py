@@ -167,6 +167,7 @@ def run(
     from harness import results as res
     from harness.api import write_report_if_available
     from harness.measure import runner
+    from harness.measure.pool import ExecutorError
 
     argv = res.python_argv()
     exp = None
@@ -305,7 +306,7 @@ def run(
         outcome = runner.execute(
             plan, run_dir, meta, executor=chosen, progress=progress
         )
-    except runner.RunError as err:  # e.g. a Dask worker with other harness code
+    except (runner.RunError, ExecutorError) as err:  # e.g. a cluster's workers
         say(f"stopped: {err}")
         say(f"resume with: harness run --resume {run_dir.name} --out {out}")
         raise fail(str(err)) from None

@@ -33,12 +33,14 @@ by Dask workers (``run_batch``); ``distributed`` is imported inside functions.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import hashlib
 import logging
 import math
 import os
 import platform
+import signal
 import socket
 import tempfile
 import threading
@@ -49,8 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.measure.pool import LocalPool, fill_not_run
-from harness.measure.runner import RunError
+from harness.measure.pool import ExecutorError, LocalPool, fill_not_run
 from harness.measure.worker import (
     Attempt,
     Event,
@@ -83,7 +84,7 @@ class DaskUnavailable(ImportError):
     """``distributed`` is not installed: one line saying how to get it."""
 
 
-class DaskSetupError(RunError):
+class DaskSetupError(ExecutorError):
     """The cluster cannot run the harness (unreachable, no workers, other code)."""
 
 
@@ -132,9 +133,7 @@ def code_fingerprint() -> str:
     whose installed code differs would measure something else."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
-        import harness
-
-        root = Path(harness.__file__).resolve().parent.parent
+        root = Path(__file__).resolve().parents[2]  # harness/measure/ -> checkout
         digest = hashlib.sha256()
         for package in ("harness", "solvers"):
             for path in sorted((root / package).rglob("*.py")):
@@ -385,10 +384,11 @@ class DaskExecutor:
         self.batches = 0
         try:
             if scheduler is None:
-                from harness.measure.runner import default_jobs
-
-                n = default_jobs() if jobs is None else jobs
-                with dask.config.set(SCHEDULER_CONFIG):
+                n = host_info()["cpu_count"] if jobs is None else jobs
+                # Its worker processes share the terminal's process group: started
+                # with SIGINT ignored (inherited), a Ctrl-C reaches the harness
+                # alone, which closes the cluster (no tracebacks from workers).
+                with dask.config.set(SCHEDULER_CONFIG), _sigint_ignored():
                     self._cluster = distributed.LocalCluster(
                         n_workers=n,
                         threads_per_worker=1,
@@ -624,6 +624,18 @@ class DaskExecutor:
             except Exception:
                 pass
         self._tasks = []
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def batch_cells(cells: int, slots: int, max_batch: int = DEFAULT_MAX_BATCH) -> int:

@@ -46,6 +46,11 @@ KILL_GRACE_SECONDS = 1.0
 KILL_GRACE_FRACTION = 0.2
 
 
+class ExecutorError(Exception):
+    """An executor cannot go on (e.g. a cluster whose workers run other code): one
+    line for the user; the rows stored so far stay, the run can be resumed."""
+
+
 class Executor(Protocol):
     """Runs tasks somewhere and reports them back as they finish, in any order."""
 
