@@ -22,7 +22,7 @@ import pytest
 from plugins.tiny import make_dataset, walk
 
 import harness
-from harness import results as res
+from harness.analysis import read_run
 from harness.puzzle import goal_board, grid
 from harness.solver import load_plugin, scoped_registry
 
@@ -144,7 +144,7 @@ def _run(tmp_path, plugin, **kw):
         SOLVERS, [_dataset()], repeats=2, memory_limit_mb=300,
         out=tmp_path / "results", plugins=[MISBEHAVING, plugin], **kw,
     )  # fmt: skip
-    meta, _ = res.read_run(frame.attrs["run_dir"])
+    meta, _ = read_run(frame.attrs["run_dir"])
     return frame, meta
 
 
