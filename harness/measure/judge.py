@@ -32,6 +32,21 @@ class Verdict:
         return self.status != "invalid"
 
 
+_UNSOLVABLE = Verdict("unsolvable")
+_CLEAN: dict[tuple[int, bool | None], Verdict] = {}
+
+
+def _clean(length: int, is_optimal: bool | None) -> Verdict:
+    """A clean "solved" verdict, one object per (length, is_optimal): verdicts are
+    frozen, and making one costs about a microsecond, a 3x3 solve's order."""
+    verdict = _CLEAN.get((length, is_optimal))
+    if verdict is None:
+        verdict = _CLEAN[(length, is_optimal)] = Verdict(
+            "solved", "", length, is_optimal
+        )
+    return verdict
+
+
 def judge(
     moves: str | None,
     start: Board,
@@ -47,17 +62,13 @@ def judge(
     longer than ``optimum``. A path shorter than ``optimum`` is solved, and the
     message says the optimum is wrong. ``solvable`` may be a function, then asked
     only when the answer needs it (a path that reaches the goal proves it)."""
-
-    def is_solvable() -> bool:
-        return solvable() if callable(solvable) else solvable
-
     if moves is None:
-        if is_solvable():
+        if solvable() if callable(solvable) else solvable:
             known = f" (optimum: {optimum} moves)" if optimum is not None else ""
             return Verdict(
                 "invalid", f"said unsolvable, but the board is solvable{known}"
             )
-        return Verdict("unsolvable")
+        return _UNSOLVABLE
     if not isinstance(moves, str):
         return Verdict("invalid", f"returned {type(moves).__name__}, not a move string")
     length = len(moves)
@@ -65,7 +76,7 @@ def judge(
         end = replay(start, moves, g)
     except IllegalMoveError as err:
         return Verdict("invalid", f"illegal path: {err}", length)
-    if end != goal and not is_solvable():
+    if end != goal and not (solvable() if callable(solvable) else solvable):
         # Unreachable if replay is right (parity); kept so the message exists.
         return Verdict("invalid", "returned a path for an unsolvable board", length)
     if end != goal:
@@ -75,7 +86,7 @@ def judge(
             length,
         )
     if optimum is None:
-        return Verdict("solved", "", length)
+        return _clean(length, None)
     if length > optimum and declares_optimal:
         return Verdict(
             "invalid",
@@ -92,4 +103,4 @@ def judge(
             length,
             True,
         )
-    return Verdict("solved", "", length, length == optimum)
+    return _clean(length, length == optimum)
