@@ -37,6 +37,7 @@ READABLE_VERSIONS = (1, 2)
 
 ROWS_FILE = "rows.csv"
 META_FILE = "meta.json"
+REJECTED_FILE = "rows.rejected.csv"
 STATUSES = ("solved", "unsolvable", "timeout", "memout", "error", "invalid", "skipped")
 
 # The status vocabulary, defined once (runner, analysis, report, plots, compare).
@@ -328,6 +329,45 @@ def repair_rows(run_dir: Path) -> int:
     return size - keep
 
 
+def _row_problem(values: list[str], width: int = len(COLUMNS)) -> str | None:
+    """Why one parsed rows.csv line cannot be a stored row (None: it can);
+    ``width``: the header's number of columns."""
+    if len(values) != width:
+        return f"{len(values)} fields, expected {width}"
+    row = dict(zip(COLUMNS, values, strict=False))
+    if row["measure"] not in ("time", "memory") or not row["repeat"].isdigit():
+        return f"measure {row['measure']!r} / repeat {row['repeat']!r} unreadable"
+    return None
+
+
+def quarantine_rows(run_dir: Path | str) -> int:
+    """Move every complete line of ``rows.csv`` that is not a readable row into
+    ``rows.rejected.csv`` (appended, raw), keep the rest in order, and return how
+    many lines moved. A resume then re-measures the cells those lines belonged to.
+    A header that is not this schema's is not repaired (ResultsError)."""
+    path = Path(run_dir) / ROWS_FILE
+    if not path.exists():
+        return 0
+    repair_rows(run_dir)  # a torn last line is cut first, as on every resume
+    lines = path.read_bytes().decode("utf-8", errors="replace").splitlines(True)
+    if not lines:
+        return 0
+    if tuple(next(csv.reader([lines[0]]))) != COLUMNS:
+        read_row_dicts(run_dir)  # raises with the header's problem
+    keep, rejected = [lines[0]], []
+    for line in lines[1:]:
+        values = next(csv.reader([line]), [])
+        (rejected if _row_problem(values) else keep).append(line)
+    if not rejected:
+        return 0
+    with open(Path(run_dir) / REJECTED_FILE, "a", encoding="utf-8") as fh:
+        fh.writelines(rejected)
+    tmp = path.with_suffix(".csv.tmp")
+    tmp.write_text("".join(keep), encoding="utf-8")
+    os.replace(tmp, path)
+    return len(rejected)
+
+
 def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
     """The stored rows as dicts of strings; a torn last line is dropped. ResultsError
     for a header that is not this schema's or a malformed complete line."""
@@ -354,10 +394,9 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
         )
     out = []
     for number, values in enumerate(csv.reader(lines[1:]), start=2):
-        if len(values) != width:
-            raise ResultsError(
-                f"{path}: line {number}: {len(values)} fields, expected {width}"
-            )
+        problem = _row_problem(values, width)
+        if problem:
+            raise ResultsError(f"{path}: line {number}: {problem}")
         values += [""] * (len(COLUMNS) - width)
         out.append(dict(zip(COLUMNS, values, strict=True)))
     return out

@@ -308,7 +308,10 @@ def select_solvers(text: str) -> list[SolverConfig]:
         if config not in out:
             out.append(config)
     if not out:
-        raise KeyError("no solver named")
+        raise KeyError(
+            f"{text!r} names no solver; name 'all' or some of: "
+            f"{', '.join(all_solvers())} (see `harness solvers`)"
+        )
     return out
 
 

@@ -132,8 +132,17 @@ def run(
     strict: Annotated[
         bool,
         typer.Option(
+            "--strict",
             help="Exit with status 1 if any cell is invalid, an error, a "
-            "timeout or a memout."
+            "timeout or a memout, or a dataset label was contradicted.",
+        ),
+    ] = False,
+    repair: Annotated[
+        bool,
+        typer.Option(
+            "--repair",
+            help="With --resume: move unreadable lines of rows.csv to "
+            "rows.rejected.csv and measure their cells again.",
         ),
     ] = False,
     config: Annotated[
@@ -242,19 +251,28 @@ def run(
                     f"drop {', '.join(given)}"
                 )
             plan, run_dir, meta = runner.prepare_resume(
-                resume, out, jobs=jobs, argv=argv
+                resume, out, jobs=jobs, argv=argv, repair=repair
             )
+            rejected = meta["resumes"][-1]["rows_rejected"]
+            if rejected:
+                _stderr(
+                    f"--repair: {rejected} unreadable line(s) moved to "
+                    f"{run_dir / res.REJECTED_FILE}"
+                )
             if executor == "dask":
                 chosen = runner.make_dask_executor(scheduler, jobs)
                 runner.set_session_jobs(meta, chosen.jobs)
             jobs = meta["resumes"][-1]["jobs"]
         else:
+            if repair:
+                raise fail("--repair only applies with --resume RUN_ID")
             plan = runner.make_plan(
                 # --exec alone runs the programs it names, not every solver
                 solvers
-                or ",".join(e.partition("=")[0].partition(":")[0] for e in exec_ or ())
+                if solvers is not None
+                else ",".join(e.partition("=")[0].partition(":")[0] for e in exec_ or ())
                 or "all",
-                datasets or "default",
+                "default" if datasets is None else datasets,
                 pairs=exp.pair_set() if exp is not None else None,
                 plugins=[*(plugin or ()), *(f"exec:{e}" for e in exec_ or ())],
                 repeats=repeats or runner.DEFAULT_REPEATS,

@@ -308,7 +308,10 @@ def select_datasets(spec: str, *, check_optima: bool = True) -> list[Dataset]:
         else:
             names.append(token)
     if not names:
-        raise DatasetError(f"dataset selection {spec!r} names no dataset")
+        raise DatasetError(
+            f"{spec!r} names no dataset; name 'default', 'all' or some of: "
+            f"{', '.join(dataset_names())} (see `harness datasets list`)"
+        )
     from harness.datasets.board_files import is_board_file, on_the_fly
 
     out: list[Dataset] = []

@@ -44,6 +44,11 @@ DEFAULT_REPEATS = defaults.REPEATS
 DEFAULT_MEMORY_LIMIT_MB = defaults.MEMORY_LIMIT_MB
 DEFAULT_SETUP_TIMEOUT = defaults.SETUP_TIMEOUT
 DEFAULT_OUT = defaults.RESULTS_DIR
+#: Upper bounds of --timeout / --setup-timeout (seconds) and --memory-limit (MB).
+#: Larger values overflow the alarm, the parent's poll or RLIMIT_AS somewhere
+#: below us; a day per solve and 1 TiB are far beyond any benchmark here.
+MAX_SECONDS = 86_400.0
+MAX_MEMORY_LIMIT_MB = 1_048_576
 COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 FAILURES = res.PROBLEMS  # what --strict fails on
 
@@ -200,12 +205,16 @@ def make_plan(
     """Resolve names into a :class:`Plan`; RunError (one line) on bad input."""
     if repeats < 1:
         raise RunError(f"--repeats {repeats}: must be at least 1")
-    if timeout is not None and not timeout > 0:
-        raise RunError(f"--timeout {timeout}: must be a positive number of seconds")
-    if memory_limit_mb is not None and memory_limit_mb <= 0:
+    if timeout is not None:
+        _check_seconds("--timeout", timeout)
+    _check_seconds("--setup-timeout", setup_timeout)
+    if memory_limit_mb is not None and not 0 <= memory_limit_mb <= MAX_MEMORY_LIMIT_MB:
+        raise RunError(
+            f"--memory-limit {memory_limit_mb}: must be 0 (no limit) to "
+            f"{MAX_MEMORY_LIMIT_MB:,} MB"
+        )
+    if memory_limit_mb == 0:
         memory_limit_mb = None  # 0 means no limit
-    if not setup_timeout > 0:
-        raise RunError(f"--setup-timeout {setup_timeout}: must be positive")
     plugin_targets = resolve_plugins(plugins)
     plan = Plan(
         configs=resolve_solvers(solvers),
@@ -222,6 +231,14 @@ def make_plan(
     if use_oracle:
         plan.oracle_optima = oracle_optima(plan.datasets)
     return plan
+
+
+def _check_seconds(option: str, value: float) -> None:
+    if not 0 < value <= MAX_SECONDS:  # also refuses nan and inf
+        raise RunError(
+            f"{option} {value:g}: must be more than 0 and at most "
+            f"{MAX_SECONDS:,.0f} seconds (a day)"
+        )
 
 
 def oracle_optima(datasets: Iterable[Dataset]) -> dict[tuple[str, str], int]:
@@ -972,9 +989,12 @@ def prepare_resume(
     jobs: int | None = None,
     argv: list[str] | None = None,
     datasets: Sequence[Dataset] | None = None,
+    repair: bool = False,
 ) -> tuple[Plan, Path, dict[str, Any]]:
     """Open a stored run for completion: plan, directory, meta (with the resume noted).
-    A torn last line of rows.csv (killed mid-write) is cut off here."""
+    A torn last line of rows.csv (killed mid-write) is cut off here. Any other
+    unreadable line is a RunError, unless ``repair`` moves such lines into
+    rows.rejected.csv (their cells are then measured again)."""
     run_dir = find_run(run_id, out)
     try:
         meta = res.read_meta(run_dir)
@@ -987,6 +1007,17 @@ def prepare_resume(
         )
     plan = plan_from_meta(meta, datasets)
     dropped = res.repair_rows(run_dir)
+    try:
+        rejected = res.quarantine_rows(run_dir) if repair else 0
+        res.read_row_dicts(run_dir)
+    except res.ResultsError as err:
+        hint = (
+            ""
+            if repair
+            else f"; `harness run --resume {run_id} --repair` moves unreadable "
+            f"lines to {res.REJECTED_FILE} and measures their cells again"
+        )
+        raise RunError(f"{err}{hint}") from None
     jobs = default_jobs() if jobs is None else jobs
     meta.setdefault("resumes", []).append(
         {
@@ -994,6 +1025,7 @@ def prepare_resume(
             "argv": argv if argv is not None else res.python_argv(),
             "jobs": jobs,
             "torn_bytes_dropped": dropped,
+            "rows_rejected": rejected,
             "git": res.git_info(),
         }
     )

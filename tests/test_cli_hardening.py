@@ -1,0 +1,146 @@
+"""Bad input found by trying the harness as a new user would (issue 16 §1): each
+case was a crash, a silent misreading or a traceback, and is now a one-line error
+(exit 2) or a documented repair."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import results as res
+from harness import runner
+
+HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
+ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}
+PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+
+
+def harness(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*HARNESS, *args], capture_output=True, text=True, timeout=120, env=ENV,
+        input=stdin,
+    )  # fmt: skip
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *fragments: str) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--timeout", "inf"),  # was OverflowError in the pool's wait
+        ("--timeout", "1e8"),  # was "timeout is too large"
+        ("--timeout", "1e12"),  # was every cell an error, then a crash
+        ("--timeout", "nan"),
+        ("--setup-timeout", "inf"),
+        ("--setup-timeout", "1e12"),
+    ],
+)
+def test_timeouts_beyond_a_day_are_refused_with_the_range(tmp_path, option, value):
+    proc = harness(
+        "run", "--solvers", "astar_dict", "--datasets", "8-seeds", option, value,
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert_one_line_error(proc, option, "at most 86,400 seconds")
+    assert list(tmp_path.iterdir()) == []  # no run folder left behind
+
+
+@pytest.mark.parametrize("value", ["-5", "-1", "2000000"])
+def test_memory_limit_out_of_range_is_refused(tmp_path, value):
+    proc = harness(
+        "run", "--solvers", "astar_dict", "--datasets", "8-seeds",
+        "--memory-limit", value, "--out", str(tmp_path),
+    )  # fmt: skip
+    assert_one_line_error(proc, f"--memory-limit {value}", "0 (no limit)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_library_refuses_the_same_values():
+    for kwargs in ({"timeout": float("inf")}, {"timeout": 1e8},
+                   {"setup_timeout": float("inf")}, {"memory_limit_mb": -5}):  # fmt: skip
+        with pytest.raises(runner.RunError):
+            runner.make_plan("astar_dict", "8-seeds", **kwargs)
+    plan = runner.make_plan("astar_dict", "8-seeds", timeout=86_400, memory_limit_mb=0)
+    assert plan.timeout == 86_400 and plan.memory_limit_mb is None
+
+
+def test_empty_selections_are_errors_naming_the_choices(tmp_path):
+    solvers = assert_one_line_error(
+        harness("run", "--solvers", "", "--out", str(tmp_path)),
+        "--solvers", "names no solver", "'all'", "astar_dict", "bfs",
+    )  # fmt: skip
+    assert "harness solvers" in solvers
+    assert_one_line_error(
+        harness("run", "--solvers", " , ", "--out", str(tmp_path)), "names no solver"
+    )
+    datasets = assert_one_line_error(
+        harness("run", "--datasets", "", "--out", str(tmp_path)),
+        "--datasets", "names no dataset", "'default'", "8-seeds",
+    )  # fmt: skip
+    assert "harness datasets list" in datasets
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------ resume with a broken rows.csv
+
+
+def tiny_run(tmp_path: Path) -> Path:
+    proc = harness(
+        "run", "--plugin", PLUGIN, "--solvers", "good_bfs", "--datasets", "8-seeds",
+        "--repeats", "2", "--no-memory", "--jobs", "1", "--no-report", "-q",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return Path(proc.stdout.strip().splitlines()[-1])
+
+
+def test_resume_with_a_malformed_middle_row_is_a_user_error_then_repairable(tmp_path):
+    run_dir = tiny_run(tmp_path)
+    rows_file = run_dir / res.ROWS_FILE
+    lines = rows_file.read_text().splitlines(True)
+    assert len(lines) == 1 + 3 * 2  # header + 3 instances x 2 repeats
+    broken = "garbage,in,the middle\n"
+    removed = lines[3]
+    rows_file.write_text("".join([*lines[:3], broken, *lines[4:]]))
+    meta = res.read_meta(run_dir)
+    res.write_meta(run_dir, {**{k: v for k, v in meta.items()
+                                if k != "schema_version"}, "complete": False})  # fmt: skip
+
+    proc = harness("run", "--resume", run_dir.name, "--out", str(tmp_path), "-q")
+    assert_one_line_error(
+        proc, "rows.csv: line 4: 3 fields, expected", "--repair", res.REJECTED_FILE
+    )
+    assert rows_file.read_text().count(broken) == 1  # nothing was touched
+
+    fixed = harness(
+        "run", "--resume", run_dir.name, "--repair", "--out", str(tmp_path), "-q",
+        "--no-report",
+    )  # fmt: skip
+    assert fixed.returncode == 0, fixed.stderr
+    assert "1 unreadable line(s) moved" in fixed.stderr
+    assert (run_dir / res.REJECTED_FILE).read_text() == broken
+    keys = [
+        (r["instance"], r["measure"], r["repeat"]) for r in res.read_row_dicts(run_dir)
+    ]
+    assert len(keys) == len(set(keys)) == 3 * 2  # the lost row was measured again
+    new_line = rows_file.read_text().splitlines(True)[-1]
+    assert new_line.split(",")[2] == removed.split(",")[2]  # same instance
+    meta = res.read_meta(run_dir)
+    assert meta["complete"] and meta["resumes"][-1]["rows_rejected"] == 1
+
+
+def test_repair_needs_resume(tmp_path):
+    assert_one_line_error(
+        harness("run", "--repair", "--out", str(tmp_path)), "--repair", "--resume"
+    )
