@@ -19,11 +19,13 @@ import pandas as pd
 from harness.results import (
     ANSWERED,
     COLUMNS,
+    CONTRADICTED,
     MEASURES,
     ROWS_FILE,
     STATUSES,
     WORST_LAST,
     ResultsError,
+    mark_contradicted_labels,
     read_meta,
     read_row_dicts,
 )
@@ -152,7 +154,7 @@ def typed_rows(records: Sequence[dict[str, str]], path: Path | str) -> pd.DataFr
         bad = raw[col] == ""
         if bad.any():
             raise fail(int(np.flatnonzero(bad.to_numpy())[0]), f"empty {col}")
-    return out
+    return mark_contradicted_labels(out)
 
 
 def load_run(run_dir: Path | str) -> Run:
@@ -188,6 +190,11 @@ def analysis_view(stored: pd.DataFrame, *, split_mixed: bool = True) -> pd.DataF
     for col in INT_COLUMNS + FLOAT_COLUMNS + BOOL_COLUMNS:
         out[col] = stored[col].to_numpy(dtype=float, na_value=np.nan)
     out["solvable"] = out["solvable"].fillna(0.0).astype(bool)
+    out[CONTRADICTED] = (
+        stored[CONTRADICTED].to_numpy(dtype=bool)
+        if CONTRADICTED in stored
+        else np.zeros(len(out), dtype=bool)
+    )
     if not split_mixed:
         out["dataset_name"] = out["dataset"]
         out["boards"] = np.where(out["solvable"], "solvable", "unsolvable")

@@ -144,3 +144,93 @@ def test_repair_needs_resume(tmp_path):
     assert_one_line_error(
         harness("run", "--repair", "--out", str(tmp_path)), "--repair", "--resume"
     )
+
+
+# ------------------------------------------------ a contradicted dataset label
+
+
+@pytest.fixture(scope="module")
+def wrong_label_file(tmp_path_factory) -> Path:
+    """Three 4x4 boards 4 moves from the goal; t000 is labelled 6 (parity and the
+    Manhattan bound both allow it, so the file loads)."""
+    from dataclasses import replace
+
+    from plugins.tiny import make_dataset, walk
+
+    from harness.datasets import make_dataset as assemble
+    from harness.datasets import save_dataset
+    from harness.puzzle import goal_board, grid
+
+    g = grid(4)
+    goal = goal_board("standard", g)
+    boards, seed = [], 0
+    while len(boards) < 3:
+        board = walk(goal, g, 4, seed=seed)
+        seed += 1
+        if board not in boards:
+            boards.append(board)
+    ds = make_dataset("wrong44", boards, g, goal)
+    assert [i.optimal_length for i in ds.instances] == [4, 4, 4]
+    insts = [replace(ds.instances[0], optimal_length=6), *ds.instances[1:]]
+    wrong = assemble("wrong44", g, goal, generator="test", params={}, seed=None,
+                     instances=insts)  # fmt: skip
+    return save_dataset(wrong, tmp_path_factory.mktemp("wrong"))
+
+
+def test_a_contradicted_label_is_first_class(tmp_path, wrong_label_file):
+    out = tmp_path / "results"
+    proc = harness(
+        "run", "--solvers", "astar_dict[manhattan],ida_star[manhattan]",
+        "--datasets", str(wrong_label_file), "--repeats", "1", "--no-memory",
+        "--jobs", "1", "--strict", "-q", "--out", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr  # --strict: a wrong label fails the run
+    lines = proc.stdout.splitlines()
+    run_dir = Path(lines[-1])
+    flagged = [line for line in lines if line.startswith("label contradicted: ")]
+    assert flagged == [
+        "label contradicted: wrong44 t000: the dataset labels it 6 moves, but "
+        "astar_dict[manhattan] found a valid 4-move path; optimality of that "
+        "instance is unknown"
+    ]
+    # the flag column, and is_optimal unknown on every row of that instance
+    _, rows = res.read_run(run_dir)
+    t0 = rows["instance"] == "t000"
+    assert rows.loc[t0, res.CONTRADICTED].all() and not rows.loc[~t0, res.CONTRADICTED].any()
+    assert rows.loc[t0, "is_optimal"].isna().all()
+    assert rows.loc[~t0, "is_optimal"].fillna(False).all()
+    # the report's findings open with it
+    report = (run_dir / "report.md").read_text()
+    findings = report.split("Dataset label contradicted: ", 1)
+    assert len(findings) == 2 and "wrong44 t000" in findings[1].splitlines()[0]
+    assert report.index("Dataset label contradicted") < report.index("fastest config")
+    # without --strict the run succeeds
+    lenient = harness(
+        "run", "--solvers", "astar_dict[manhattan]", "--datasets", str(wrong_label_file),
+        "--repeats", "1", "--no-memory", "--jobs", "1", "-q", "--no-report",
+        "--out", str(out),
+    )  # fmt: skip
+    assert lenient.returncode == 0, lenient.stderr
+    # `harness datasets show` lists what earlier runs found
+    show = harness("datasets", "show", str(wrong_label_file), "--results-dir", str(out))
+    assert show.returncode == 0, show.stderr
+    assert "contradicted: 1 label(s)" in show.stdout
+    assert "label contradicted: wrong44 t000: the dataset labels it 6 moves" in show.stdout
+    clean = harness("datasets", "show", str(wrong_label_file),
+                    "--results-dir", str(tmp_path / "none"))  # fmt: skip
+    assert "contradicted: none found" in clean.stdout
+
+
+def test_mark_contradicted_labels_blanks_every_config_on_the_instance():
+    frame = res.rows_frame([
+        {**dict.fromkeys(res.COLUMNS, ""), "dataset": "d", "instance": i,
+         "config": c, "measure": "time", "repeat": "0", "status": "solved",
+         "optimal_length": "6", "path_length": n, "is_optimal": opt}
+        for i, c, n, opt in [("a", "optimal", "4", ""), ("a", "greedy", "6", "True"),
+                             ("b", "greedy", "8", "False")]
+    ])  # fmt: skip
+    assert list(frame[res.CONTRADICTED]) == [True, True, False]
+    assert frame["is_optimal"].isna().tolist() == [True, True, False]
+    assert res.contradicted_labels(frame) == [
+        {"dataset": "d", "instance": "a", "label": 6, "found": 4, "config": "optimal"}
+    ]

@@ -110,7 +110,7 @@ def test_round_trip_keeps_values_and_types(tmp_path):
     res.append_rows(tmp_path, rows[2:])
     meta, frame = analysis.read_run(tmp_path)
     assert meta == {"schema_version": res.SCHEMA_VERSION, "run_id": "r"}
-    assert list(frame.columns) == list(res.COLUMNS)
+    assert list(frame.columns) == [*res.COLUMNS, res.CONTRADICTED]  # + derived
     assert len(frame) == 4
     assert frame["seconds"].iloc[0] == 0.000123456789  # repr: no precision lost
     assert frame["seconds"].iloc[1] == 2.5e-7

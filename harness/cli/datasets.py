@@ -125,16 +125,26 @@ def show_command(
     instances: Annotated[
         bool, typer.Option("--instances", help="Also list every instance.")
     ] = False,
+    results_dir: Annotated[
+        Path,
+        typer.Option(
+            help="Where stored runs are searched for labels they contradicted."
+        ),
+    ] = Path("results"),
 ) -> None:
-    """Summary and optimal-depth histogram of one dataset (validated on load)."""
+    """Summary and optimal-depth histogram of one dataset (validated on load), and
+    the labels that runs stored in --results-dir proved wrong."""
     from harness.datasets import DatasetError, load_dataset, summarize
     from harness.puzzle import format_board
+    from harness.results import contradiction_text, stored_contradictions
 
     try:
         ds = load_dataset(name)
     except DatasetError as err:
         raise fail(str(err)) from None
     s = summarize(ds)
+    wrong = stored_contradictions(results_dir, ds.name, ds.checksum)
+    s["contradicted_labels"] = wrong
     listing = [
         {"id": i.id, "board": format_board(i.start), "solvable": i.solvable,
          "optimal_length": i.optimal_length, "optimal_source": i.optimal_source}
@@ -174,8 +184,13 @@ def show_command(
         ("command", s["command"] or "-"),
         ("description", s["description"] or "-"),
         ("sha256", s["sha256"]),
+        ("contradicted", f"{len(wrong)} label(s), by runs in {results_dir}"
+                         if wrong else f"none found in {results_dir}"),
     ]:
         typer.echo(f"{label:>13}: {value}")
+    for entry in wrong:
+        typer.echo(f"  label contradicted: {contradiction_text(entry)} "
+                   f"(run {entry['run_id']})")
     if s["histogram"]:
         peak = max(s["histogram"].values())
         rows = [[str(d), str(c), "#" * max(1, round(30 * c / peak))]

@@ -340,13 +340,17 @@ def run(
         stored = analysis.load_run(run_dir)
     except analysis.ReportError as err:
         raise fail(str(err)) from None
+    contradicted = res.contradicted_labels(stored.stored)
+    for entry in contradicted:
+        typer.echo(f"label contradicted: {res.contradiction_text(entry)}; "
+                   "optimality of that instance is unknown")  # fmt: skip
     _print_summary(stored)
     if not no_report:
         problem = write_report_if_available(run_dir)
         if problem:
             say(f"note: no report written: {problem}")
     typer.echo(str(run_dir))
-    if strict and outcome.failures:
+    if strict and (outcome.failures or contradicted):
         raise typer.Exit(1)
 
 

@@ -15,6 +15,7 @@ from harness.analysis import (
     Run,
 )
 from harness.report.tables import _sig
+from harness.results import contradicted_labels, contradiction_text
 
 # ----------------------------------------------------------- what stands out
 
@@ -32,6 +33,12 @@ def findings(run: Run) -> list[str]:
         )
     if inst.empty:
         return [*head, "The run holds no result rows."]
+    for entry in contradicted_labels(run.rows):
+        head.append(
+            f"Dataset label contradicted: {contradiction_text(entry)}. The label is "
+            "wrong, so no config's optimality on that instance is known "
+            "(is_optimal left empty)."
+        )
     from harness.external import report_sentence
 
     head += report_sentence(run.meta)
