@@ -831,9 +831,9 @@ def _table(header: list[str], body: list[list[str]], md: bool) -> list[str]:
             "|" + "|".join("---" for _ in header) + "|",
         ]
         return lines + ["| " + " | ".join(r) + " |" for r in esc[1:]]
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return [fmt.format(*header).rstrip(), *(fmt.format(*r).rstrip() for r in body)]
+    from harness.tables import table_text  # the harness's one table style
+
+    return table_text(header, body).splitlines()
 
 
 # ---------------------------------------------------------------------- helpers

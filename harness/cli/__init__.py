@@ -8,6 +8,7 @@ commands, never at start-up, so ``harness --help`` and ``harness solve`` stay fa
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 

@@ -51,18 +51,9 @@ def _csv(rows: list[dict]) -> str:
 
 
 def _print_table(title: str | None, columns: list[str], rows: list[list[str]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from harness.tables import print_table
 
-    table = Table(title=title, title_justify="left")
-    for i, col in enumerate(columns):
-        table.add_column(col, justify="left" if i == 0 else "right", no_wrap=True)
-    for row in rows:
-        table.add_row(*row)
-    console = Console()
-    if not console.is_terminal:  # piped: never truncate names to 80 columns
-        console = Console(width=max(console.width, 200))
-    console.print(table)
+    print_table(columns, rows, right=range(1, len(columns)), title=title)
 
 
 @datasets_app.command("list")
@@ -221,7 +212,15 @@ def _progress():
 
 @datasets_app.command("generate")
 def generate_command(
-    generator: Annotated[Generator, typer.Argument(help="How boards are drawn.")],
+    generator: Annotated[
+        Generator,
+        typer.Argument(
+            metavar="GENERATOR",
+            help="How boards are drawn: "
+            + ", ".join(g.value for g in Generator) + ".",
+            show_choices=False,
+        ),
+    ],
     name: Annotated[str, typer.Option(help="Dataset name (file NAME.jsonl).")],
     size: Annotated[str, typer.Option(help="Board size ROWSxCOLS, e.g. 3x3.")] = "3x3",
     count: Annotated[
@@ -236,7 +235,9 @@ def generate_command(
     ] = None,
     depth: Annotated[
         str | None,
-        typer.Option(help="depth_strata: depths, e.g. 0..31 or 20,22 (default: all)."),
+        typer.Option(
+            help="depth_strata: depths, e.g. 0..31 or 20,22.", show_default="all"
+        ),
     ] = None,
     unsolvable: Annotated[
         int, typer.Option(min=0, help="depth_strata: also this many unsolvable boards.")
@@ -287,11 +288,15 @@ def generate_command(
 def rebuild_command(
     names: Annotated[
         list[str] | None,
-        typer.Argument(help="Committed datasets to rebuild (default: all of them)."),
+        typer.Argument(
+            help="Committed datasets to rebuild.", show_default="all of them"
+        ),
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(help="Folder to write to (default: the repository's datasets/)."),
+        typer.Option(
+            help="Folder to write to.", show_default="the repository's datasets/"
+        ),
     ] = None,
     check: Annotated[
         bool,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -19,8 +18,8 @@ def report(
     runs: Annotated[
         list[str],
         typer.Argument(
-            help="Run directories (or run ids under ./results). With several, the "
-            "first is the baseline the others are compared with.",
+            help="Run directories or run ids (looked up in --results-dir). With "
+            "several, the first is the baseline the others are compared with.",
             show_default=False,
         ),
     ],
@@ -29,8 +28,9 @@ def report(
         typer.Option(
             "--out",
             "-o",
-            help="Where to write report.md, report.html and plots/ (default: the "
-            "run's own directory; required with several runs).",
+            help="Where to write report.md, report.html and plots/ (required with "
+            "several runs).",
+            show_default="the run's own directory",
         ),
     ] = None,
     format: Annotated[
@@ -72,6 +72,9 @@ def report(
             "the PNGs.",
         ),
     ] = None,
+    results_dir: Annotated[
+        Path, typer.Option(help="Where run ids are looked up (as `harness compare`).")
+    ] = Path("results"),
 ) -> None:
     """Summarise stored runs; never runs a solver.
 
@@ -83,7 +86,7 @@ def report(
         raise fail(f"--format: {format!r} is not one of {', '.join(FORMATS)}")
     if plots is not None and plots not in ("png", "pdf", "pgf"):
         raise fail(f"--plots: {plots!r} is not one of png, pdf, pgf")
-    dirs = [_resolve(r) for r in runs]
+    dirs = [_resolve(r, results_dir) for r in runs]
     if scatter:
         _scatter(dirs, out, scatter, measure, relative, color_by, plots)
         return
@@ -97,8 +100,8 @@ def report(
     )
 
     try:
-        if format == "table" and sys.stdout.isatty():
-            _print_rich(summary_blocks(load_runs(dirs)))
+        if format == "table":
+            _print_blocks(summary_blocks(load_runs(dirs)))
             return
         if format is not None:
             typer.echo(format_summary(load_runs(dirs), format).rstrip("\n"))
@@ -174,29 +177,28 @@ def _safe(label: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in label).strip("_")
 
 
-def _resolve(token: str) -> Path:
-    """A directory as given, else ``results/<token>`` if that exists."""
-    path = Path(token)
-    if not path.exists() and (defaults.RESULTS_DIR / token).is_dir():
-        return defaults.RESULTS_DIR / token
-    return path
+def _resolve(token: str, results_dir: Path) -> Path:
+    """A run directory given as a path or as a run id under ``results_dir``; a
+    one-line error naming both places otherwise."""
+    candidates = list(dict.fromkeys((Path(token), results_dir / token)))
+    for path in candidates:
+        if path.exists():
+            return path
+    looked = " or ".join(str(c) for c in candidates)
+    raise fail(f"run {token!r}: no such directory: {looked} (see --results-dir)")
 
 
-def _print_rich(blocks: list) -> None:
-    """Each (caption, display DataFrame) block as a rich table."""
-    from rich.console import Console
-    from rich.table import Table
-
+def _print_blocks(blocks: list) -> None:
+    """Each (caption, display DataFrame) block as a table in the one style."""
     from harness.report import is_numeric_column
+    from harness.tables import print_table
 
-    console = Console()
     if not blocks:
-        console.print("no result rows")
-    for caption, frame in blocks:
-        table = Table(title=caption, title_justify="left")
-        for col in frame.columns:
-            right = is_numeric_column(frame[col])
-            table.add_column(str(col), justify="right" if right else "left")
-        for row in frame.itertuples(index=False):
-            table.add_row(*(str(v) for v in row))
-        console.print(table)
+        typer.echo("no result rows")
+    for number, (caption, frame) in enumerate(blocks):
+        if number:
+            typer.echo("")
+        right = [i for i, c in enumerate(frame.columns) if is_numeric_column(frame[c])]
+        print_table([str(c) for c in frame.columns],
+                    [[str(v) for v in row] for row in frame.itertuples(index=False)],
+                    right=right, title=caption)  # fmt: skip

@@ -19,24 +19,27 @@ import typer
 from harness import defaults
 from harness.cli.common import app, fail
 
-_RESUME_CONFLICTS = (
-    "--solvers", "--datasets", "--plugin", "--exec", "--repeats", "--timeout",
-    "--memory-limit", "--no-memory", "--gc", "--setup-timeout",
-)  # fmt: skip
+#: Options a resumed run takes from its meta.json: option -> parameter name.
+_RESUME_CONFLICTS = {
+    "--solvers": "solvers", "--datasets": "datasets", "--plugin": "plugin",
+    "--exec": "exec_", "--repeats": "repeats", "--timeout": "timeout",
+    "--memory-limit": "memory_limit", "--no-memory": "no_memory", "--gc": "keep_gc",
+    "--setup-timeout": "setup_timeout",
+}  # fmt: skip
 
 
 @app.command()
 def run(
+    ctx: typer.Context,
     solvers: Annotated[
-        str | None,
-        typer.Option(help="'all', or a comma list of NAME or NAME[HEURISTIC]."),
-    ] = None,
+        str, typer.Option(help="'all', or a comma list of NAME or NAME[HEURISTIC].")
+    ] = "all",
     datasets: Annotated[
-        str | None,
+        str,
         typer.Option(
             help="'default', 'all', or a comma list of names or .jsonl paths."
         ),
-    ] = None,
+    ] = "default",
     plugin: Annotated[
         list[str] | None,
         typer.Option(
@@ -56,33 +59,29 @@ def run(
         ),
     ] = None,
     repeats: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help=f"Timed solves per cell; counters must agree. [{defaults.REPEATS}]",
-        ),
-    ] = None,
+        int, typer.Option(min=1, help="Timed solves per cell; counters must agree.")
+    ] = defaults.REPEATS,
     timeout: Annotated[
         float | None,
         typer.Option(
-            help="Seconds per solve, for every solver (default: each "
-            "solver's own budget)."
+            help="Seconds per solve, for every solver (at most 86400).",
+            show_default="each solver's own budget",
         ),
     ] = None,
     memory_limit: Annotated[
-        int | None,
+        int,
         typer.Option(
             "--memory-limit",
-            help="MB of address space one solve may add to its worker (0: no limit). "
-            f"[{defaults.MEMORY_LIMIT_MB}]",
+            help="MB of address space one solve may add to its worker (0: no limit).",
         ),
-    ] = None,
+    ] = defaults.MEMORY_LIMIT_MB,
     jobs: Annotated[
         int | None,
         typer.Option(
             min=0,
-            help="Worker processes (default: CPU cores). 1 gives the least noisy "
-            "times; 0 runs in this process without isolation (debugging).",
+            help="Worker processes. 1 gives the least noisy times; 0 runs in this "
+            "process without isolation (debugging).",
+            show_default="CPU cores",
         ),
     ] = None,
     executor: Annotated[
@@ -117,14 +116,19 @@ def run(
         ),
     ] = False,
     setup_timeout: Annotated[
-        float | None,
+        float,
         typer.Option(
-            help="Seconds allowed for one solver set-up (tables, compilation). "
-            f"[{defaults.SETUP_TIMEOUT:g}]"
+            help="Seconds allowed for one solver set-up (tables, compilation)."
         ),
-    ] = None,
+    ] = defaults.SETUP_TIMEOUT,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Plain progress lines, no bar.")
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Print only the summary and the run directory (errors still go "
+            "to stderr). Without -q, a bar on a terminal, plain lines otherwise.",
+        ),
     ] = False,
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write report.md/html.")
@@ -172,7 +176,10 @@ def run(
     ] = None,
 ) -> None:
     """Run every selected solver on every instance of the selected datasets and store
-    the rows in a new run directory (its path is the last line printed)."""
+    the rows in a new run directory (its path is the last line printed).
+
+    A bare `harness run` is the main job: every solver config on the default
+    datasets, about 2 minutes on a 2-core machine."""
     from harness import results as res
     from harness.api import write_report_if_available
     from harness.measure import runner
@@ -181,11 +188,11 @@ def run(
     argv = res.python_argv()
     exp = None
     if config is not None:
-        if solvers is not None or datasets is not None:
+        if _given(ctx, "solvers") or _given(ctx, "datasets"):
             raise fail(
                 f"--config {config} names the solvers and datasets; drop "
-                + ", ".join(n for n, v in (("--solvers", solvers),
-                                           ("--datasets", datasets)) if v)  # fmt: skip
+                + ", ".join(f"--{n}" for n in ("solvers", "datasets")
+                            if _given(ctx, n))  # fmt: skip
             )
         if resume is not None:
             raise fail("--resume continues a run with its own options; drop --config")
@@ -197,14 +204,16 @@ def run(
             raise fail(str(err)) from None
         o = exp.options
         plugin = plugin or o.get("plugins")
-        repeats = repeats or o.get("repeats")
+        # the experiment file's options, unless typed on the command line
+        if not _given(ctx, "repeats") and o.get("repeats") is not None:
+            repeats = o["repeats"]
         timeout = timeout if timeout is not None else o.get("timeout")
-        memory_limit = (
-            memory_limit if memory_limit is not None else o.get("memory_limit_mb")
-        )
+        if not _given(ctx, "memory_limit") and o.get("memory_limit_mb") is not None:
+            memory_limit = o["memory_limit_mb"]
         no_memory = no_memory or not o.get("memory", True)
         keep_gc = keep_gc or o.get("gc", False)
-        setup_timeout = setup_timeout or o.get("setup_timeout")
+        if not _given(ctx, "setup_timeout") and o.get("setup_timeout") is not None:
+            setup_timeout = o["setup_timeout"]
         if jobs is None:
             jobs = 0 if o.get("executor") == "inline" else o.get("jobs")
         solvers = ",".join(exp.configs)
@@ -226,24 +235,9 @@ def run(
     try:
         if resume is not None:
             given = [
-                name
-                for name, value in zip(
-                    _RESUME_CONFLICTS,
-                    (
-                        solvers,
-                        datasets,
-                        plugin,
-                        exec_,
-                        repeats,
-                        timeout,
-                        memory_limit,
-                        no_memory or None,
-                        keep_gc or None,
-                        setup_timeout,
-                    ),  # fmt: skip
-                    strict=True,
-                )
-                if value not in (None, [])
+                option
+                for option, name in _RESUME_CONFLICTS.items()
+                if _given(ctx, name)
             ]
             if given:
                 raise fail(
@@ -269,20 +263,17 @@ def run(
             plan = runner.make_plan(
                 # --exec alone runs the programs it names, not every solver
                 solvers
-                if solvers is not None
-                else ",".join(e.partition("=")[0].partition(":")[0] for e in exec_ or ())
-                or "all",
-                "default" if datasets is None else datasets,
+                if _given(ctx, "solvers") or not exec_
+                else ",".join(e.partition("=")[0].partition(":")[0] for e in exec_),
+                datasets,
                 pairs=exp.pair_set() if exp is not None else None,
                 plugins=[*(plugin or ()), *(f"exec:{e}" for e in exec_ or ())],
-                repeats=repeats or runner.DEFAULT_REPEATS,
+                repeats=repeats,
                 timeout=timeout,
-                memory_limit_mb=runner.DEFAULT_MEMORY_LIMIT_MB
-                if memory_limit is None
-                else memory_limit,
+                memory_limit_mb=memory_limit,
                 memory_pass=not no_memory,
                 disable_gc=not keep_gc,
-                setup_timeout=setup_timeout or runner.DEFAULT_SETUP_TIMEOUT,
+                setup_timeout=setup_timeout,
             )
             if executor == "dask" and not dry_run:
                 chosen = runner.make_dask_executor(scheduler, jobs)
@@ -307,6 +298,10 @@ def run(
 
     cells = runner.plan_cells(plan)
     say = _stderr
+    if quiet:  # the summary and the run directory only (and errors)
+
+        def say(text: str) -> None:
+            pass
     verb = "resuming" if resume else "run"
     say(
         f"{verb} {run_dir.name}: {len(plan.configs)} solver configs x "
@@ -317,8 +312,10 @@ def run(
     )
     if chosen is None:
         chosen = runner.make_executor(jobs, run_dir)
+    later = runner.advice(jobs)
     for warning in meta.get("warnings", []) + _executor_warnings(chosen, meta):
-        say(f"warning: {warning}")
+        if warning not in later:
+            say(f"warning: {warning}")
     progress = _make_progress(quiet)
     try:
         outcome = runner.execute(
@@ -329,8 +326,8 @@ def run(
         say(f"resume with: harness run --resume {run_dir.name} --out {out}")
         raise fail(str(err)) from None
     except runner.RunInterrupted as stop:
-        say(f"interrupted: {stop.done} of {stop.total} cells stored in {run_dir}")
-        say(f"resume with: harness run --resume {run_dir.name} --out {out}")
+        _stderr(f"interrupted: {stop.done} of {stop.total} cells stored in {run_dir}")
+        _stderr(f"resume with: harness run --resume {run_dir.name} --out {out}")
         typer.echo(str(run_dir))
         raise typer.Exit(130) from None
 
@@ -349,6 +346,9 @@ def run(
         problem = write_report_if_available(run_dir)
         if problem:
             say(f"note: no report written: {problem}")
+    if not quiet:
+        for note in later:
+            say(f"note: {note}")
     typer.echo(str(run_dir))
     if strict and (outcome.failures or contradicted):
         raise typer.Exit(1)
@@ -434,6 +434,12 @@ def _executor_warnings(executor, meta) -> list[str]:
     return [w for w in (warn() if warn else []) if w not in meta.get("warnings", [])]
 
 
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the user typed option ``name`` (not just its default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name != "DEFAULT"
+
+
 def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -450,9 +456,20 @@ def _is_ci() -> bool:
 
 
 def _make_progress(quiet: bool):
-    if quiet or _is_ci() or not sys.stderr.isatty():
+    if quiet:
+        return QuietProgress()
+    if _is_ci() or not sys.stderr.isatty():
         return PlainProgress()
     return RichProgress()
+
+
+class QuietProgress:
+    """-q: nothing while the run goes; the summary tells what failed."""
+
+    def start(self, total: int, done: int, failures: int) -> None: ...
+    def started(self, config: str, dataset: str) -> None: ...
+    def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
+    def stop(self) -> None: ...
 
 
 def _duration(seconds: float) -> str:
@@ -597,21 +614,9 @@ def _print_summary(run) -> None:
             failed,
             str(r["skipped"]) if r["skipped"] else "",
         ])  # fmt: skip
-    widths = [
-        max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)
-    ]
-    right = {2, 3, 4, 5}
+    from harness.tables import print_table
 
-    def fmt(cells: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if i in right else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    typer.echo(fmt(header))
-    typer.echo(fmt(["-" * w for w in widths]))
-    for line in lines:
-        typer.echo(fmt(line))
+    print_table(header, lines, right=range(2, 8))
     typer.echo(
         "common: instances every config answered in that dataset; times and nodes "
         "are over those (the report has coverage, scores and per-instance plots)"

@@ -84,6 +84,64 @@ def _tokens(text: str, grid: Grid) -> list[tuple[str, int]]:
     return out
 
 
+def read_boards(text: str, grid: Grid) -> list[Board]:
+    """Every board in ``text``; BoardError naming line, board and token otherwise.
+    Plain input takes the fast batch reader; anything else the precise one."""
+    boards = read_batch(text, grid)
+    if boards is None:
+        tokens = _tokens(text, grid)
+        boards = list(
+            boards_from_tokens(
+                [t for t, _ in tokens], grid, lines=[n for _, n in tokens]
+            )
+        )
+    return boards
+
+
+def infer_size(text: str) -> Grid | None:
+    """The square size N (2 <= N <= 5, not the default 3) when every non-empty line
+    of ``text`` holds exactly one NxN board and all of them parse as such; None
+    otherwise (3x3 input, several boards per line, rows on their own lines, mixed
+    sizes). Decided from the first line, so 3x3 input costs nothing here."""
+    from math import isqrt
+
+    from harness.puzzle import grid
+
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    count = len(re.sub(r"[/,|]", " ", first).split())
+    side = isqrt(count)
+    if side * side != count or side == 3 or not MIN_SIDE <= side <= MAX_SIDE:
+        return None
+    g = grid(side)
+    if set(_line_counts(text, g).values()) != {g.cells}:
+        return None
+    try:
+        read_boards(text, g)
+    except BoardError:
+        return None
+    return g
+
+
+def _line_counts(text: str, g: Grid) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for _, line in _tokens(text, g):
+        counts[line] = counts.get(line, 0) + 1
+    return counts
+
+
+def _size_hint(text: str, g: Grid) -> str | None:
+    """``line L has N tokens; a 3x3 board has 9 (use --size KxK)`` for the first
+    line holding a whole board of another square size, else None."""
+    for line, count in _line_counts(text, g).items():
+        side = round(count**0.5)
+        if count != g.cells and side * side == count and MIN_SIDE <= side <= MAX_SIDE:
+            return (
+                f"line {line} has {count} tokens; a {g.label} board has {g.cells} "
+                f"(use --size {side}x{side})"
+            )
+    return None
+
+
 def load_extensions(plugins: list[str] | None, execs: list[str] | None) -> list[str]:
     """Load ``--plugin`` targets, then ``--exec`` programs; return the names of the
     exec programs (or, without any, what the plugins registered). One-line error
@@ -137,8 +195,13 @@ def solve(
         typer.Option(help=f"{' | '.join(GOAL_NAMES)} | the goal's tokens in quotes."),
     ] = "standard",
     size: Annotated[
-        str, typer.Option(help=f"Board size ROWSxCOLS, sides {MIN_SIDE} to {MAX_SIDE}.")
-    ] = "3x3",
+        str | None,
+        typer.Option(
+            help=f"Board size ROWSxCOLS, sides {MIN_SIDE} to {MAX_SIDE}. Default: "
+            "NxN when every input line holds one NxN board, else 3x3.",
+            show_default=False,
+        ),
+    ] = None,
     stats: Annotated[
         bool,
         typer.Option(
@@ -157,40 +220,38 @@ def solve(
     from harness.heuristics import make_heuristic
     from harness.solver import Counters, parse_config
 
-    g, target = size_and_goal(size, goal)
+    g, target = size_and_goal(size or "3x3", goal)  # bad options fail before stdin
     programs = load_extensions(plugin, exec_)
-    label = solver or (programs[0] if len(programs) == 1 else default_solver(g))
-    try:
-        config = parse_config(label)
-    except (KeyError, ImportError) as err:
-        raise fail(f"--solver: {err.args[0] if err.args else err}") from None
-    spec = config.spec
-    reason = spec.refuses(g, None, config.heuristic)
-    if reason and not force:
-        raise fail(
-            f"{config.label} declines {g.label} boards: {reason} (--force runs it)"
-        )
-    if spec.external is not None and spec.external.refuses_goal(target, g):
-        raise fail(f"--goal: {spec.external.refuses_goal(target, g)}")
+    label = solver or (programs[0] if len(programs) == 1 else None)
+    config = None
+    if label is not None:
+        try:
+            config = parse_config(label)
+        except (KeyError, ImportError) as err:
+            raise fail(f"--solver: {err.args[0] if err.args else err}") from None
+        if size is not None:
+            _check_refusal(config, g, target, force)
 
     if sys.stdin.isatty():
         typer.echo("reading boards from standard input; end with Ctrl-D", err=True)
     try:
         text = sys.stdin.read()
-        boards = read_batch(text, g)  # plain input, fast; anything else below
-        if boards is None:
-            tokens = _tokens(text, g)
-            boards = list(
-                boards_from_tokens(
-                    [t for t, _ in tokens], g, lines=[n for _, n in tokens]
-                )
-            )
-    except BoardError as err:
-        raise fail(f"stdin {err}") from None
     except UnicodeDecodeError as err:
         raise fail(f"stdin: not text ({err.reason} at byte {err.start})") from None
+    inferred = infer_size(text) if size is None else None
+    if inferred is not None:  # every line holds one board of this size
+        g, target = size_and_goal(inferred.label, goal)
+    try:
+        boards = read_boards(text, g)
+    except BoardError as err:
+        hint = _size_hint(text, g) if size is None else None
+        raise fail(f"stdin {hint or err}") from None
     if not boards:
         raise fail(f"stdin: no board (expected {g.cells} tokens per {g.label} board)")
+    if config is None:
+        config = parse_config(default_solver(g))
+    _check_refusal(config, g, target, force)
+    spec = config.spec
 
     try:
         h = make_heuristic(config.heuristic, target, g) if config.heuristic else None
@@ -232,6 +293,17 @@ def solve(
                 f"board {number}: {length}, {seconds:.4f} s, {name}, {counts}",
                 err=True,
             )
+
+
+def _check_refusal(config, g: Grid, target: Board, force: bool) -> None:
+    spec = config.spec
+    reason = spec.refuses(g, None, config.heuristic)
+    if reason and not force:
+        raise fail(
+            f"{config.label} declines {g.label} boards: {reason} (--force runs it)"
+        )
+    if spec.external is not None and spec.external.refuses_goal(target, g):
+        raise fail(f"--goal: {spec.external.refuses_goal(target, g)}")
 
 
 def _check(

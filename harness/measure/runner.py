@@ -615,6 +615,27 @@ class Outcome:
     resumed: bool = False
 
 
+def risks(jobs: int) -> list[str]:
+    """Warnings worth reading before the work starts."""
+    if jobs == 0:
+        return [
+            "--jobs 0 solves inside the harness process: no isolation, so a crash or "
+            "a solver ignoring the time limit ends the whole run"
+        ]
+    return []
+
+
+def advice(jobs: int) -> list[str]:
+    """Notes about how to read the figures, worth reading after the work."""
+    if jobs > 1:
+        return [
+            f"{jobs} workers solved side by side, sharing caches and memory "
+            "bandwidth, so times can be higher and noisier than alone; for timings "
+            "you will compare, run with --jobs 1"
+        ]
+    return []
+
+
 def new_meta(
     plan: Plan, run_id: str, jobs: int, git: dict[str, Any], argv: list[str]
 ) -> dict:
@@ -646,17 +667,7 @@ def new_meta(
         }
         for c in plan.configs
     }
-    warnings = []
-    if jobs == 0:
-        warnings.append(
-            "--jobs 0 solves inside the harness process: no isolation, so a crash or "
-            "a solver ignoring the time limit ends the whole run"
-        )
-    if jobs > 1:
-        warnings.append(
-            f"{jobs} workers ran at once: they share caches and memory bandwidth, so "
-            "times can be higher and noisier than with --jobs 1"
-        )
+    warnings = [*risks(jobs), *advice(jobs)]
     return {
         "run_id": run_id,
         "started_utc": res.utc_now(),

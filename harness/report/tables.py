@@ -210,21 +210,13 @@ def is_numeric_column(column: pd.Series) -> bool:
 
 
 def text_table(frame: pd.DataFrame) -> str:
-    """Aligned plain text (what ``--format table`` prints when not on a terminal)."""
-    cols = [str(c) for c in frame.columns]
-    cells = [[str(v) for v in row] for row in frame.itertuples(index=False)]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-    right = [is_numeric_column(frame[c]) for c in frame.columns]
+    """Aligned plain text in the harness's one table style (:mod:`harness.tables`);
+    number columns right-aligned."""
+    from harness.tables import table_text
 
-    def line(values: list[str]) -> str:
-        return "  ".join(
-            v.rjust(w) if r else v.ljust(w)
-            for v, w, r in zip(values, widths, right, strict=True)
-        )
-
-    return "\n".join(
-        [line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells]
-    )
+    right = [i for i, c in enumerate(frame.columns) if is_numeric_column(frame[c])]
+    rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]
+    return table_text([str(c) for c in frame.columns], rows, right=right)
 
 
 def _html_table(frame: pd.DataFrame) -> str:
