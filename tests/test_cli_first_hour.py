@@ -183,7 +183,7 @@ def test_cactus_plot_ticks_whole_instance_counts(monkeypatch, tmp_path):
     import numpy as np
     import pandas as pd
 
-    from harness import plots
+    from harness.report import plots
 
     ticks = []
 

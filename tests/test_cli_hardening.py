@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness import results as res
-from harness import runner
+from harness.measure import runner
 
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}
