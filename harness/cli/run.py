@@ -490,6 +490,10 @@ class PlainProgress:
         self.started_at = self.last_line = 0.0
         self.current = ""
         self.next_share = 0.1
+        self.left: float | None = None  # the runner's estimate (cost model)
+
+    def estimate(self, seconds_left: float) -> None:
+        self.left = seconds_left
 
     def start(self, total: int, done: int, failures: int) -> None:
         self.total, self.done, self.first_done = total, done, done
@@ -512,7 +516,9 @@ class PlainProgress:
             self.last_line = now
             elapsed = now - self.started_at
             made = done - self.first_done
-            left = (self.total - done) * elapsed / made if made else 0.0
+            left = self.left
+            if left is None:  # a runner without a cost model: linear
+                left = (self.total - done) * elapsed / made if made else 0.0
             _stderr(
                 f"[{done}/{self.total}] {100 * share:.0f}% "
                 f"{_duration(elapsed)} elapsed, ~{_duration(left)} left; "
@@ -534,7 +540,6 @@ class RichProgress:
             Progress,
             TextColumn,
             TimeElapsedColumn,
-            TimeRemainingColumn,
         )
 
         self.console = Console(stderr=True)
@@ -545,8 +550,7 @@ class RichProgress:
             TextColumn("cells"),
             TimeElapsedColumn(),
             TextColumn("elapsed,"),
-            TimeRemainingColumn(),
-            TextColumn("left"),
+            TextColumn("{task.fields[left]}"),
             TextColumn("[red]{task.fields[failures]}"),
             console=self.console,
             transient=False,
@@ -556,8 +560,13 @@ class RichProgress:
     def start(self, total: int, done: int, failures: int) -> None:
         self.bar.start()
         self.task = self.bar.add_task(
-            "starting", total=total, completed=done, failures=self._fails(failures)
-        )
+            "starting", total=total, completed=done, failures=self._fails(failures),
+            left="",
+        )  # fmt: skip
+
+    def estimate(self, seconds_left: float) -> None:
+        if self.task is not None:
+            self.bar.update(self.task, left=f"~{_duration(seconds_left)} left")
 
     @staticmethod
     def _fails(failures: int) -> str:

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing import connection
 from typing import Protocol
@@ -103,21 +103,41 @@ class LocalPool:
     script calling ``harness.run()`` needs no ``if __name__ == "__main__"`` guard.
     """
 
-    def __init__(self, jobs: int, log_path: str | None = None) -> None:
+    def __init__(
+        self,
+        jobs: int,
+        log_path: str | None = None,
+        *,
+        priority: Callable[[Task], float] | None = None,
+    ) -> None:
         if jobs < 1:
             raise ValueError("jobs must be at least 1")
         self.jobs = jobs
         self._log_path = log_path
         self._slots = [_Slot(i) for i in range(jobs)]
         self._queues: dict[tuple, deque[Task]] = {}
+        #: with ``priority`` (expected seconds): every idle worker takes the pending
+        #: task that is expected to take longest, asked afresh at each hand-off
+        self._priority = priority
+        self._pending: list[Task] = []
         self._outstanding = 0
         self.replacements = 0
         self.start_method = "subprocess"
 
     # ---- Executor interface
 
+    def prioritize(self, priority: Callable[[Task], float]) -> None:
+        """From now on, hand out the pending task with the highest ``priority``."""
+        for queue in self._queues.values():
+            self._pending.extend(queue)
+        self._queues.clear()
+        self._priority = priority
+
     def submit(self, task: Task) -> None:
-        self._queues.setdefault(task.setup_key, deque()).append(task)
+        if self._priority is not None:
+            self._pending.append(task)
+        else:
+            self._queues.setdefault(task.setup_key, deque()).append(task)
         self._outstanding += 1
 
     def events(self) -> Iterator[Event]:
@@ -151,6 +171,7 @@ class LocalPool:
                     self._kill(slot)
             self._close(slot)
         self._queues.clear()
+        self._pending.clear()
         self._outstanding = 0
 
     def withdraw(self) -> list[Task]:
@@ -176,7 +197,19 @@ class LocalPool:
     # ---- scheduling
 
     def _next_for(self, slot: _Slot) -> Task | None:
-        """Prefer a task this worker has already prepared for; else the oldest."""
+        """With a priority: the longest expected task (a worker's prepared set-up
+        breaks ties). Else prefer a task this worker has already prepared for;
+        else the oldest."""
+        if self._pending:
+            best = max(
+                range(len(self._pending)),
+                key=lambda i: (
+                    self._priority(self._pending[i]),
+                    self._pending[i].setup_key in slot.prepared,
+                    -i,
+                ),
+            )
+            return self._pending.pop(best)
         for key in slot.prepared:
             queue = self._queues.get(key)
             if queue:

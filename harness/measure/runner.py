@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from harness.datasets import Dataset, Instance
 from harness.external import load_plugin
 from harness.measure.judge import judge as check_answer
 from harness.measure.pool import Executor, InlineExecutor, LocalPool
+from harness.measure.schedule import CostModel, Job, eta
 from harness.measure.worker import (
     MAX_MOVES_CHARS,
     Attempt,
@@ -829,6 +831,7 @@ def execute(
     done = failures = 0
     skipped: list[res.ResultRow] = []
     by_task: dict[int, Cell] = {}
+    tasks: list[Task] = []
     for cell in cells:
         key = (cell.config.label, cell.dataset.name, cell.instance.id)
         have = {(r["measure"], int(r["repeat"])) for r in stored_by_cell.get(key, [])}
@@ -858,7 +861,39 @@ def execute(
                 instance=cell.instance.id,
             )
             by_task[task.id] = cell
-            executor.submit(task)
+            tasks.append(task)
+    # Longest expected first, so no long cell starts last; a pool that can ask
+    # again at every hand-off does so as the model learns (harness.measure.schedule).
+    model = CostModel()
+    model.observe_all(_stored_costs(plan, cells, stored_by_cell, passes))
+    cost_jobs = {t.id: _job(by_task[t.id], t, plan) for t in tasks}
+    for i in model.order(cost_jobs[t.id] for t in tasks):
+        executor.submit(tasks[i])
+    running: dict[int, float] = {}
+    if hasattr(executor, "prioritize"):
+        executor.prioritize(
+            lambda t: _priority(model, cost_jobs[t.id], running, cost_jobs)
+        )
+    workers = max(getattr(executor, "jobs", 1), 1)
+
+    said: dict[int, float] = {}  # the cost expected when each cell started
+    recent: deque[tuple[float, float]] = deque(maxlen=max(10, len(tasks) // 20))
+
+    def seconds_left() -> float:
+        now = time.monotonic()
+        left = eta(
+            model,
+            (j for i, j in cost_jobs.items() if i not in running),
+            ((cost_jobs[i], now - t0) for i, t0 in running.items()),
+            workers,
+        )
+        # What the latest cells really took against what was expected of them
+        # corrects the rest (first solves in a fresh worker, say, inflate a curve).
+        expected = sum(e for e, _ in recent)
+        if len(recent) >= 5 and expected > 0:
+            left *= min(max(sum(a for _, a in recent) / expected, 0.2), 5.0)
+        return left
+
     if skipped:
         res.append_rows(run_dir, skipped)
     res.write_meta(run_dir, meta)
@@ -869,11 +904,27 @@ def execute(
     res.write_meta(run_dir, meta)
     progress.start(total, done, failures)
     last_meta = 0.0
+    estimate = getattr(progress, "estimate", None)
+    if estimate is not None:
+        estimate(seconds_left())
     try:
         for event in executor.events():
             if isinstance(event, TaskStarted):
+                running[event.task.id] = time.monotonic()
+                if event.task.id in cost_jobs:
+                    said[event.task.id] = model.cost(cost_jobs[event.task.id])
                 progress.started(event.task.config, event.task.dataset)
                 continue
+            began = running.pop(event.task.id, None)
+            job = cost_jobs.pop(event.task.id, None)
+            if began is not None and job is not None:
+                setup = sum(s.seconds or 0.0 for s in event.setups)
+                took = max(time.monotonic() - began - setup, 0.0)
+                model.observe(job, took)
+                if event.task.id in said:
+                    recent.append((said.pop(event.task.id), took))
+            if estimate is not None:
+                estimate(seconds_left())
             cell = by_task[event.task.id]
             key = (cell.config.label, cell.dataset.name, cell.instance.id)
             optimum = plan.optimum(cell.dataset, cell.instance)
@@ -917,6 +968,56 @@ def execute(
     meta["complete"] = True
     res.write_meta(run_dir, meta)
     return Outcome(run_dir, meta, total, done, failures)
+
+
+def _priority(model: CostModel, job: Job, running, jobs: dict[int, Job]) -> float:
+    """Expected seconds, except while a (config, size, solvable) group has no cost
+    curve of its own and none of its cells runs: then its costliest cell goes
+    first, and once that is measured, its cell farthest in depth from it (the
+    cheap end). Two samples per group early make every later estimate, and the
+    ETA, the group's own; they cost little, and the costly one is due first anyway.
+    """
+    if any(jobs[i].key == job.key for i in running if i in jobs):
+        return model.cost(job)
+    if not model.measured(job.key):
+        return 1e9 + model.cost(job)
+    at = model.sampled_depth(job.key)
+    if at is not None and job.depth is not None and job.depth != at:
+        return 1e8 + abs(job.depth - at)
+    return model.cost(job)
+
+
+def _job(cell: Cell, task: Task, plan: Plan) -> Job:
+    """The cost model's view of one cell (see harness.measure.schedule)."""
+    inst = cell.instance
+    return Job(
+        key=(cell.config.label, inst.grid.label, inst.solvable),
+        depth=plan.optimum(cell.dataset, inst) if inst.solvable else None,
+        passes=len(task.passes),
+        limit=sum(task.pass_budget(p) for p in task.passes),
+    )
+
+
+def _stored_costs(plan: Plan, cells: Sequence[Cell], stored_by_cell, passes):
+    """(job, seconds) for cells an earlier session of this run measured: the sum of
+    their timed solves, scaled to all passes (a lower bound: it leaves out the
+    memory pass and the worker's own overhead)."""
+    for cell in cells:
+        rows = stored_by_cell.get(
+            (cell.config.label, cell.dataset.name, cell.instance.id), ()
+        )
+        timed = [float(r["seconds"]) for r in rows
+                 if r["measure"] == "time" and r["seconds"] not in ("", None)]  # fmt: skip
+        if not timed:
+            continue
+        inst = cell.instance
+        job = Job(
+            key=(cell.config.label, inst.grid.label, inst.solvable),
+            depth=plan.optimum(cell.dataset, inst) if inst.solvable else None,
+            passes=len(passes),
+            limit=float("inf"),
+        )
+        yield job, sum(timed) / len(timed) * len(passes)
 
 
 def start(

@@ -1,0 +1,187 @@
+"""Cost-aware scheduling and the ETA: the expected wall time of every cell.
+
+A cell's cost is the wall time its worker spends on it (every pass, set-up
+excluded). Before anything is measured the estimate comes from the instance alone:
+its optimal depth (search work grows about geometrically with depth), an
+unsolvable board counting as a full search, refused cells as free, and the time
+limits capping what any cell can take. As cells finish, each (config, size,
+solvable) group learns its own curve, ``log(cost) = a + b * depth`` by least
+squares, and groups without a sample of their own borrow the slope and level of
+the configs measured so far. The runner hands the queue to workers longest
+expected first (so no long cell starts last), and the ETA is the same estimate
+summed over what is left.
+
+Only the standard library: the model is evaluated once per worker hand-off.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+#: Growth of cost per move of optimal depth before any config has two depths
+#: measured (A* with Manhattan on 3x3 grows ~1.3-1.5x per move; blind BFS ~1.6x).
+DEFAULT_GROWTH = 1.4
+#: Cost of a depth-0 cell before anything is measured (seconds, all passes).
+DEFAULT_BASE = 0.01
+#: An unsolvable board needs a full search: priced like a solvable board this many
+#: moves deeper than the deepest one of its size (3x3: 31 moves).
+UNSOLVABLE_EXTRA_DEPTH = 4
+DEEPEST = {"2x2": 6, "2x3": 21, "3x3": 31, "3x4": 53, "4x4": 80}
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What the model needs to know about one cell."""
+
+    key: tuple[str, str, bool]  # (config label, size label, solvable)
+    depth: int | None  # optimal depth, None when unknown or unsolvable
+    passes: int  # passes still to run (repeats, warm-up, memory)
+    limit: float  # seconds the passes may take at most (their time limits)
+
+
+@dataclass(slots=True)
+class _Fit:
+    n: int = 0
+    sx: float = 0.0
+    sy: float = 0.0
+    sxx: float = 0.0
+    sxy: float = 0.0
+
+    def add(self, x: float, y: float) -> None:
+        self.n += 1
+        self.sx += x
+        self.sy += y
+        self.sxx += x * x
+        self.sxy += x * y
+
+    @property
+    def mean_x(self) -> float:
+        return self.sx / self.n
+
+    @property
+    def mean_y(self) -> float:
+        return self.sy / self.n
+
+    def slope(self) -> float | None:
+        """Least-squares slope, None when all samples share one depth."""
+        var = self.sxx - self.sx * self.sx / self.n
+        if self.n < 2 or var < 1e-9:
+            return None
+        return (self.sxy - self.sx * self.sy / self.n) / var
+
+
+@dataclass
+class CostModel:
+    """Expected seconds per cell, learnt from the cells of this run."""
+
+    growth: float = DEFAULT_GROWTH
+    base: float = DEFAULT_BASE
+    _fits: dict[tuple[str, str, bool], _Fit] = field(default_factory=dict)
+    _memo: dict[tuple, float] = field(default_factory=dict)
+
+    # ---- learning
+
+    def observe(self, job: Job, seconds: float) -> None:
+        """Record that ``job`` took ``seconds`` (wall, set-up excluded)."""
+        per_pass = max(seconds, 1e-4) / max(job.passes, 1)
+        self._fits.setdefault(job.key, _Fit()).add(
+            float(self._depth(job)), math.log(per_pass)
+        )
+        self._memo.clear()
+
+    def observe_all(self, samples: Iterable[tuple[Job, float]]) -> None:
+        for job, seconds in samples:
+            self.observe(job, seconds)
+
+    def measured(self, key: tuple[str, str, bool]) -> bool:
+        """Whether a cell of this (config, size, solvable) group was observed."""
+        return key in self._fits
+
+    def sampled_depth(self, key: tuple[str, str, bool]) -> float | None:
+        """The one depth a group was observed at, None when it has no sample or
+        its own slope already (samples at two depths or more)."""
+        fit = self._fits.get(key)
+        if fit is None or fit.slope() is not None:
+            return None
+        return fit.mean_x
+
+    # ---- estimating
+
+    @staticmethod
+    def _depth(job: Job) -> float:
+        if job.depth is not None:
+            return float(job.depth)
+        deepest = DEEPEST.get(job.key[1], 31)
+        return float(deepest + (UNSOLVABLE_EXTRA_DEPTH if not job.key[2] else 0))
+
+    def _slope(self, key: tuple[str, str, bool]) -> float:
+        own = self._fits.get(key)
+        if own is not None and own.slope() is not None:
+            return max(own.slope(), 0.0)
+        slopes = [s for f in self._fits.values() if (s := f.slope()) is not None]
+        if slopes:
+            return max(_median(slopes), 0.0)
+        return math.log(self.growth)
+
+    def per_pass(self, job: Job) -> float:
+        """Expected seconds of one pass of ``job`` (before the time-limit cap)."""
+        x = self._depth(job)
+        memo_key = (job.key, x)
+        if memo_key in self._memo:
+            return self._memo[memo_key]
+        own = self._fits.get(job.key)
+        if own is not None:
+            log_cost = own.mean_y + self._slope(job.key) * (x - own.mean_x)
+        else:
+            # No sample of this config yet: the median level of the measured
+            # configs of this size, else of any size, else the prior.
+            slope = self._slope(job.key)
+            levels = [
+                f.mean_y - slope * f.mean_x
+                for k, f in self._fits.items()
+                if k[1] == job.key[1]
+            ] or [f.mean_y - slope * f.mean_x for f in self._fits.values()]
+            level = _median(levels) if levels else math.log(self.base)
+            log_cost = level + slope * x
+        value = math.exp(min(log_cost, 50.0))
+        self._memo[memo_key] = value
+        return value
+
+    def cost(self, job: Job) -> float:
+        """Expected wall seconds of the whole job, capped by its time limits."""
+        return min(self.per_pass(job) * max(job.passes, 1), job.limit)
+
+    def order(self, jobs: Iterable[Job]) -> list[int]:
+        """Indices of ``jobs``, longest expected first (stable among equals)."""
+        jobs = list(jobs)
+        return sorted(range(len(jobs)), key=lambda i: -self.cost(jobs[i]))
+
+
+def eta(
+    model: CostModel,
+    pending: Iterable[Job],
+    running: Iterable[tuple[Job, float]],
+    workers: int,
+) -> float:
+    """Seconds until the last cell is expected to finish: the work left spread over
+    ``workers``, but never less than the longest single cell still to finish
+    (one cell runs on one worker). ``running``: (job, seconds it has run)."""
+    work = longest = 0.0
+    for job in pending:
+        c = model.cost(job)
+        work += c
+        longest = max(longest, c)
+    for job, elapsed in running:
+        # A cell past its estimate is expected to need a little more, not nothing.
+        c = max(model.cost(job) - elapsed, 0.1 * model.cost(job))
+        work += c
+        longest = max(longest, c)
+    return max(work / max(workers, 1), longest)
+
+
+def _median(values: list[float]) -> float:
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
