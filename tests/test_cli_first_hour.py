@@ -198,3 +198,33 @@ def test_cactus_plot_ticks_whole_instance_counts(monkeypatch, tmp_path):
     plots._cactus_plot(answered, inst, plots.style_map(["a", "b"]), tmp_path, None)
     assert ticks and all(float(t).is_integer() for t in ticks), ticks
     assert np.isfinite(ticks).all()
+
+
+# ------------------------------------------------------------ from a wheel
+
+
+def test_committed_datasets_without_files_are_built_once_then_cached(
+    monkeypatch, tmp_path
+):
+    """An installed wheel has no datasets/ folder: the recipes build the committed
+    sets, once; later loads read the cached copy (`datasets list` stays quick)."""
+    from harness.datasets import catalogue
+
+    monkeypatch.setattr(catalogue, "repo_datasets_dir", lambda: None)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("NPUZZLE_DATASETS", raising=False)
+    first = catalogue.load_dataset("8-seeds")
+    assert first.path is None
+    assert len(list((tmp_path / "cache" / "datasets").glob("*/8-seeds.jsonl"))) == 1
+
+    def no_build(name):
+        raise AssertionError(f"{name} was built again")
+
+    monkeypatch.setattr(catalogue, "build", no_build)
+    again = catalogue.load_dataset("8-seeds")
+    assert again.checksum == first.checksum and again.path is None
+    shown = CliRunner().invoke(app, ["datasets", "show", "8-seeds"])
+    assert shown.exit_code == 0, shown.output
+    path_line = next(x for x in shown.stdout.splitlines() if x.strip().startswith("path:"))
+    assert "None" not in path_line and "built in" in path_line

@@ -163,7 +163,10 @@ def show_command(
         return
     params = " ".join(f"{k}={v}" for k, v in s["params"].items())
     for label, value in [
-        ("name", s["name"]), ("path", s["path"]), ("size", s["size"]),
+        ("name", s["name"]),
+        ("path", s["path"] or "built in (made from its recipe in "
+                              "harness/datasets/catalogue.py)"),
+        ("size", s["size"]),
         ("goal", f"{s['goal']} ({format_board(ds.goal)})"),
         ("instances", f"{s['instances']} ({s['solvable']} solvable, "
                       f"{s['unsolvable']} unsolvable, {s['unknown_depth']} of "
