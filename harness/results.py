@@ -518,26 +518,6 @@ def contradiction_text(entry: dict[str, Any]) -> str:
     )
 
 
-_BOOLS = {"True": True, "true": True, "False": False, "false": False}
-
-
-def _to_bool(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    return _BOOLS.get(value) if isinstance(value, str) else None
-
-
-def read_run(run_dir: Path | str):
-    """``(meta, rows)`` of a stored run: the meta dict and a typed DataFrame with the
-    schema's columns. ResultsError (one line, naming the file) for an unreadable run
-    or an unknown schema version."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise ResultsError(f"{run_dir}: no such run directory")
-    meta = read_meta(run_dir)
-    return meta, rows_frame(read_row_dicts(run_dir))
-
-
 def utc_now() -> str:
     """ISO 8601 UTC time with seconds, ``2026-12-02T17:00:00Z``."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

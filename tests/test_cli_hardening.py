@@ -194,7 +194,9 @@ def test_a_contradicted_label_is_first_class(tmp_path, wrong_label_file):
         "instance is unknown"
     ]
     # the flag column, and is_optimal unknown on every row of that instance
-    _, rows = res.read_run(run_dir)
+    from harness import analysis
+
+    _, rows = analysis.read_run(run_dir)
     t0 = rows["instance"] == "t000"
     assert rows.loc[t0, res.CONTRADICTED].all() and not rows.loc[~t0, res.CONTRADICTED].any()
     assert rows.loc[t0, "is_optimal"].isna().all()
@@ -225,13 +227,17 @@ def test_a_contradicted_label_is_first_class(tmp_path, wrong_label_file):
 
 
 def test_mark_contradicted_labels_blanks_every_config_on_the_instance():
-    frame = res.rows_frame([
-        {**dict.fromkeys(res.COLUMNS, ""), "dataset": "d", "instance": i,
-         "config": c, "measure": "time", "repeat": "0", "status": "solved",
-         "optimal_length": "6", "path_length": n, "is_optimal": opt}
+    from harness.analysis import typed_rows
+
+    frame = typed_rows([
+        {**dict.fromkeys(res.COLUMNS, ""), "run_id": "r", "dataset": "d",
+         "instance": i, "size": "3x3", "goal": "standard", "solvable": "True",
+         "solver": c, "heuristic": "none", "config": c, "measure": "time",
+         "repeat": "0", "status": "solved", "optimal_length": "6",
+         "path_length": n, "is_optimal": opt}
         for i, c, n, opt in [("a", "optimal", "4", ""), ("a", "greedy", "6", "True"),
                              ("b", "greedy", "8", "False")]
-    ])  # fmt: skip
+    ], "rows.csv")  # fmt: skip
     assert list(frame[res.CONTRADICTED]) == [True, True, False]
     assert frame["is_optimal"].isna().tolist() == [True, True, False]
     assert res.contradicted_labels(frame) == [
