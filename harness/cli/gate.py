@@ -21,7 +21,8 @@ def gate(
     baseline: Annotated[
         Path | None,
         typer.Option(
-            help="Baseline file [default: harness/data/golden_counters.json]."
+            help="Baseline file.",
+            show_default="harness/data/golden_counters.json, shipped in the package",
         ),
     ] = None,
     verbose: Annotated[
