@@ -125,7 +125,8 @@ def test_quiet_prints_the_summary_and_the_run_directory_only(quiet_run):
     lines = proc.stdout.splitlines()
     assert lines[0].split()[:4] == ["config", "dataset", "solved", "optimal"]
     assert lines[-1].startswith(str(out))
-    assert len(lines) == 4  # header, rule, one row, run directory
+    assert len(lines) == 5  # header, rule, one row, what "common" means, run dir
+    assert lines[3].startswith("common: ")
 
 
 def test_node_count_medians_are_whole_numbers(quiet_run):
