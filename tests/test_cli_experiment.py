@@ -29,7 +29,8 @@ def test_adding_one_heuristic_runs_only_its_cells(tmp_path) -> None:
                             "8-seeds", *QUICK, "--out", out))  # fmt: skip
     loud = [a for a in QUICK if a != "--quiet"]  # -q would print no progress line
     second = invoke("--solvers", "astar_dict[manhattan],astar_dict[misplaced]",
-                    "--datasets", "8-seeds", *loud, "--out", out, "--reuse", first)  # fmt: skip
+                    "--datasets", "8-seeds", *loud, "--out", out,
+                    "--reuse", first)  # fmt: skip
     new = _run_dir(second)
     assert f"reused 3 finished cells from {first} (3)" in second.stderr
     assert "3 of 6 cells need no solving" in second.stderr

@@ -194,7 +194,9 @@ def test_cactus_plot_ticks_whole_instance_counts(monkeypatch, tmp_path):
         return plot_dir / f"{name}.png"
 
     monkeypatch.setattr(plots, "_save", keep)
-    answered = pd.DataFrame({"config": ["a", "a", "b"], "seconds": [0.001, 0.002, 0.003]})
+    answered = pd.DataFrame(
+        {"config": ["a", "a", "b"], "seconds": [0.001, 0.002, 0.003]}
+    )
     inst = pd.DataFrame({"dataset": ["d", "d"], "instance": ["i1", "i2"]})
     plots._cactus_plot(answered, inst, plots.style_map(["a", "b"]), tmp_path, None)
     assert ticks and all(float(t).is_integer() for t in ticks), ticks
@@ -227,5 +229,7 @@ def test_committed_datasets_without_files_are_built_once_then_cached(
     assert again.checksum == first.checksum and again.path is None
     shown = CliRunner().invoke(app, ["datasets", "show", "8-seeds"])
     assert shown.exit_code == 0, shown.output
-    path_line = next(x for x in shown.stdout.splitlines() if x.strip().startswith("path:"))
+    path_line = next(
+        x for x in shown.stdout.splitlines() if x.strip().startswith("path:")
+    )
     assert "None" not in path_line and "built in" in path_line

@@ -67,8 +67,12 @@ def test_memory_limit_out_of_range_is_refused(tmp_path, value):
 
 
 def test_library_refuses_the_same_values():
-    for kwargs in ({"timeout": float("inf")}, {"timeout": 1e8},
-                   {"setup_timeout": float("inf")}, {"memory_limit_mb": -5}):  # fmt: skip
+    for kwargs in (
+        {"timeout": float("inf")},
+        {"timeout": 1e8},
+        {"setup_timeout": float("inf")},
+        {"memory_limit_mb": -5},
+    ):
         with pytest.raises(runner.RunError):
             runner.make_plan("astar_dict", "8-seeds", **kwargs)
     plan = runner.make_plan("astar_dict", "8-seeds", timeout=86_400, memory_limit_mb=0)
@@ -114,8 +118,8 @@ def test_resume_with_a_malformed_middle_row_is_a_user_error_then_repairable(tmp_
     removed = lines[3]
     rows_file.write_text("".join([*lines[:3], broken, *lines[4:]]))
     meta = res.read_meta(run_dir)
-    res.write_meta(run_dir, {**{k: v for k, v in meta.items()
-                                if k != "schema_version"}, "complete": False})  # fmt: skip
+    meta = {k: v for k, v in meta.items() if k != "schema_version"}
+    res.write_meta(run_dir, {**meta, "complete": False})
 
     proc = harness("run", "--resume", run_dir.name, "--out", str(tmp_path), "-q")
     assert_one_line_error(
@@ -198,7 +202,8 @@ def test_a_contradicted_label_is_first_class(tmp_path, wrong_label_file):
 
     _, rows = analysis.read_run(run_dir)
     t0 = rows["instance"] == "t000"
-    assert rows.loc[t0, res.CONTRADICTED].all() and not rows.loc[~t0, res.CONTRADICTED].any()
+    assert rows.loc[t0, res.CONTRADICTED].all()
+    assert not rows.loc[~t0, res.CONTRADICTED].any()
     assert rows.loc[t0, "is_optimal"].isna().all()
     assert rows.loc[~t0, "is_optimal"].fillna(False).all()
     # the report's findings open with it
@@ -211,7 +216,8 @@ def test_a_contradicted_label_is_first_class(tmp_path, wrong_label_file):
     assert run_findings(load_run(run_dir))[0].startswith("Dataset label contradicted")
     # without --strict the run succeeds
     lenient = harness(
-        "run", "--solvers", "astar_dict[manhattan]", "--datasets", str(wrong_label_file),
+        "run", "--solvers", "astar_dict[manhattan]",
+        "--datasets", str(wrong_label_file),
         "--repeats", "1", "--no-memory", "--jobs", "1", "-q", "--no-report",
         "--out", str(out),
     )  # fmt: skip
@@ -220,7 +226,9 @@ def test_a_contradicted_label_is_first_class(tmp_path, wrong_label_file):
     show = harness("datasets", "show", str(wrong_label_file), "--results-dir", str(out))
     assert show.returncode == 0, show.stderr
     assert "contradicted: 1 label(s)" in show.stdout
-    assert "label contradicted: wrong44 t000: the dataset labels it 6 moves" in show.stdout
+    assert (
+        "label contradicted: wrong44 t000: the dataset labels it 6 moves" in show.stdout
+    )
     clean = harness("datasets", "show", str(wrong_label_file),
                     "--results-dir", str(tmp_path / "none"))  # fmt: skip
     assert "contradicted: none found" in clean.stdout

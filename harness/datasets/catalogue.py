@@ -311,8 +311,8 @@ def _recipe_fingerprint() -> str:
 def _cached_build(name: str) -> Dataset:
     """A committed dataset with no file on the search path (an installed wheel):
     built from its recipe once, then read back from the user cache (a file in
-    ``$NPUZZLE_CACHE/datasets/<fingerprint>/``), validated like any file. ``path`` stays None:
-    the dataset is built in, the cache is only a copy."""
+    ``$NPUZZLE_CACHE/datasets/<fingerprint>/``), validated like any file. ``path``
+    stays None: the dataset is built in, the cache is only a copy."""
     from dataclasses import replace
 
     from harness.cache import cache_dir

@@ -1006,8 +1006,11 @@ def _stored_costs(plan: Plan, cells: Sequence[Cell], stored_by_cell, passes):
         rows = stored_by_cell.get(
             (cell.config.label, cell.dataset.name, cell.instance.id), ()
         )
-        timed = [float(r["seconds"]) for r in rows
-                 if r["measure"] == "time" and r["seconds"] not in ("", None)]  # fmt: skip
+        timed = [
+            float(r["seconds"])
+            for r in rows
+            if r["measure"] == "time" and r["seconds"] not in ("", None)
+        ]
         if not timed:
             continue
         inst = cell.instance
