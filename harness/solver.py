@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from harness.defaults import BUDGET_SECONDS
 from harness.heuristics import Heuristic, all_heuristics
+from harness.heuristics.registry import registration_order
 from harness.puzzle import Board, Grid, Moves
 
 ENTRY_POINT_GROUP = "npuzzle_harness.solvers"
@@ -86,7 +87,8 @@ class SolverSpec:
     name: str
     solve: SolveFn
     optimal: bool
-    heuristics: tuple[str, ...] = ()
+    #: Heuristics named by the solver (a fixed list); empty when it uses ``needs``.
+    listed: tuple[str, ...] = ()
     default_heuristic: str | None = None
     description: str = ""
     refuses: Refusal = _accepts_all
@@ -98,10 +100,27 @@ class SolverSpec:
     #: An external program (:class:`harness.external.Program`): the worker runs
     #: and measures the child process instead of calling ``solve``.
     external: Any = None
+    #: Capabilities a heuristic must provide (``harness.heuristics.EVALUATE``,
+    #: ``TILE_COST``, ``kernel("ida")``, ...): every registered heuristic that
+    #: provides them all is taken, plugins' included. Empty: ``listed`` or blind.
+    needs: tuple[str, ...] = ()
+
+    @property
+    def heuristics(self) -> tuple[str, ...]:
+        """The heuristics it takes: ``listed``, or every registered one meeting
+        ``needs`` (the default first, then in registration order)."""
+        if self.listed or not self.needs:
+            return self.listed
+        infos = all_heuristics()
+        names = [n for n in registration_order() if infos[n].meets(self.needs)]
+        if self.default_heuristic in names:
+            names.remove(self.default_heuristic)
+            names.insert(0, self.default_heuristic)
+        return tuple(names)
 
     @property
     def uses_heuristic(self) -> bool:
-        return bool(self.heuristics)
+        return bool(self.listed or self.needs)
 
     def source_sha256(self) -> str:
         """Hash of the solver's source file, to tell results of changed code apart."""
@@ -140,6 +159,7 @@ def register(
     *,
     optimal: bool,
     heuristics: tuple[str, ...] = (),
+    needs: tuple[str, ...] = (),
     default_heuristic: str | None = None,
     refuses: Refusal | None = None,
     prepare: Prepare | None = None,
@@ -148,9 +168,14 @@ def register(
 ) -> Callable[[SolveFn], SolveFn]:
     """Decorator adding a solver under ``name`` (module stem == registry key).
 
-    ``heuristics`` lists the heuristics it accepts (empty for blind search);
-    ``default_heuristic`` is used when the user names the solver bare.
+    ``needs`` names the capabilities it needs from a heuristic (e.g.
+    ``(EVALUATE,)``: any ``h(board)``); it then takes every registered heuristic
+    that provides them. ``heuristics`` instead lists names (a fixed list); neither:
+    blind search. ``default_heuristic`` is used when the user names the solver
+    bare (default: the first listed).
     """
+    if heuristics and needs:
+        raise ValueError(f"solver {name!r}: give heuristics or needs, not both")
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
     if heuristics and default_heuristic is None:
@@ -162,7 +187,8 @@ def register(
             name=name,
             solve=solve,
             optimal=optimal,
-            heuristics=tuple(heuristics),
+            listed=tuple(heuristics),
+            needs=tuple(needs),
             default_heuristic=default_heuristic,
             description=(doc or "").strip().splitlines()[0] if doc else "",
             refuses=refuses or _accepts_all,
@@ -181,6 +207,8 @@ def register_spec(name: str, **fields: Any) -> SolverSpec:
     external programs of :mod:`harness.external`)."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
+    if "heuristics" in fields:
+        fields["listed"] = tuple(fields.pop("heuristics"))
     spec = SolverSpec(name=name, module=fields.pop("module", "harness.external"),
                       **fields)  # fmt: skip
     _REGISTRY[name] = spec
@@ -207,15 +235,21 @@ def all_solvers() -> dict[str, SolverSpec]:
 
 @contextmanager
 def scoped_registry() -> Iterator[None]:
-    """Solvers registered inside the block (plugins) are forgotten when it ends,
-    so a long-lived process does not carry one caller's plugins into the next."""
+    """Solvers and heuristics registered inside the block (plugins) are forgotten
+    when it ends, so a long-lived process does not carry one caller's plugins into
+    the next."""
+    from harness.heuristics import registry as heuristics
+
     all_solvers()  # built-ins belong to every scope
-    saved = dict(_REGISTRY)
+    heuristics.all_heuristics()
+    saved, saved_h = dict(_REGISTRY), dict(heuristics._REGISTRY)
     try:
         yield
     finally:
         _REGISTRY.clear()
         _REGISTRY.update(saved)
+        heuristics._REGISTRY.clear()
+        heuristics._REGISTRY.update(saved_h)
 
 
 def load_plugin(target: str) -> list[str]:
@@ -280,7 +314,7 @@ def parse_config(token: str) -> SolverConfig:
     if heuristic == "":
         raise KeyError(f"{token!r}: empty heuristic name")
     if heuristic is None:
-        heuristic = spec.default_heuristic
+        heuristic = spec.default_heuristic or next(iter(spec.heuristics), None)
     elif not spec.heuristics:
         raise KeyError(f"solver {name!r} is blind and takes no heuristic ({token!r})")
     elif heuristic not in spec.heuristics:

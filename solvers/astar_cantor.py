@@ -35,7 +35,7 @@ from array import array
 from heapq import heappop, heappush
 from math import factorial
 
-from harness.heuristics import Heuristic, LineConflicts, manhattan
+from harness.heuristics import EVALUATE, NO_TABLES, Heuristic, LineConflicts, manhattan
 from harness.puzzle import MOVE_ORDER, Board, Grid, Moves, is_solvable, rank
 from harness.solver import Counters, register
 
@@ -82,7 +82,7 @@ def _moves_table(g: Grid, weight: list[int]) -> tuple:
 @register(
     "astar_cantor",
     optimal=True,
-    heuristics=("manhattan", "linear_conflict", "misplaced"),
+    needs=(EVALUATE, NO_TABLES),  # any h(board) made without tables
     default_heuristic="manhattan",
     refuses=_refuses,
     sizes=f"at most {MAX_CELLS} cells (2x2 .. 3x3, 2x4, 2x5)",

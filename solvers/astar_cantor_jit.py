@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from math import factorial
 
-from harness.heuristics import Heuristic, make_heuristic
+from harness.heuristics import Heuristic, all_heuristics, kernel, make_heuristic
 from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register
 
@@ -51,25 +51,19 @@ _args_memo: dict[tuple, tuple] = {}
 
 
 def _kernel_args(goal: Board, g: Grid, heuristic: Heuristic) -> tuple:
-    """Heuristic arrays for the kernel: (cost, conflicts, lines...), once per goal."""
+    """Heuristic arrays for the kernel: (cost, conflicts, lines...), once per goal.
+    The heuristic's declared ``astar_cantor`` kernel gives (cost, conflicts)."""
     key = (heuristic.name, goal, g.rows, g.cols)
     if key not in _args_memo:
         import numpy as np
 
         from harness import kernels
 
-        cost, line_cells, line_len, goal_row, goal_col, rows, _ = (
+        _, line_cells, line_len, goal_row, goal_col, rows, _ = (
             kernels.conflict_arrays(goal, g)
         )
-        if heuristic.name == "linear_conflict":
-            conflicts = True
-        elif heuristic.tile_cost is not None:
-            cost = np.array(heuristic.tile_cost, dtype=np.int16)
-            conflicts = False
-        else:
-            raise ValueError(
-                f"astar_cantor_jit cannot evaluate heuristic {heuristic.name!r}"
-            )
+        own = all_heuristics()[heuristic.name].kernel("astar_cantor", heuristic)
+        cost, conflicts = own.args
         fact = np.array([factorial(i) for i in range(g.cells + 1)], dtype=np.int64)
         _args_memo[key] = (
             kernels.neighbour_array(g),
@@ -109,7 +103,7 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
 @register(
     "astar_cantor_jit",
     optimal=True,
-    heuristics=("manhattan", "linear_conflict", "misplaced"),
+    needs=(kernel("astar_cantor"),),  # a tile cost table, optionally + conflicts
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,

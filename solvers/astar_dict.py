@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from heapq import heappop, heappush
 
-from harness.heuristics import Heuristic, LineConflicts, manhattan
+from harness.heuristics import EVALUATE, NO_TABLES, Heuristic, LineConflicts, manhattan
 from harness.puzzle import Board, Grid, Moves, is_solvable
 from harness.solver import Counters, register
 
@@ -67,7 +67,7 @@ def _path(parent: dict[Board, Board | None], board: Board, g: Grid) -> Moves:
 @register(
     "astar_dict",
     optimal=True,
-    heuristics=("manhattan", "linear_conflict", "misplaced"),
+    needs=(EVALUATE, NO_TABLES),  # any h(board) made without tables
     default_heuristic="manhattan",
     refuses=_refuses,
     sizes="any (larger than 3x3: depth-limited, see refusals)",

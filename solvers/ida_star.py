@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sys
 
-from harness.heuristics import Heuristic, LineConflicts, manhattan
+from harness.heuristics import EVALUATE, NO_TABLES, Heuristic, LineConflicts, manhattan
 from harness.puzzle import MOVE_ORDER, Board, Grid, Moves, is_solvable
 from harness.solver import Counters, register
 
@@ -78,7 +78,7 @@ def _allowed_moves(g: Grid, deltas: list | None) -> tuple:
 @register(
     "ida_star",
     optimal=True,
-    heuristics=("manhattan", "linear_conflict", "misplaced"),
+    needs=(EVALUATE, NO_TABLES),  # any h(board) made without tables
     default_heuristic="manhattan",
     refuses=_refuses,
     budget_seconds=120.0,

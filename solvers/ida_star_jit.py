@@ -26,21 +26,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import harness.heuristics.pdb  # noqa: F401  (registers the pdb* heuristics; stdlib-only import)
-from harness.heuristics import Heuristic, make_heuristic
+from harness.heuristics import (
+    Heuristic,
+    Kernel,
+    all_heuristics,
+    kernel,
+    make_heuristic,
+)
 from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register
 
-HEURISTICS = (
-    "manhattan",
-    "linear_conflict",
-    "walking_distance",
-    "misplaced",
-    "pdb663",
-    "pdb555",
-    "pdb44",
-    "pdb78",
-)
 #: Deepest known optimum taken on boards larger than 3x3, per heuristic, so a
 #: solve fits the budget at the measured rates (~78M nodes/s manhattan, ~17M/s
 #: linear conflict): Korf's 100 need up to 6e9 nodes with manhattan. Walking
@@ -57,8 +52,11 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     """Decline pattern databases on grids they are not built for, and deep boards
     with weak heuristics on grids larger than 3x3."""
     heuristic = heuristic or "manhattan"
-    if heuristic.startswith("pdb"):
-        return harness.heuristics.pdb.refusal(heuristic, g)
+    info = all_heuristics().get(heuristic)
+    if info is not None and info.refuses(g):  # e.g. pattern databases' own grids
+        return info.refuses(g)
+    if heuristic.startswith("pdb"):  # pattern databases take any depth
+        return None
     if g.cells <= 9 or depth is None:
         return None
     limit = _MAX_DEPTH_LARGE.get(heuristic, 58)
@@ -70,42 +68,17 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     return None
 
 
-#: (heuristic name, goal, rows, cols) -> (heuristic data it was built from, args)
-_args_memo: dict[tuple, tuple[Any, tuple[str, tuple]]] = {}
+#: (heuristic name, goal, rows, cols) -> (heuristic data it was built from, kernel)
+_args_memo: dict[tuple, tuple[Any, Kernel]] = {}
 
 
-def _kernel_args(goal: Board, g: Grid, heuristic: Heuristic) -> tuple[str, tuple]:
-    """(kernel name, heuristic arrays) for this heuristic, built once per process
-    (and again if the heuristic comes with other PDB tables)."""
+def _kernel(goal: Board, g: Grid, heuristic: Heuristic) -> Kernel:
+    """The heuristic's declared ``ida`` kernel, built once per process (and again
+    if the heuristic comes with other tables)."""
     key = (heuristic.name, goal, g.rows, g.cols)
     if key in _args_memo and _args_memo[key][0] is heuristic.data:
         return _args_memo[key][1]
-    import numpy as np
-
-    from harness import kernels
-
-    if heuristic.data is not None and heuristic.name.startswith("pdb"):
-        a = heuristic.data.arrays
-        args: tuple[Any, ...] = (
-            a["tables"], a["offsets"], a["gtiles"], a["gsize"], a["gmult"],
-            a["tile_group"], a["mirror"], a["moffsets"], a["mtiles"],
-            a["mtile_group"], a["mcellmap"], a["popcnt"], a["packed"], a["gcost"],
-        )
-        result = ("ida_pdb", args)
-    elif heuristic.name == "walking_distance":
-        a = heuristic.data.arrays
-        result = (
-            "ida_walking_distance",
-            (a["row_dist"], a["row_next"], a["col_dist"], a["col_next"],
-             a["goal_row"], a["goal_col"]),
-        )
-    elif heuristic.name == "linear_conflict":
-        result = ("ida_linear_conflict", kernels.conflict_arrays(goal, g))
-    elif heuristic.tile_cost is not None:
-        cost = np.array(heuristic.tile_cost, dtype=np.int16)
-        result = ("ida_additive", (cost,))
-    else:
-        raise ValueError(f"ida_star_jit cannot evaluate heuristic {heuristic.name!r}")
+    result = all_heuristics()[heuristic.name].kernel("ida", heuristic)
     _args_memo[key] = (heuristic.data, result)
     return result
 
@@ -119,9 +92,8 @@ def _run(start: Board, goal: Board, g: Grid, heuristic: Heuristic, stats) -> Mov
 
     from harness import kernels
 
-    name, args = _kernel_args(goal, g, heuristic)
-    if name == "ida_walking_distance":  # the start's count states lead the tables
-        args = (*heuristic.data.ids(start), *args)
+    k = _kernel(goal, g, heuristic)
+    args = (*k.start_args(start), *k.args) if k.start_args else k.args
     board = np.array(start, dtype=np.int8)
     target = _goal_arrays.get(goal)
     if target is None:  # per goal, read-only: a 3x3 solve takes microseconds
@@ -131,7 +103,7 @@ def _run(start: Board, goal: Board, g: Grid, heuristic: Heuristic, stats) -> Mov
         _path_buffer.append(np.zeros(kernels.MAX_PATH + 1, dtype=np.int8))
     path = _path_buffer[0]
     nbr = kernels.neighbour_array(g)
-    length = getattr(kernels, name)(board, target, nbr, *args, stats, path)
+    length = getattr(kernels, k.function)(board, target, nbr, *args, stats, path)
     if length < 0:
         raise RuntimeError(f"ida_star_jit: no path within {kernels.MAX_PATH} moves")
     return kernels.moves_to_str(path, length)
@@ -151,7 +123,7 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
 @register(
     "ida_star_jit",
     optimal=True,
-    heuristics=HEURISTICS,
+    needs=(kernel("ida"),),  # any heuristic with a compiled IDA* kernel
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,

@@ -1,5 +1,6 @@
 """The README's promises that a test can keep: the two set-up commands lead the file,
-and its "Writing a solver" example works as a plugin exactly as printed."""
+and its "Writing a solver / heuristic / generator" examples work as plugins exactly as
+printed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typer.testing import CliRunner
 
 from harness.analysis import read_run
 from harness.cli import app
+from harness.datasets import generators
+from harness.solver import scoped_registry
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
@@ -48,6 +51,49 @@ def test_writing_a_solver_example_runs_as_a_plugin(tmp_path: Path) -> None:
     assert len(greedy) == 3 and set(greedy.status) == {"solved"}
     assert (greedy.path_length >= greedy.optimal_length).all()
     assert (greedy.generated > 0).all()
+
+
+def test_writing_a_heuristic_and_a_generator_examples_run_as_one_plugin(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setattr(generators, "_REGISTRY", dict(generators._REGISTRY))
+    heuristic, generator = (
+        [b for b in _blocks("python") if "@register_heuristic(" in b][0],
+        [b for b in _blocks("python") if "@register_generator(" in b][0],
+    )
+    plugin = tmp_path / "my_plugin.py"
+    plugin.write_text(heuristic + "\n\n" + generator)
+    with scoped_registry():
+        listed = CliRunner().invoke(app, ["solvers", "--plugin", str(plugin)])
+        assert listed.exit_code == 0, listed.output
+        assert "misplaced_plus:" in listed.output
+        takes = [ln for ln in listed.output.splitlines() if "misplaced_plus" in ln]
+        assert len(takes) >= 4  # astar_dict, astar_cantor, ida_star + its own line
+        helped = CliRunner().invoke(
+            app, ["datasets", "generate", "--plugin", str(plugin), "--help"]
+        )
+        assert helped.exit_code == 0, helped.output
+        assert "long_walks" in helped.output
+        made = CliRunner().invoke(
+            app,
+            ["datasets", "generate", "--plugin", str(plugin), "long_walks",
+             "--size", "3x3", "--count", "3", "--length", "3", "--name", "walks",
+             "--out", str(tmp_path)],
+        )
+        assert made.exit_code == 0, made.output
+        result = CliRunner().invoke(
+            app,
+            ["run", "--plugin", str(plugin), "--solvers",
+             "astar_dict[misplaced_plus],ida_star[misplaced_plus]",
+             "--datasets", str(tmp_path / "walks.jsonl"), "--repeats", "1",
+             "--no-memory", "--jobs", "1", "--no-report", "--quiet",
+             "--out", str(tmp_path / "results")],
+        )
+    assert result.exit_code == 0, result.output
+    _, rows = read_run(Path(result.output.strip().splitlines()[-1]))
+    assert set(rows.heuristic) == {"misplaced_plus"}
+    assert len(rows) == 6 and set(rows.status) == {"solved"}
+    assert (rows.path_length == rows.optimal_length).all()
 
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "compare-heuristics.toml"

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperCommand
 
 from harness.cli.common import app, fail, size_and_goal
 
@@ -27,11 +28,32 @@ class Format(StrEnum):
     csv = "csv"
 
 
-class Generator(StrEnum):
-    random_walk = "random_walk"
-    uniform = "uniform"
-    unsolvable = "unsolvable"
-    depth_strata = "depth_strata"
+class _GenerateCommand(TyperCommand):
+    """Help lists the registered generators when shown, so those of ``--plugin``
+    (given before ``--help``) appear too; the library is imported only then."""
+
+    def format_help(self, ctx, formatter) -> None:
+        from harness.datasets import all_generators
+
+        for param in self.params:
+            if param.name == "generator":
+                param.help = "How boards are drawn: " + "; ".join(
+                    f"{name}: {info.description}"
+                    for name, info in all_generators().items()
+                ) + "."
+        super().format_help(ctx, formatter)
+
+
+def _load_plugins(values: list[str] | None) -> list[str] | None:
+    """Eager ``--plugin``: load before the generator argument is checked."""
+    from harness.external import load_plugin
+
+    for target in values or ():
+        try:
+            load_plugin(target)
+        except ImportError as err:
+            raise fail(f"--plugin {target}: {err}") from None
+    return values
 
 
 def _depths(summary: dict) -> str:
@@ -213,16 +235,10 @@ def _progress():
     return update, bar.stop
 
 
-@datasets_app.command("generate")
+@datasets_app.command("generate", cls=_GenerateCommand)
 def generate_command(
     generator: Annotated[
-        Generator,
-        typer.Argument(
-            metavar="GENERATOR",
-            help="How boards are drawn: "
-            + ", ".join(g.value for g in Generator) + ".",
-            show_choices=False,
-        ),
+        str, typer.Argument(metavar="GENERATOR", help="How boards are drawn.")
     ],
     name: Annotated[str, typer.Option(help="Dataset name (file NAME.jsonl).")],
     size: Annotated[str, typer.Option(help="Board size ROWSxCOLS, e.g. 3x3.")] = "3x3",
@@ -255,6 +271,14 @@ def generate_command(
         "datasets"
     ),
     force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--plugin", is_eager=True, callback=_load_plugins,
+            help="Load generators (and solvers) from a module or .py file "
+                 "(repeatable; before --help to list its generators).",
+        ),
+    ] = None,
 ) -> None:
     """Generate a dataset deterministically from (generator, parameters, seed)."""
     from harness.datasets import (
@@ -272,7 +296,7 @@ def generate_command(
     update, close = _progress()
     try:
         ds = generate(
-            generator.value, g, target, name=name, seed=seed, count=count,
+            generator, g, target, name=name, seed=seed, count=count,
             length=length, depths=parse_depths(depth) if depth else None,
             unsolvable=unsolvable, label=label, description=description,
             progress=update,

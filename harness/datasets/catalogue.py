@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from harness.datasets.generators import GENERATORS, IMPORTERS, generate, parse_depths
+from harness.datasets.generators import (
+    IMPORTERS,
+    all_generators,
+    generate,
+    parse_depths,
+)
 from harness.datasets.jsonl import make_dataset, parse_dataset
 from harness.datasets.labels import oracle_labeller
 from harness.datasets.model import SELECTIONS, Dataset, DatasetError, Instance
@@ -212,7 +217,7 @@ def regenerate(ds: Dataset, *, progress: Callable[[int, int], None] | None = Non
         if ds.generator == "seeds":
             return seeds_dataset(ds.name, str(params.get("goal")))
         return korf100_dataset(ds.name)
-    if ds.generator not in GENERATORS or ds.seed is None:
+    if ds.generator not in all_generators() or ds.seed is None:
         raise DatasetError(f"{ds.name}: generator {ds.generator!r} cannot be rerun")
     try:
         return generate(

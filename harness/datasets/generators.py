@@ -8,7 +8,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from importlib.metadata import entry_points
 
 from harness.datasets.jsonl import make_dataset
 from harness.datasets.labels import make_labeller, resolve_label
@@ -28,9 +29,11 @@ from harness.puzzle import (
     unrank,
 )
 
-#: Random generators (``harness datasets generate``); importers build fixed sets.
+#: The built-in random generators (``harness datasets generate``; plugins add more:
+#: :func:`all_generators`); importers build fixed sets.
 GENERATORS = ("random_walk", "uniform", "unsolvable", "depth_strata")
 IMPORTERS = ("seeds", "korf100")
+ENTRY_POINT_GROUP = "npuzzle_harness.generators"
 _MASK64 = (1 << 64) - 1
 
 
@@ -235,6 +238,106 @@ def format_depths(depths: Iterable[int]) -> str:
     return ",".join(parts)
 
 
+# ----------------------------------------------------------------- registry
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """What a generator returns: its boards, the parameters that reproduce them
+    (``count`` always; stored in the dataset's header) and, when the boards' exact
+    lengths are known by construction, ``label="oracle"``."""
+
+    boards: list[Board]
+    params: dict = field(default_factory=dict)
+    label: str | None = None
+
+
+#: make(grid, goal, *, stream, count, length, depths, unsolvable) -> Drawn
+MakeBoards = Callable[..., Drawn]
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorInfo:
+    """A registered dataset generator."""
+
+    name: str
+    make: MakeBoards
+    description: str
+
+
+_REGISTRY: dict[str, GeneratorInfo] = {}
+_entry_points_loaded = False
+
+
+def register_generator(
+    name: str, description: str
+) -> Callable[[MakeBoards], MakeBoards]:
+    """Decorator: add a generator ``make(grid, goal, *, stream, count, length,
+    depths, unsolvable) -> Drawn``. It draws only from ``stream`` (a
+    :class:`BitStream` seeded from the generator's name and the seed), so the same
+    arguments give the same boards everywhere."""
+    _check_name(name)
+
+    def wrap(make: MakeBoards) -> MakeBoards:
+        _REGISTRY[name] = GeneratorInfo(name, make, description)
+        return make
+
+    return wrap
+
+
+def all_generators() -> dict[str, GeneratorInfo]:
+    """Every registered generator in registration order (built-ins first), after
+    loading installed packages' entry points (group ``npuzzle_harness.generators``)."""
+    global _entry_points_loaded
+    if not _entry_points_loaded:
+        _entry_points_loaded = True
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            ep.load()
+    return dict(_REGISTRY)
+
+
+@register_generator("random_walk", "random walks of --length blank moves from the goal")
+def _random_walk(g: Grid, goal: Board, *, stream: BitStream, count: int,
+                 length: int | None, **_: object) -> Drawn:  # fmt: skip
+    if length is None:
+        raise DatasetError("random_walk: --length is required")
+    boards = random_walk_boards(g, goal, count=count, length=length, stream=stream)
+    return Drawn(boards, {"count": count, "length": length})
+
+
+@register_generator("uniform", "uniformly random solvable boards")
+def _uniform(g: Grid, goal: Board, *, stream: BitStream, count: int,
+             **_: object) -> Drawn:  # fmt: skip
+    boards = uniform_boards(g, goal, count=count, stream=stream, solvable=True)
+    return Drawn(boards, {"count": count})
+
+
+@register_generator("unsolvable", "uniformly random unsolvable boards")
+def _unsolvable(g: Grid, goal: Board, *, stream: BitStream, count: int,
+                **_: object) -> Drawn:  # fmt: skip
+    boards = uniform_boards(g, goal, count=count, stream=stream, solvable=False)
+    return Drawn(boards, {"count": count})
+
+
+@register_generator(
+    "depth_strata", "--count boards at each exact depth (--depth), exact by oracle"
+)
+def _depth_strata(g: Grid, goal: Board, *, stream: BitStream, count: int,
+                  depths: Sequence[int] | None, unsolvable: int,
+                  **_: object) -> Drawn:  # fmt: skip
+    if count < 1:
+        raise DatasetError(f"depth_strata: count per depth {count} must be >= 1")
+    labelled = depth_strata_boards(
+        g, goal, per_depth=count, depths=depths, unsolvable=unsolvable, stream=stream,
+    )
+    params = {
+        "count": count,
+        "depths": format_depths(d for _, d in labelled if d is not None),
+        "unsolvable": unsolvable,
+    }
+    return Drawn([b for b, _ in labelled], params, label="oracle")
+
+
 # ----------------------------------------------------------------- generate
 
 
@@ -262,41 +365,23 @@ def generate(
     _check_name(name)
     if not isinstance(seed, int) or not 0 <= seed <= _MASK64:
         raise DatasetError(f"seed {seed!r}: must be an integer in 0..2**64-1")
-    if generator not in GENERATORS:
+    generators = all_generators()
+    if generator not in generators:
         raise DatasetError(
-            f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}"
+            f"unknown generator {generator!r}; known: {', '.join(generators)}"
         )
     if count is None:
         raise DatasetError(f"{generator}: --count is required")
     if sorted(goal) != list(range(g.cells)):
         raise DatasetError(f"goal {goal} is not a {g.label} board")
     stream = BitStream.for_dataset(generator, seed)
-    params: dict = {}
-    labelled: list[tuple[Board, int | None]] | None = None
-    if generator == "random_walk":
-        if length is None:
-            raise DatasetError("random_walk: --length is required")
-        params = {"count": count, "length": length}
-        boards = random_walk_boards(g, goal, count=count, length=length, stream=stream)
-    elif generator in ("uniform", "unsolvable"):
-        params = {"count": count}
-        boards = uniform_boards(
-            g, goal, count=count, stream=stream, solvable=generator == "uniform"
-        )
-    else:
-        if count < 1:
-            raise DatasetError(f"depth_strata: count per depth {count} must be >= 1")
-        labelled = depth_strata_boards(
-            g, goal, per_depth=count, depths=depths, unsolvable=unsolvable,
-            stream=stream,
-        )
-        params = {
-            "count": count,
-            "depths": format_depths(d for _, d in labelled if d is not None),
-            "unsolvable": unsolvable,
-        }
-        boards = [b for b, _ in labelled]
-        label = "oracle"  # strata are exact by construction
+    drawn = generators[generator].make(
+        g, goal, stream=stream, count=count, length=length, depths=depths,
+        unsolvable=unsolvable,
+    )
+    boards, params = list(drawn.boards), dict(drawn.params)
+    if drawn.label is not None:
+        label = drawn.label  # e.g. strata are exact by construction
     label = resolve_label(label, g)
     params["label"] = label
     labeller, source = make_labeller(label, goal, g)
@@ -350,7 +435,7 @@ def generate_command(
         parts.append(f"--goal {gname!r}" if " " in gname else f"--goal {gname}")
     if "length" in params:
         parts.append(f"--length {params['length']}")
-    if generator == "depth_strata":
+    if "depths" in params:  # exact by construction: no --label
         parts.append(f"--depth {params['depths']}")
         if params.get("unsolvable"):
             parts.append(f"--unsolvable {params['unsolvable']}")

@@ -14,20 +14,34 @@ Module import is standard library only; tables are made when a heuristic is.
 
 from __future__ import annotations
 
-from harness.heuristics import pdb, walking_distance  # noqa: E402, F401 (register)
-from harness.heuristics.linear_conflict import LineConflicts, linear_conflict  # noqa: I001
+# Registration order (tiles first) is the order solvers list the heuristics in.
+# isort: off
+from harness.heuristics import tiles, linear_conflict as _lc  # noqa: F401 (register)
+from harness.heuristics import walking_distance, pdb  # noqa: F401 (register)
+# isort: on
+from harness.heuristics.linear_conflict import LineConflicts, linear_conflict
 from harness.heuristics.registry import (
+    EVALUATE,
+    NO_TABLES,
+    TILE_COST,
     Heuristic,
     HeuristicInfo,
+    Kernel,
     all_heuristics,
+    kernel,
     make_heuristic,
     register_heuristic,
 )
 from harness.heuristics.tiles import manhattan, misplaced
 
 __all__ = [
+    "EVALUATE",
+    "NO_TABLES",
+    "TILE_COST",
     "Heuristic",
     "HeuristicInfo",
+    "Kernel",
+    "kernel",
     "LineConflicts",
     "all_heuristics",
     "linear_conflict",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from harness.heuristics.registry import Heuristic, register_heuristic
+from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.heuristics.tiles import manhattan
 from harness.puzzle import Board, Grid
 
@@ -88,9 +88,22 @@ class LineConflicts:
         return blank // self.cols, target // self.cols
 
 
+def _ida_kernel(h: Heuristic) -> Kernel:
+    from harness import kernels
+
+    return Kernel("ida_linear_conflict", kernels.conflict_arrays(h.goal, h.grid))
+
+
+def _astar_kernel(h: Heuristic) -> Kernel:
+    from harness import kernels
+
+    return Kernel("astar_cantor", (kernels.manhattan_costs(h.goal, h.grid), True))
+
+
 @register_heuristic(
     "linear_conflict",
     "manhattan + 2 per tile that must leave its goal row/column to let others pass",
+    kernels={"ida": _ida_kernel, "astar_cantor": _astar_kernel},
 )
 def linear_conflict(goal: Board, g: Grid) -> Heuristic:
     """Hansson, Mayer & Yung (1992), in its admissible form: per line, count the

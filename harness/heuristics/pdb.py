@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cache import cache_dir
-from harness.heuristics.registry import Heuristic, register_heuristic
+from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.puzzle import Board, Grid
 
 _FORMAT = "npuzzle-pdb"
@@ -502,8 +502,20 @@ def _refuser(name: str):
     return refuses
 
 
+def _ida_kernel(h: Heuristic) -> Kernel:
+    a = h.data.arrays
+    return Kernel("ida_pdb", (
+        a["tables"], a["offsets"], a["gtiles"], a["gsize"], a["gmult"],
+        a["tile_group"], a["mirror"], a["moffsets"], a["mtiles"], a["mtile_group"],
+        a["mcellmap"], a["popcnt"], a["packed"], a["gcost"],
+    ))  # fmt: skip
+
+
 def _register(name: str, text: str, **slow) -> None:
-    @register_heuristic(name, text, refuses=_refuser(name), **slow)
+    @register_heuristic(
+        name, text, refuses=_refuser(name), tables=True, kernels={"ida": _ida_kernel},
+        **slow,
+    )
     def make(goal: Board, g: Grid) -> Heuristic:
         pdbs = pdb_set(name, goal, g)
         return Heuristic(name, goal, g, pdbs.estimate, data=pdbs)

@@ -3,15 +3,55 @@
 A :class:`Heuristic` is bound to one goal and grid when it is made, so solvers just
 call ``h(board)``. Families register with :func:`register_heuristic`; the modules of
 this package (tiles, linear conflict, walking distance, pattern databases) do so when
-:mod:`harness.heuristics` is imported. Standard library only.
+:mod:`harness.heuristics` is imported, plugins when loaded (``--plugin`` or the entry
+point group ``npuzzle_harness.heuristics``). Standard library only.
+
+A heuristic declares what it PROVIDES (capabilities, below) and a solver what it
+NEEDS (``harness.solver.register(needs=...)``): a new heuristic runs with every
+solver whose needs it meets, without being named by any solver.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 
 from harness.puzzle import Board, Grid
+
+
+ENTRY_POINT_GROUP = "npuzzle_harness.heuristics"
+
+#: Capabilities. Every heuristic can be evaluated as ``h(board)``.
+EVALUATE = "h(board)"
+#: Made from the goal alone, with no tables to build (the pure-Python solvers need
+#: this: tables such as walking distance or pattern databases are for compiled ones).
+NO_TABLES = "no tables"
+#: ``Heuristic.tile_cost`` is set: h is a sum of per-tile shares, updatable per move.
+TILE_COST = "tile_cost"
+
+
+def kernel(interface: str) -> str:
+    """The capability "has a compiled kernel for ``interface``" (e.g. ``"ida"``)."""
+    return f"kernel:{interface}"
+
+
+@dataclass(frozen=True, slots=True)
+class Kernel:
+    """How a compiled solver evaluates a heuristic: the kernel function's name in
+    :mod:`harness.kernels`, the heuristic's arrays it takes, and (when the kernel
+    needs them) arguments computed from each start board, passed first."""
+
+    function: str
+    args: tuple
+    start_args: Callable[[Board], tuple] | None = None
+
+
+#: kernel builder: heuristic -> Kernel. Called once per goal and grid, at set-up.
+KernelBuilder = Callable[["Heuristic"], Kernel]
+#: Kernels every tile-additive heuristic has (its cost table is all they need).
+#: Filled by :mod:`harness.heuristics.tiles`.
+ADDITIVE_KERNELS: dict[str, KernelBuilder] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +88,24 @@ class HeuristicInfo:
     #: ``prebuild(goal, grid, report)``: build and cache the tables, calling
     #: ``report(fraction_done, seconds_left)`` along the way.
     prebuild: Callable[..., None] | None = None
+    #: Capabilities it provides (EVALUATE, NO_TABLES, TILE_COST, kernel(...)).
+    provides: frozenset[str] = frozenset({EVALUATE, NO_TABLES})
+    #: Compiled kernels, by interface (``"ida"``, ``"astar_cantor"``).
+    kernels: dict[str, KernelBuilder] = field(default_factory=dict, compare=False)
+
+    def meets(self, needs: tuple[str, ...]) -> bool:
+        """True when it provides every capability in ``needs``."""
+        return set(needs) <= self.provides
+
+    def kernel(self, interface: str, h: Heuristic) -> Kernel:
+        """The compiled kernel of ``h`` for ``interface``; ValueError if none."""
+        if interface not in self.kernels:
+            raise ValueError(f"heuristic {self.name!r} has no {interface!r} kernel")
+        return self.kernels[interface](h)
 
 
 _REGISTRY: dict[str, HeuristicInfo] = {}
+_entry_points_loaded = False
 
 
 def register_heuristic(
@@ -60,27 +115,60 @@ def register_heuristic(
     *,
     setup_estimate: Callable[[Board, Grid], float | None] | None = None,
     prebuild: Callable[..., None] | None = None,
+    tile_cost: bool = False,
+    tables: bool = False,
+    kernels: dict[str, KernelBuilder] | None = None,
 ) -> Callable[[Callable[[Board, Grid], Heuristic]], Callable[[Board, Grid], Heuristic]]:
-    """Decorator: add a heuristic factory ``make(goal, grid) -> Heuristic``."""
+    """Decorator: add a heuristic factory ``make(goal, grid) -> Heuristic``.
+
+    Declare what it provides: ``tile_cost=True`` when the heuristics it makes carry
+    ``tile_cost`` (then the additive compiled kernels come with it); ``tables=True``
+    when making it builds tables (pure-Python solvers then leave it out);
+    ``kernels={interface: builder}`` for its own compiled kernels.
+    """
 
     def wrap(make: Callable[[Board, Grid], Heuristic]):
+        own = dict(ADDITIVE_KERNELS) if tile_cost else {}
+        own.update(kernels or {})
+        provides = {EVALUATE, *(kernel(i) for i in own)}
+        if tile_cost:
+            provides.add(TILE_COST)
+        if not tables:
+            provides.add(NO_TABLES)
         _REGISTRY[name] = HeuristicInfo(
             name, make, description, refuses or (lambda g: None), setup_estimate,
-            prebuild,
-        )
+            prebuild, frozenset(provides), own,
+        )  # fmt: skip
         return make
 
     return wrap
 
 
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if not _entry_points_loaded:
+        _entry_points_loaded = True
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            ep.load()
+
+
 def all_heuristics() -> dict[str, HeuristicInfo]:
-    """Every registered heuristic family, by name (sorted)."""
+    """Every registered heuristic family, by name (sorted); installed packages'
+    entry points (group ``npuzzle_harness.heuristics``) are loaded first."""
+    _load_entry_points()
     return dict(sorted(_REGISTRY.items()))
+
+
+def registration_order() -> list[str]:
+    """Heuristic names in the order they were registered."""
+    _load_entry_points()
+    return list(_REGISTRY)
 
 
 def make_heuristic(name: str, goal: Board, g: Grid) -> Heuristic:
     """Bind heuristic ``name`` to a goal; KeyError for an unknown name,
     ValueError when it does not apply to the grid."""
+    _load_entry_points()
     if name not in _REGISTRY:
         raise KeyError(
             f"unknown heuristic {name!r}; known: {', '.join(sorted(_REGISTRY))}"

@@ -8,8 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.heuristics.registry import Heuristic, register_heuristic
+from harness.heuristics.registry import (
+    ADDITIVE_KERNELS,
+    Heuristic,
+    Kernel,
+    register_heuristic,
+)
 from harness.puzzle import Board, Grid
+
+
+def _ida_additive(h: Heuristic) -> Kernel:
+    import numpy as np
+
+    return Kernel("ida_additive", (np.array(h.tile_cost, dtype=np.int16),))
+
+
+def _astar_additive(h: Heuristic) -> Kernel:
+    import numpy as np
+
+    return Kernel("astar_cantor", (np.array(h.tile_cost, dtype=np.int16), False))
+
+
+# Every tile-additive heuristic (``tile_cost=True``) gets these compiled kernels.
+ADDITIVE_KERNELS.update(ida=_ida_additive, astar_cantor=_astar_additive)
 
 
 def _positions(goal: Board) -> list[int]:
@@ -31,13 +52,9 @@ def _additive(name: str, goal: Board, g: Grid, cost: Callable[[int, int], int]):
     return Heuristic(name, goal, g, estimate, table)
 
 
-@register_heuristic("misplaced", "tiles not on their goal cell (blank not counted)")
-def misplaced(goal: Board, g: Grid) -> Heuristic:
-    where = _positions(goal)
-    return _additive("misplaced", goal, g, lambda t, c: int(where[t] != c))
-
-
-@register_heuristic("manhattan", "sum of tiles' grid distances to their goal cells")
+@register_heuristic(
+    "manhattan", "sum of tiles' grid distances to their goal cells", tile_cost=True
+)
 def manhattan(goal: Board, g: Grid) -> Heuristic:
     where = _positions(goal)
 
@@ -46,3 +63,11 @@ def manhattan(goal: Board, g: Grid) -> Heuristic:
         return abs(r - gr) + abs(c - gc)
 
     return _additive("manhattan", goal, g, dist)
+
+
+@register_heuristic(
+    "misplaced", "tiles not on their goal cell (blank not counted)", tile_cost=True
+)
+def misplaced(goal: Board, g: Grid) -> Heuristic:
+    where = _positions(goal)
+    return _additive("misplaced", goal, g, lambda t, c: int(where[t] != c))

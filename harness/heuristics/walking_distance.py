@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.heuristics.registry import Heuristic, register_heuristic
+from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.puzzle import Board, Grid
 
 #: Largest side walking distance is offered for (4x4 has 24,964 row states).
@@ -142,10 +142,22 @@ def _wd_refuses(g: Grid) -> str | None:
     return None
 
 
+def _ida_kernel(h: Heuristic) -> Kernel:
+    a = h.data.arrays
+    return Kernel(
+        "ida_walking_distance",
+        (a["row_dist"], a["row_next"], a["col_dist"], a["col_next"], a["goal_row"],
+         a["goal_col"]),
+        start_args=h.data.ids,  # the start's count states lead the tables
+    )  # fmt: skip
+
+
 @register_heuristic(
     "walking_distance",
     "Takahashi's walking distance: row and column tile-count moves (>= manhattan)",
     refuses=_wd_refuses,
+    tables=True,
+    kernels={"ida": _ida_kernel},
 )
 def _make_walking_distance(goal: Board, g: Grid) -> Heuristic:
     wd = walking_distance(goal, g)
