@@ -563,3 +563,21 @@ def test_refusals_read_as_one_sentence_per_reason():
         "(8-mini, 8-seeds): e.g. ida_star_jit[pdb555]: heuristic pdb555"
     )
     assert sentences[1] == "bfs skipped 100 instances (15-korf100): bfs: too deep."
+
+
+def test_a_registered_plot_is_drawn_into_the_report(tmp_path, monkeypatch):
+    from harness.report import plots
+
+    monkeypatch.setattr(plots, "_PLOTS", dict(plots._PLOTS))
+    monkeypatch.setattr(plots, "PLOT_NAMES", dict(plots.PLOT_NAMES))
+
+    @plots.register_plot("answered_count", "Instances answered per config")
+    def draw(d: plots.PlotData) -> plots.Plot:
+        fig, ax = plots.plt.subplots()
+        ax.bar(range(len(d.answered)), 1)
+        path = plots.save_figure(fig, d.plot_dir / "answered_count.png")
+        return plots.Plot("answered_count", "Instances answered", "one bar each", path)
+
+    html = report.write_report([RUN_A], tmp_path)
+    assert (tmp_path / "plots" / "answered_count.png").stat().st_size > 1000
+    assert "plots/answered_count.png" in html.read_text()

@@ -9,8 +9,9 @@ Input is the per-instance table of :func:`harness.analysis.instances`.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import matplotlib
@@ -85,6 +86,57 @@ def style_map(labels: Sequence[str]) -> dict[str, Style]:
     return styles
 
 
+@dataclass(frozen=True, slots=True)
+class PlotData:
+    """What a per-run plot is drawn from: the per-instance rows, those answered,
+    the answered solvable ones with a known optimum, each config's style, the
+    folder to write to and the run's time limit (seconds, or None)."""
+
+    inst: pd.DataFrame
+    answered: pd.DataFrame
+    solvable: pd.DataFrame
+    styles: dict[str, Style]
+    plot_dir: Path
+    time_limit_s: float | None
+
+
+ENTRY_POINT_GROUP = "npuzzle_harness.plots"
+#: Per-run plots in report order: name -> draw(PlotData) -> Plot.
+_PLOTS: dict[str, Callable[[PlotData], Plot]] = {}
+_entry_points_loaded = False
+
+
+def register_plot(name: str, title: str | None = None):
+    """Decorator: add ``draw(data: PlotData) -> Plot`` to every run's report, as
+    ``NAME.png`` (write it with :func:`save_figure`; return ``Plot(name, title,
+    caption, path)``, or one with ``skipped=reason``). Plugins register plots the
+    same way, or through the entry point group ``npuzzle_harness.plots``."""
+    if title is not None:
+        PLOT_NAMES.setdefault(name, title)
+    elif name not in PLOT_NAMES:
+        raise ValueError(f"plot {name!r} needs a title")
+
+    def wrap(draw: Callable[[PlotData], Plot]) -> Callable[[PlotData], Plot]:
+        _PLOTS[name] = draw
+        return draw
+
+    return wrap
+
+
+def all_plots() -> dict[str, Callable[[PlotData], Plot]]:
+    """Every registered per-run plot, in report order."""
+    _load_entry_points()
+    return dict(_PLOTS)
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if not _entry_points_loaded:
+        _entry_points_loaded = True
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            ep.load()
+
+
 def make_plots(
     inst: pd.DataFrame,
     styles: dict[str, Style],
@@ -100,42 +152,9 @@ def make_plots(
         if len(inst)
         else inst
     )
-    plots = [
-        _depth_plot(
-            solvable,
-            styles,
-            plot_dir,
-            "time_vs_depth",
-            "seconds",
-            1e3,
-            "median time per instance (ms, log scale)",
-            log=True,
-        ),
-        _depth_plot(
-            solvable,
-            styles,
-            plot_dir,
-            "expanded_vs_depth",
-            "expanded",
-            1,
-            "nodes expanded (log scale)",
-            log=True,
-        ),
-        _depth_plot(
-            solvable[solvable["status"] == "solved"] if len(solvable) else solvable,
-            styles,
-            plot_dir,
-            "ebf_vs_depth",
-            "ebf",
-            1,
-            "effective branching factor b*",
-            log=False,
-        ),
-        _memory_plot(inst, styles, plot_dir),
-        _cactus_plot(answered, inst, styles, plot_dir, time_limit_s),
-        _heuristic_plot(inst, plot_dir),
-        _unsolvable_plot(answered, inst, styles, plot_dir),
-    ]
+    data = PlotData(inst, answered, solvable, styles, plot_dir, time_limit_s)
+    _load_entry_points()
+    plots = [draw(data) for draw in _PLOTS.values()]
     for p in plots:
         if p.skipped:
             (plot_dir / f"{p.name}.png").unlink(missing_ok=True)
@@ -504,3 +523,53 @@ def _unsolvable_plot(
         "pays its full size here."
     )
     return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+
+
+# ------------------------------------------------------- the built-in plots
+
+
+@register_plot("time_vs_depth")
+def _time_vs_depth(d: PlotData) -> Plot:
+    return _depth_plot(
+        d.solvable, d.styles, d.plot_dir, "time_vs_depth", "seconds", 1e3,
+        "median time per instance (ms, log scale)", log=True,
+    )
+
+
+@register_plot("expanded_vs_depth")
+def _expanded_vs_depth(d: PlotData) -> Plot:
+    return _depth_plot(
+        d.solvable, d.styles, d.plot_dir, "expanded_vs_depth", "expanded", 1,
+        "nodes expanded (log scale)", log=True,
+    )
+
+
+@register_plot("ebf_vs_depth")
+def _ebf_vs_depth(d: PlotData) -> Plot:
+    solved = d.solvable[d.solvable["status"] == "solved"] if len(d.solvable) else (
+        d.solvable
+    )
+    return _depth_plot(
+        solved, d.styles, d.plot_dir, "ebf_vs_depth", "ebf", 1,
+        "effective branching factor b*", log=False,
+    )
+
+
+@register_plot("peak_memory")
+def _peak_memory(d: PlotData) -> Plot:
+    return _memory_plot(d.inst, d.styles, d.plot_dir)
+
+
+@register_plot("cactus")
+def _cactus(d: PlotData) -> Plot:
+    return _cactus_plot(d.answered, d.inst, d.styles, d.plot_dir, d.time_limit_s)
+
+
+@register_plot("heuristic_quality")
+def _heuristic_quality(d: PlotData) -> Plot:
+    return _heuristic_plot(d.inst, d.plot_dir)
+
+
+@register_plot("unsolvable_time")
+def _unsolvable_time(d: PlotData) -> Plot:
+    return _unsolvable_plot(d.answered, d.inst, d.styles, d.plot_dir)
