@@ -149,6 +149,33 @@ class SolverConfig:
     def heuristic_column(self) -> str:
         return self.heuristic or "none"
 
+    @property
+    def key(self) -> ConfigKey:
+        """The config as a value (solver and heuristic names) for other processes."""
+        return ConfigKey(self.spec.name, self.heuristic)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigKey:
+    """A parsed config as a plain value: what a task carries to a worker process.
+    :meth:`resolve` looks it up in the registry (after the worker has loaded the
+    plugins) without parsing a label again."""
+
+    solver: str
+    heuristic: str | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.solver}[{self.heuristic}]" if self.heuristic else self.solver
+
+    def __str__(self) -> str:
+        return self.label
+
+    def resolve(self) -> SolverConfig:
+        """The registered config; KeyError when the solver or heuristic is unknown
+        here or the solver does not take the heuristic."""
+        return _resolve(self.solver, self.heuristic, self.label)
+
 
 _REGISTRY: dict[str, SolverSpec] = {}
 _builtins_loaded = False
@@ -306,7 +333,10 @@ def parse_config(token: str) -> SolverConfig:
     m = _CONFIG.match(token)
     if not m:
         raise KeyError(f"{token!r} is not NAME or NAME[HEURISTIC]")
-    name, heuristic = m.group(1), m.group(2)
+    return _resolve(m.group(1), m.group(2), token)
+
+
+def _resolve(name: str, heuristic: str | None, token: str) -> SolverConfig:
     solvers = all_solvers()
     if name not in solvers and not _load_entry_point(name):
         raise KeyError(f"unknown solver {name!r}; known: {', '.join(all_solvers())}")

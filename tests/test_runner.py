@@ -20,7 +20,7 @@ from harness.heuristics import make_heuristic
 from harness.measure import runner
 from harness.measure.worker import Attempt, Pass, Task, Worker
 from harness.puzzle import goal_board, grid
-from harness.solver import load_plugin, scoped_registry
+from harness.solver import ConfigKey, load_plugin, scoped_registry
 
 PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
 
@@ -501,7 +501,7 @@ def test_worker_in_process_times_only_the_solve():
     inst = _inst()
     task = Task(
         0,
-        "good_astar[manhattan]",
+        ConfigKey("good_astar", "manhattan"),
         (PLUGIN,),
         2,
         3,

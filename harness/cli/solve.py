@@ -54,15 +54,15 @@ def default_solver(grid: Grid) -> str:
     if grid.cells <= 9:
         return DEFAULT_SMALL
     from harness.heuristics import all_heuristics
-    from harness.solver import all_solvers
+    from harness.solver import parse_config
 
-    solvers, heuristics = all_solvers(), all_heuristics()
     for label in DEFAULT_LARGE:
-        name, heuristic = label[:-1].split("[")
-        if name not in solvers or heuristic not in heuristics:
+        try:
+            config = parse_config(label)
+        except KeyError:  # not registered here
             continue
-        if heuristics[heuristic].refuses(grid) or solvers[name].refuses(
-            grid, None, heuristic
+        if all_heuristics()[config.heuristic].refuses(grid) or config.spec.refuses(
+            grid, None, config.heuristic
         ):
             continue
         return label

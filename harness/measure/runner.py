@@ -846,7 +846,7 @@ def execute(
         else:
             task = Task(
                 id=len(by_task),
-                config=cell.config.label,
+                config=cell.config.key,
                 plugins=plan.plugins,
                 rows=cell.instance.grid.rows,
                 cols=cell.instance.grid.cols,
@@ -913,7 +913,7 @@ def execute(
                 running[event.task.id] = time.monotonic()
                 if event.task.id in cost_jobs:
                     said[event.task.id] = model.cost(cost_jobs[event.task.id])
-                progress.started(event.task.config, event.task.dataset)
+                progress.started(event.task.config.label, event.task.dataset)
                 continue
             began = running.pop(event.task.id, None)
             job = cost_jobs.pop(event.task.id, None)

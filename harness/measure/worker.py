@@ -22,10 +22,13 @@ import traceback
 import tracemalloc
 from dataclasses import dataclass, field
 from multiprocessing import connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.defaults import SETUP_TIMEOUT
 from harness.puzzle import Board, Grid, grid
+
+if TYPE_CHECKING:
+    from harness.solver import ConfigKey
 
 #: The tracemalloc pass runs this many times slower, so its limit is this multiple.
 TRACEMALLOC_TIMEOUT_FACTOR = 5.0
@@ -50,7 +53,7 @@ class Task:
     """One config on one instance, with the passes still to run, in order."""
 
     id: int
-    config: str  # label, resolved again in the worker by parse_config
+    config: ConfigKey  # resolved in the worker after its plugins are loaded
     plugins: tuple[str, ...]  # plugin targets to load first (absolute paths / modules)
     rows: int
     cols: int
@@ -290,7 +293,6 @@ class Worker:
     def _setup(self, task: Task) -> tuple[Setup, tuple[Any, Any, Grid]]:
         from harness.external import load_plugin
         from harness.heuristics import make_heuristic
-        from harness.solver import parse_config
 
         self._limit_memory(None)  # set-up (tables, compilation) is not capped
         g = grid(task.rows, task.cols)
@@ -299,7 +301,7 @@ class Worker:
             if target not in self._plugins:
                 load_plugin(target)
                 self._plugins.add(target)
-        config = parse_config(task.config)
+        config = task.config.resolve()
         t1 = time.perf_counter()
         heuristic = (
             make_heuristic(config.heuristic, task.goal, g) if config.heuristic else None
@@ -323,7 +325,7 @@ class Worker:
             + (f"; {said}" if isinstance(said, str) and said else "")
         )
         setup = Setup(
-            config=task.config,
+            config=task.config.label,
             size=g.label,
             goal=task.goal,
             seconds=t3 - t0,
@@ -351,7 +353,7 @@ class Worker:
                 message = f"set-up failed: {_describe(err)}"
                 traceback.print_exc()
                 setup = Setup(
-                    task.config,
+                    task.config.label,
                     f"{task.rows}x{task.cols}",
                     task.goal,
                     0.0,
