@@ -49,6 +49,26 @@ def mix23(name: str = "mix23"):
     return make_dataset(name, boards, G23, GOAL23)
 
 
+@pytest.fixture
+def run(tmp_path):
+    """``harness.run`` as most tests here call it: the misbehaving plugin, one
+    worker, one repeat, no memory pass, results under ``tmp_path``; keyword
+    arguments override these."""
+
+    def go(configs, datasets, **options):
+        defaults = dict(repeats=1, memory_pass=False, jobs=1, out=tmp_path,
+                        plugins=[PLUGIN])  # fmt: skip
+        return harness.run(configs, datasets, **{**defaults, **options})
+
+    return go
+
+
+def meta_of(frame) -> dict:
+    """The stored meta.json of the run that produced ``frame``."""
+    meta, _ = analysis.read_run(frame.attrs["run_dir"])
+    return meta
+
+
 MISBEHAVING = (
     "hang",
     "hang_hard",
@@ -223,36 +243,19 @@ def test_setup_is_recorded_and_redone_after_a_replacement(bad_run):
     assert any("replacement" in s["note"] for s in exits)
 
 
-def test_prepare_runs_once_per_worker(tmp_path):
+def test_prepare_runs_once_per_worker(run):
     ds = make_dataset("walks", [walk(GOAL23, G23, d, seed=d) for d in range(1, 6)], G23)
-    frame = harness.run(
-        ["good_astar[misplaced]"],
-        [ds],
-        repeats=1,
-        memory_pass=False,
-        jobs=1,
-        out=tmp_path,
-        plugins=[PLUGIN],
-    )
-    meta, _ = analysis.read_run(frame.attrs["run_dir"])
-    assert [s["config"] for s in meta["setup"]] == ["good_astar[misplaced]"]
+    frame = run(["good_astar[misplaced]"], [ds])
+    assert [s["config"] for s in meta_of(frame)["setup"]] == ["good_astar[misplaced]"]
     assert (frame["status"] == "solved").all()
     assert set(frame["measure"]) == {"time"}
 
 
-def test_refused_pairs_are_skipped_not_failed(tmp_path):
+def test_refused_pairs_are_skipped_not_failed(run):
     g4 = grid(4)
     goal4 = goal_board("standard", g4)
     four = make_dataset("four", [walk(goal4, g4, 3, seed=1)], g4, goal4)
-    frame = harness.run(
-        ["good_bfs", "good_greedy"],
-        [four, mix23()],
-        repeats=2,
-        jobs=1,
-        out=tmp_path,
-        plugins=[PLUGIN],
-        memory_pass=False,
-    )
+    frame = run(["good_bfs", "good_greedy"], [four, mix23()], repeats=2)
     skipped = frame[frame["status"] == "skipped"]
     assert set(skipped["config"]) == {"good_bfs"} and set(skipped["dataset"]) == {
         "four"
@@ -269,43 +272,26 @@ def test_refused_pairs_are_skipped_not_failed(tmp_path):
     assert summary.loc[("good_greedy", "four"), "answered"] == 1
 
 
-def test_oracle_supplies_unknown_3x3_optima(tmp_path):
+def test_oracle_supplies_unknown_3x3_optima(run):
     pytest.importorskip("harness.oracle")
     g, goal = grid(3), goal_board("standard", grid(3))
     unlabelled = make_dataset(
         "unlabelled", [walk(goal, g, 9, seed=5)], g, goal, label=False
     )
     assert unlabelled.instances[0].optimal_length is None
-    frame = harness.run(
-        ["good_bfs", "long_optimal"],
-        [unlabelled],
-        repeats=1,
-        memory_pass=False,
-        jobs=1,
-        out=tmp_path,
-        plugins=[PLUGIN],
-    )
+    frame = run(["good_bfs", "long_optimal"], [unlabelled])
     bfs = frame[frame["config"] == "good_bfs"].iloc[0]
     assert bfs["optimal_length"] == bfs["path_length"] and bfs["is_optimal"]
     longer = frame[frame["config"] == "long_optimal"].iloc[0]
     assert (
         longer["status"] == "invalid" and "declares itself optimal" in longer["message"]
     )
-    meta, _ = analysis.read_run(frame.attrs["run_dir"])
-    assert meta["datasets"]["unlabelled"]["optimal_from_oracle"] == 1
+    assert meta_of(frame)["datasets"]["unlabelled"]["optimal_from_oracle"] == 1
 
 
-def test_meta_describes_the_run(tmp_path):
-    frame = harness.run(
-        ["good_bfs"],
-        [mix23()],
-        repeats=1,
-        jobs=1,
-        out=tmp_path,
-        plugins=[PLUGIN],
-        timeout=7.5,
-    )
-    meta, _ = analysis.read_run(frame.attrs["run_dir"])
+def test_meta_describes_the_run(run):
+    frame = run(["good_bfs"], [mix23()], memory_pass=True, timeout=7.5)
+    meta = meta_of(frame)
     assert meta["schema_version"] == res.SCHEMA_VERSION
     assert meta["run_id"] == Path(frame.attrs["run_dir"]).name
     assert meta["options"]["timeout_by_config"] == {"good_bfs": 7.5}
@@ -527,15 +513,12 @@ def test_worker_in_process_times_only_the_solve():
     assert first.attempts[2].peak_bytes > 0 and first.attempts[2].seconds is None
 
 
-def test_inline_executor_gives_the_same_rows(tmp_path):
+def test_inline_executor_gives_the_same_rows(run):
     """``--jobs 0`` (debugging, no isolation) judges exactly like the worker pool."""
-    kwargs = dict(repeats=2, out=tmp_path, plugins=[PLUGIN], memory_limit_mb=300)
-    inline = harness.run(
-        ["good_bfs", "raises", "long_optimal"], [mix23()], jobs=0, **kwargs
-    )
-    pooled = harness.run(
-        ["good_bfs", "raises", "long_optimal"], [mix23()], jobs=1, **kwargs
-    )
+    configs = ["good_bfs", "raises", "long_optimal"]
+    kwargs = dict(repeats=2, memory_pass=True, memory_limit_mb=300)
+    inline = run(configs, [mix23()], jobs=0, **kwargs)
+    pooled = run(configs, [mix23()], jobs=1, **kwargs)
     columns = [
         "config",
         "instance",
