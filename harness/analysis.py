@@ -119,7 +119,7 @@ def typed_rows(records: Sequence[dict[str, str]], path: Path | str) -> pd.DataFr
     for col in COLUMNS:
         text = raw[col]
         if col in INT_COLUMNS or col in FLOAT_COLUMNS:
-            num = pd.to_numeric(text.replace("", np.nan), errors="coerce")
+            num = pd.to_numeric(text.mask(text == ""), errors="coerce")
             bad = num.isna() & (text != "")
             if bad.any():
                 i = int(np.flatnonzero(bad.to_numpy())[0])
