@@ -4,11 +4,14 @@ Cells are matched on (solver, heuristic, dataset, instance). Counters of a
 deterministic solver are compared exactly: any difference is a *change*; more
 nodes expanded or generated, a longer path, or a worse status is a *regression*.
 Time is compared per solver config as the geometric mean over instances of
-``median(new repeats) / median(base repeats)``, on CPU time when both runs have it;
-its noise is a two-level bootstrap (instances, then repeats within each instance).
-A slowdown is a regression only when it is significant (the confidence interval
-excludes 1) *and* at least ``min_ratio``: on shared machines an unchanged rerun
-can drift as a whole, which no within-run statistic can see.
+``median(new repeats) / median(base repeats)``, on CPU time when both runs have it,
+*normalized*: each repeat divided by the reference solve the runner timed next to
+it in the same worker on the same core (:mod:`harness.noise`), with the raw CPU
+ratio shown beside. Several runs per side (``A1,A2`` vs ``B1,B2``, best alternated
+A B A B) are bootstrapped over runs and instances; one run per side over instances
+and repeats. A slowdown is a regression only when it is significant (the interval
+excludes 1), at least ``min_ratio`` and above the calibrated noise floor, over at
+least 5 timed instances.
 
 Exit codes: 0 nothing regressed, 1 a regression, 2 the runs cannot be compared.
 """
@@ -30,7 +33,7 @@ if TYPE_CHECKING:  # pandas is imported lazily: this module is reached from the 
     from harness.analysis import Run
 
 EXIT_OK, EXIT_REGRESSION, EXIT_INCOMPARABLE = 0, 1, 2
-SUPPORTED_SCHEMAS = (1, 2)
+SUPPORTED_SCHEMAS = (1, 2, 3)
 CELL_KEY = ["solver", "heuristic", "dataset", "instance"]
 COUNTERS = [
     "expanded",
@@ -56,8 +59,10 @@ class Incomparable(Exception):
 class Thresholds:
     """What counts as a regression; every field is a ``harness compare`` option."""
 
-    #: A config's time ratio must reach this (and be significant) to be a regression.
-    min_ratio: float = 1.25
+    #: A config's time ratio must reach this (and be significant) to be a
+    #: regression. None: 1.10 on normalized times, 1.80 on raw CPU time
+    #: (harness.noise.DEFAULT_MIN_RATIO / DEFAULT_MIN_RATIO_RAW).
+    min_ratio: float | None = None
     #: Instances whose median time is below this (seconds) in both runs are left
     #: out of the time ratio: at microseconds, timer and cache noise dominate.
     time_threshold: float = 1e-4
@@ -68,8 +73,30 @@ class Thresholds:
     #: False: report counters and statuses only (e.g. runs from two machines).
     check_time: bool = True
     #: A config whose ratio every other config's ratio is divided by: a reference
-    #: workload that absorbs a machine-wide drift between the two runs.
+    #: workload that absorbs a machine-wide drift between the two runs (for runs
+    #: without the per-cell reference solve, i.e. schema 1).
     reference: str | None = None
+    #: Fewer timed instances than this: "too few instances", never significant.
+    min_instances: int = 5
+    #: The noise floor calibrated on this machine (None: not calibrated).
+    calibration: Any = None
+    #: False: compare raw CPU time even when both runs have the reference solve.
+    normalize: bool = True
+
+    def threshold(self, normalized: bool) -> float:
+        """The ratio a slowdown must reach: the larger of min_ratio (or its
+        default) and the calibrated floor."""
+        from harness.noise import DEFAULT_MIN_RATIO, DEFAULT_MIN_RATIO_RAW
+
+        base = self.min_ratio
+        if base is None:
+            base = DEFAULT_MIN_RATIO if normalized else DEFAULT_MIN_RATIO_RAW
+        cal = self.calibration
+        if cal is not None:
+            floor = cal.floor if normalized else cal.raw_floor
+            if floor:
+                base = max(base, floor)
+        return base
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +135,7 @@ class TimeVerdict:
     """Time of one config, new relative to base, over the instances both timed."""
 
     config: str
-    metric: str  # "cpu_seconds" or "seconds"
+    metric: str  # "cpu_seconds" or "seconds" (normalized: divided by the reference)
     instances: int  # instances in the ratio
     dropped_fast: int  # instances left out: below time_threshold in both runs
     ratio: float | None  # geometric mean of per-instance median ratios (new/base)
@@ -119,6 +146,11 @@ class TimeVerdict:
     regression: bool
     improvement: bool
     verdict: str
+    normalized: bool = False  # divided by the per-cell reference solve
+    raw_ratio: float | None = None  # the same geomean on raw CPU (or wall) time
+    threshold: float | None = None  # what a slowdown had to reach
+    runs: tuple[int, int] = (1, 1)  # runs per side in the estimate
+    run_spread: float | None = None  # largest ratio between same-side runs
 
 
 @dataclass(slots=True)
@@ -141,6 +173,7 @@ class Comparison:
     new_id: str
     thresholds: Thresholds
     metric: str | None = None
+    normalized: bool = False
     matched_cells: int = 0
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -180,6 +213,7 @@ class Comparison:
             "regressions": self.regressions,
             "thresholds": asdict(self.thresholds),
             "metric": self.metric,
+            "normalized": self.normalized,
             "matched_cells": self.matched_cells,
             "warnings": self.warnings,
             "notes": self.notes,
@@ -205,6 +239,14 @@ def resolve_run(text: str, results_dir: Path) -> Path:
     raise Incomparable(f"run {text!r}: no meta.json in {looked}")
 
 
+def resolve_runs(text: str, results_dir: Path) -> list[Path]:
+    """One side of a comparison: a run, or several separated by commas."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        raise Incomparable(f"run {text!r}: no run named")
+    return [resolve_run(p, results_dir) for p in parts]
+
+
 def read_run(run_dir: Path) -> tuple[dict, pd.DataFrame]:
     """(meta, rows) of a stored run; Incomparable with the reason if unreadable."""
     from harness.analysis import read_run as read_stored_run
@@ -217,12 +259,37 @@ def read_run(run_dir: Path) -> tuple[dict, pd.DataFrame]:
 
 
 def compare_runs(
-    base: Path, new: Path, thresholds: Thresholds = Thresholds()
+    base: Path | list[Path],
+    new: Path | list[Path],
+    thresholds: Thresholds = Thresholds(),
 ) -> Comparison:
-    """Compare two run directories; raises Incomparable with a one-line reason."""
-    base_meta, base_rows = read_run(base)
-    new_meta, new_rows = read_run(new)
-    return compare_frames(base_meta, base_rows, new_meta, new_rows, thresholds)
+    """Compare two run directories, or two lists of runs of the same code (each
+    side's runs pooled; time bootstrapped over runs); raises Incomparable with a
+    one-line reason."""
+    import pandas as pd
+
+    sides = []
+    for runs in (base, new):
+        runs = [runs] if isinstance(runs, str | Path) else list(runs)
+        metas, frames = [], []
+        for i, run in enumerate(runs):
+            meta, rows = read_run(run)
+            rows = rows.copy()
+            rows["_run"] = i
+            metas.append(meta)
+            frames.append(rows)
+        sides.append((metas, pd.concat(frames, ignore_index=True)))
+    (base_metas, base_rows), (new_metas, new_rows) = sides
+    comp = compare_frames(
+        base_metas[0],
+        base_rows,
+        new_metas[0],
+        new_rows,
+        thresholds,
+        base_metas=base_metas,
+        new_metas=new_metas,
+    )
+    return comp
 
 
 def compare(base: Run, new: Run, thresholds: Thresholds = Thresholds()) -> Comparison:
@@ -241,14 +308,23 @@ def compare_frames(
     new_meta: dict,
     new_rows: pd.DataFrame,
     thresholds: Thresholds = Thresholds(),
+    *,
+    base_metas: list[dict] | None = None,
+    new_metas: list[dict] | None = None,
 ) -> Comparison:
-    """Compare two runs already read; raises Incomparable with a one-line reason."""
+    """Compare two runs already read (``_run`` in the rows numbers several runs
+    of one side; their metas in ``base_metas`` / ``new_metas``); raises
+    Incomparable with a one-line reason."""
+    base_metas = base_metas or [base_meta]
+    new_metas = new_metas or [new_meta]
     comp = Comparison(
-        base_id=str(base_meta.get("run_id", "base")),
-        new_id=str(new_meta.get("run_id", "new")),
+        base_id=",".join(str(m.get("run_id", "base")) for m in base_metas),
+        new_id=",".join(str(m.get("run_id", "new")) for m in new_metas),
         thresholds=thresholds,
     )
-    _check_schema(base_meta, new_meta)
+    for meta in base_metas + new_metas:
+        _check_schema(meta, meta)
+    _schema_notes(base_metas + new_metas, comp)
     for rows, which in ((base_rows, "base"), (new_rows, "new")):
         missing = [
             c
@@ -261,6 +337,10 @@ def compare_frames(
             )
     common_datasets = _check_datasets(base_meta, new_meta, base_rows, new_rows, comp)
     _environment_warnings(base_meta, new_meta, comp)
+    _load_warnings(base_metas, new_metas, comp)
+    for metas in (base_metas, new_metas):
+        for other in metas[1:]:
+            _environment_warnings(metas[0], other, comp)
 
     base_cells = _cells(base_rows[base_rows.dataset.isin(common_datasets)])
     new_cells = _cells(new_rows[new_rows.dataset.isin(common_datasets)])
@@ -318,8 +398,16 @@ def _check_schema(base_meta: dict, new_meta: dict) -> None:
                 f"{which} run has schema version {v!r}; this harness reads "
                 f"{', '.join(map(str, SUPPORTED_SCHEMAS))}"
             )
-    if versions[0] != versions[1]:
-        raise Incomparable(f"schema versions differ: {versions[0]} vs {versions[1]}")
+
+
+def _schema_notes(metas: list[dict], comp: Comparison) -> None:
+    """What an older run lacks, once per run id."""
+    from harness.results import schema_gaps
+
+    for meta in metas:
+        gaps = schema_gaps(meta)
+        if gaps:
+            comp.notes.append(f"run {meta.get('run_id', '?')}: " + "; ".join(gaps))
 
 
 def _check_datasets(
@@ -374,17 +462,51 @@ def _environment_warnings(base_meta: dict, new_meta: dict, comp: Comparison) -> 
                 f"{what} differs: {_short(b)} vs {_short(n)}; time ratios mix "
                 "code and machine changes"
             )
+    bp, np_ = base_meta.get("packages") or {}, new_meta.get("packages") or {}
+    for name in sorted(set(bp) & set(np_)):
+        if name == "npuzzle-harness":
+            continue  # the code under comparison
+        if bp[name] and np_[name] and bp[name] != np_[name]:
+            comp.warnings.append(
+                f"package {name} differs: {bp[name]} vs {np_[name]}; time ratios "
+                "mix code and environment changes"
+            )
     b_opt, n_opt = base_meta.get("options") or {}, new_meta.get("options") or {}
     for key in sorted(set(b_opt) | set(n_opt)):
-        if key in ("repeats", "timeout", "memory_limit_mb") and b_opt.get(
-            key
-        ) != n_opt.get(key):
+        if key in (
+            "repeats",
+            "timeout",
+            "memory_limit_mb",
+            "warmup",
+            "jobs",
+        ) and b_opt.get(key) != n_opt.get(key):
             comp.notes.append(
                 f"option {key} differs: {b_opt.get(key)} vs {n_opt.get(key)}"
             )
     for which, meta in (("base", base_meta), ("new", new_meta)):
         if meta.get("complete") is False:
             comp.warnings.append(f"{which} run {meta.get('run_id', '')} is incomplete")
+
+
+def _load_warnings(base_metas: list[dict], new_metas: list[dict], comp) -> None:
+    """A load above half the cores at the start or end of a run: other processes
+    competed for the cores, and the times are noisier than the floor assumes."""
+    for which, metas in (("base", base_metas), ("new", new_metas)):
+        for meta in metas:
+            cores = meta.get("cpu_count") or 0
+            loads = [
+                (when, (meta.get(f"load_average_{when}") or [None])[0])
+                for when in ("start", "end")
+            ]
+            high = [
+                (w, x) for w, x in loads if x is not None and cores and x > cores / 2
+            ]
+            if high:
+                seen = ", ".join(f"{x:.1f} at the {w}" for w, x in high)
+                comp.warnings.append(
+                    f"{which} run {meta.get('run_id', '')}: load average {seen} on "
+                    f"{cores} cores (above half): other work competed for the CPU"
+                )
 
 
 def _missing_cells(
@@ -514,8 +636,11 @@ def _compare_times(
     both: pd.DataFrame,
     comp: Comparison,
 ) -> None:
-    """Fill each config's TimeVerdict from the cells solved alike in both runs."""
+    """Fill each config's TimeVerdict from the cells solved alike in both runs
+    (and the same per dataset part in ``comp.parts``)."""
     import numpy as np
+
+    from harness import noise
 
     th = comp.thresholds
     same_good = both[
@@ -532,51 +657,100 @@ def _compare_times(
     comp.metric = metric
     if metric == "seconds":
         comp.notes.append("timing on wall time: cpu_seconds missing in a run")
-    rng = np.random.default_rng(th.seed)
-    b_by_cell = {
-        k: g[metric].dropna().to_numpy(float) for k, g in b_t.groupby(CELL_KEY)
-    }
-    n_by_cell = {
-        k: g[metric].dropna().to_numpy(float) for k, g in n_t.groupby(CELL_KEY)
-    }
-    def samples_of(cells: pd.DataFrame) -> tuple[list, int]:
-        samples = []
-        dropped = 0
+    normalized = bool(
+        th.normalize
+        and metric == "cpu_seconds"
+        and _has_all(b_t, "ref_cpu_seconds")
+        and _has_all(n_t, "ref_cpu_seconds")
+    )
+    comp.normalized = normalized
+    if not normalized and th.normalize:
+        comp.notes.append(
+            "times are raw (a run has no reference solve beside its cells): "
+            "ratios carry the machine's drift between runs, so the threshold is "
+            f"{th.threshold(False):.2f}x"
+        )
+
+    def per_run(rows: pd.DataFrame, norm: bool) -> list[dict[tuple, np.ndarray]]:
+        if "_run" not in rows.columns:
+            rows = rows.assign(_run=0)
+        return [
+            noise.cell_values(g, metric, norm, CELL_KEY)
+            for _, g in rows.groupby("_run", sort=True)
+        ]
+
+    b_runs, n_runs = per_run(b_t, normalized), per_run(n_t, normalized)
+    b_raw, n_raw = (
+        (per_run(b_t, False), per_run(n_t, False)) if normalized else (b_runs, n_runs)
+    )
+
+    def estimate(cells: pd.DataFrame, rng) -> tuple:
+        """(Estimate, dropped, raw ratio, run spread) over ``cells``' instances."""
+        timed, dropped = [], 0
         for k in sorted(map(tuple, cells[CELL_KEY].itertuples(index=False))):
-            b, n = b_by_cell.get(k, ()), n_by_cell.get(k, ())
-            if not len(b) or not len(n):
+            if not all(k in r for r in b_runs + n_runs):
                 continue
-            if max(np.median(b), np.median(n)) < th.time_threshold:
+            raw_b = np.median(np.concatenate([r[k] for r in b_raw]))
+            raw_n = np.median(np.concatenate([r[k] for r in n_raw]))
+            if max(raw_b, raw_n) < th.time_threshold:
                 dropped += 1
                 continue
-            # a zero reading (coarse clock) would make the log ratio infinite
-            samples.append((np.maximum(b, 1e-9), np.maximum(n, 1e-9)))
-        return samples, dropped
+            timed.append(k)
+        est = noise.estimate(
+            b_runs,
+            n_runs,
+            timed,
+            confidence=th.confidence,
+            resamples=th.resamples,
+            rng=rng,
+        )
+        raw = (
+            noise.estimate(b_raw, n_raw, timed, resamples=1, rng=rng).ratio
+            if normalized
+            else est.ratio
+        )
+        spread = [noise.run_spread(side, timed) for side in (b_runs, n_runs)]
+        return est, dropped, raw, max((x for x in spread if x), default=None)
 
-    per_config: dict[str, tuple] = {}
-    for config, cells in same_good.groupby("config", sort=True):
-        samples, dropped = samples_of(cells)
-        per_config[config] = (samples, dropped, _bootstrap(samples, th, rng))
-
+    rng = np.random.default_rng(th.seed)
+    per_config = {
+        config: estimate(cells, rng)
+        for config, cells in same_good.groupby("config", sort=True)
+    }
     ref_ratio = None
     if th.reference:
         ref = per_config.get(th.reference)
-        if ref is None or ref[2][0] is None:
+        if ref is None or ref[0].ratio is None:
             comp.warnings.append(
                 f"reference config {th.reference!r} has no timed cells in common; "
                 "ratios are not normalised"
             )
         else:
-            ref_ratio = ref[2][0]
+            ref_ratio = ref[0].ratio
             comp.notes.append(
                 f"time ratios divided by reference {th.reference}'s {ref_ratio:.3f}"
             )
-    for config, (samples, dropped, (ratio, low, high, noisy)) in per_config.items():
+    if th.calibration is not None:
+        comp.notes.append(th.calibration.describe())
+
+    def verdict_of(config: str, found: tuple) -> TimeVerdict:
+        est, dropped, raw, spread = found
+        ratio, low, high = est.ratio, est.low, est.high
         if ref_ratio and config != th.reference and ratio is not None:
             ratio, low, high = ratio / ref_ratio, low / ref_ratio, high / ref_ratio
         verdict = _verdict(
-            config, metric, len(samples), dropped, ratio, low, high, noisy, th
+            config,
+            metric,
+            est.instances,
+            dropped,
+            ratio,
+            low,
+            high,
+            est.has_noise_estimate,
+            th,
+            normalized,
         )
+        verdict = replace(verdict, raw_ratio=raw, runs=est.runs, run_spread=spread)
         if ref_ratio and config == th.reference:
             # the yardstick measures the machine, not the code: never a regression
             verdict = replace(
@@ -585,7 +759,10 @@ def _compare_times(
                 improvement=False,
                 verdict=f"reference (machine drift {ratio:.2f}x)",
             )
-        comp.configs[config].time = verdict
+        return verdict
+
+    for config, found in per_config.items():
+        comp.configs[config].time = verdict_of(config, found)
 
     # The same verdict per dataset part, from its own random stream (the configs'
     # verdicts above do not depend on it).
@@ -601,42 +778,9 @@ def _compare_times(
     for (config, dataset, boards), cells in kinds.groupby(
         ["config", "dataset", "boards"], sort=True
     ):
-        samples, dropped = samples_of(cells)
-        ratio, low, high, noisy = _bootstrap(samples, th, rng)
-        if ref_ratio and config != th.reference and ratio is not None:
-            ratio, low, high = ratio / ref_ratio, low / ref_ratio, high / ref_ratio
-        comp.parts[(config, dataset, boards)] = _verdict(
-            config, metric, len(samples), dropped, ratio, low, high, noisy, th
+        comp.parts[(config, dataset, boards)] = verdict_of(
+            config, estimate(cells, rng)
         )
-
-
-def _bootstrap(samples: list, th: Thresholds, rng) -> tuple:
-    """(geomean ratio, low, high, has_noise_estimate) over per-instance samples.
-
-    Two levels: resample instances with replacement, then within each instance
-    resample its base and new repeats, so both the spread between instances and
-    the jitter of repeats widen the interval.
-    """
-    import numpy as np
-
-    if not samples:
-        return None, None, None, False
-    logs = np.array([math.log(np.median(n) / np.median(b)) for b, n in samples])
-    ratio = math.exp(logs.mean())
-    n_inst, reps = len(samples), th.resamples
-    has_spread = n_inst > 1 or any(len(b) > 1 or len(n) > 1 for b, n in samples)
-    if not has_spread:
-        return ratio, ratio, ratio, False
-    boot = np.empty((reps, n_inst))
-    for i, (b, n) in enumerate(samples):
-        bm = np.median(b[rng.integers(0, len(b), (reps, len(b)))], axis=1)
-        nm = np.median(n[rng.integers(0, len(n), (reps, len(n)))], axis=1)
-        boot[:, i] = np.log(nm / bm)
-    pick = rng.integers(0, n_inst, (reps, n_inst))
-    means = np.take_along_axis(boot, pick, axis=1).mean(axis=1)
-    alpha = (1 - th.confidence) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    return ratio, math.exp(low), math.exp(high), True
 
 
 def _verdict(
@@ -649,7 +793,10 @@ def _verdict(
     high: float | None,
     noisy: bool,
     th: Thresholds,
+    normalized: bool = False,
 ) -> TimeVerdict:
+    threshold = th.threshold(normalized)
+    common = {"normalized": normalized, "threshold": threshold}
     if ratio is None:
         why = (
             f"all {dropped} instance(s) under {th.time_threshold:g} s"
@@ -669,16 +816,31 @@ def _verdict(
             False,
             False,
             f"not timed ({why})",
+            **common,
         )
     if 1 / 1.005 < ratio < 1.005:
         size = "same speed"
     else:
         size = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
-    if not noisy:
-        # one instance, one repeat: nothing to estimate noise from; the
-        # threshold alone decides, and the verdict says so
-        slow, fast = ratio >= th.min_ratio, ratio <= 1 / th.min_ratio
-        tag = "no noise estimate (1 instance, 1 repeat)"
+    if instances < th.min_instances:
+        # a handful of instances cannot tell a change from the run's drift
+        return TimeVerdict(
+            config,
+            metric,
+            instances,
+            dropped,
+            ratio,
+            low,
+            high,
+            noisy,
+            False,
+            False,
+            False,
+            f"too few instances ({instances} timed, need {th.min_instances}; {size})",
+            **common,
+        )
+    if not noisy:  # cannot happen with >= min_instances; kept for min_instances=1
+        slow, fast = ratio >= threshold, ratio <= 1 / threshold
         return TimeVerdict(
             config,
             metric,
@@ -691,15 +853,16 @@ def _verdict(
             False,
             slow,
             fast,
-            f"{size}, {tag}",
+            f"{size}, no noise estimate (1 instance, 1 repeat)",
+            **common,
         )
     significant = low > 1 or high < 1
-    slow = significant and ratio >= th.min_ratio
-    fast = significant and ratio <= 1 / th.min_ratio
+    slow = significant and ratio >= threshold
+    fast = significant and ratio <= 1 / threshold
     if slow or fast:
         text = f"{size}, significant"
     elif significant:
-        text = f"{size}, significant but under the {th.min_ratio:g}x threshold"
+        text = f"{size}, significant but under the {threshold:.2f}x threshold"
     else:
         text = f"within noise ({size})"
     return TimeVerdict(
@@ -715,6 +878,7 @@ def _verdict(
         slow,
         fast,
         text,
+        **common,
     )
 
 
@@ -736,11 +900,17 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         out.append(f"- note: {n}" if md else f"note: {n}")
     ci = f"{100 * comp.thresholds.confidence:g}% CI"
     metric = comp.metric or "not compared"
+    if comp.metric and comp.normalized:
+        metric += " / reference solve timed beside each repeat (normalized)"
+    elif comp.metric:
+        metric += " (raw)"
+    th = comp.thresholds
+    runs = f"{comp.base_id.count(',') + 1} vs {comp.new_id.count(',') + 1} runs"
     out.append(
-        f"{'- ' if md else ''}matched {comp.matched_cells} cells; time metric: "
-        f"{metric} (median of repeats, geomean over the 'timed' instances: those "
-        f"over {comp.thresholds.time_threshold:g} s); regression: significant and "
-        f">= {comp.thresholds.min_ratio:g}x"
+        f"{'- ' if md else ''}matched {comp.matched_cells} cells ({runs}); time "
+        f"metric: {metric}; median of repeats, geomean over the 'timed' instances "
+        f"(over {th.time_threshold:g} s); regression: significant, over at least "
+        f"{th.min_instances} instances, and >= {th.threshold(comp.normalized):.2f}x"
     )
     out.append("")
     header = [
@@ -751,6 +921,7 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         "timed",
         "new/base",
         ci,
+        "raw cpu",
         "verdict",
     ]
     body = []
@@ -775,13 +946,24 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         ratio = f"{t.ratio:.3f}" if t and t.ratio is not None else "-"
         timed = str(t.instances) if t else "-"
         interval = f"{t.low:.3f}-{t.high:.3f}" if t and t.has_noise_estimate else "-"
+        raw = f"{t.raw_ratio:.3f}" if t and t.raw_ratio is not None else "-"
         verdict = t.verdict if t else "time not compared"
         if t and t.regression:
             verdict = f"REGRESSION: {verdict}"
         if s.source_changed:
             verdict += " [source changed]"
         body.append(
-            [s.config, str(s.cells), counters, status, timed, ratio, interval, verdict]
+            [
+                s.config,
+                str(s.cells),
+                counters,
+                status,
+                timed,
+                ratio,
+                interval,
+                raw,
+                verdict,
+            ]
         )
     out += _table(header, body, md)
     for title, items, fmt_item in (

@@ -25,15 +25,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2  # bump on any change of columns or their meaning
+SCHEMA_VERSION = 3  # bump on any change of columns or their meaning
 # History:
 #   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
 #   2 - trailing ``raw_seconds``, ``raw_cpu_seconds``: an external program's times
 #       before its start-up was subtracted (empty for in-process solvers).
 #       Version 1 runs are read as version 2 with those columns empty.
+#   3 - memory rows: ``peak_rss_delta_bytes`` (what the solve added to the worker's
+#       resident set); time rows: ``ref_seconds`` / ``ref_cpu_seconds`` (a fixed
+#       reference solve timed next to the repeat, same worker, same core);
+#       ``worker`` and ``cpu`` (core the worker was pinned to) on measured rows.
+#       meta.json: options.warmup, options.order_seed, load averages, CPU
+#       frequency and governor, hostname. Older runs are read with these columns
+#       empty, and :func:`schema_gaps` says what they lack.
 #: Versions this harness reads (older ones are migrated on reading).
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
+SUPPORTED_SCHEMAS = READABLE_VERSIONS
 
 ROWS_FILE = "rows.csv"
 META_FILE = "meta.json"
@@ -101,6 +109,14 @@ class ResultRow:
     extra: str  # JSON object of per-algorithm counters, "" when none
     raw_seconds: float | None = None  # external programs: wall before start-up
     raw_cpu_seconds: float | None = None  # subtraction, and CPU likewise
+    # ---- schema 3
+    #: memory rows: worker's peak RSS during the solve minus its RSS just before
+    peak_rss_delta_bytes: int | None = None
+    #: time rows: the reference solve timed right after this repeat (same worker)
+    ref_seconds: float | None = None
+    ref_cpu_seconds: float | None = None
+    worker: int | None = None  # worker slot that measured the row
+    cpu: int | None = None  # the core that worker was pinned to (None: not pinned)
 
     @property
     def key(self) -> tuple[str, str, str, str, int]:
@@ -110,8 +126,9 @@ class ResultRow:
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))
-#: The columns of a version 1 ``rows.csv`` (read with the newer ones empty).
-COLUMNS_V1: tuple[str, ...] = COLUMNS[:-2]
+#: The columns of a version 1 / 2 ``rows.csv`` (read with the newer ones empty).
+COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("extra") + 1]
+COLUMNS_V2: tuple[str, ...] = COLUMNS[: COLUMNS.index("raw_cpu_seconds") + 1]
 
 
 def row_key(config: str, dataset: str, instance: str, measure: str, repeat: int):
@@ -183,7 +200,7 @@ def environment_meta() -> dict[str, Any]:
     from importlib.metadata import PackageNotFoundError, version
 
     packages = {}
-    for name in ("npuzzle-harness", "numpy", "numba", "pandas", "rich", "typer"):
+    for name in PACKAGES:
         try:
             packages[name] = version(name)
         except PackageNotFoundError:
@@ -192,9 +209,74 @@ def environment_meta() -> dict[str, Any]:
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "packages": packages,
         "platform": platform.platform(),
+        "hostname": platform.node(),
         "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),
+        "cpu_affinity": _affinity(),
+        "cpu_frequency": cpu_frequency(),
+        "load_average_start": load_average(),
     }
+
+
+#: Packages whose versions meta.json records (compare warns when they differ).
+PACKAGES = (
+    "npuzzle-harness",
+    "numpy",
+    "numba",
+    "llvmlite",
+    "pandas",
+    "matplotlib",
+    "rich",
+    "typer",
+)
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (None where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def _affinity() -> list[int] | None:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return None
+
+
+def cpu_frequency() -> dict[str, Any]:
+    """Per-core current frequency (MHz) and governor where the kernel exposes them
+    (``/sys/devices/system/cpu/cpu*/cpufreq``); else the MHz ``/proc/cpuinfo``
+    reports, with ``source`` saying which. Many VMs expose neither honestly."""
+    cores: dict[str, dict[str, Any]] = {}
+    base = Path("/sys/devices/system/cpu")
+    for d in sorted(base.glob("cpu[0-9]*/cpufreq")):
+        entry: dict[str, Any] = {}
+        for name, key in (
+            ("scaling_cur_freq", "mhz"),
+            ("scaling_governor", "governor"),
+        ):
+            try:
+                text = (d / name).read_text().strip()
+            except OSError:
+                continue
+            entry[key] = round(int(text) / 1000) if key == "mhz" else text
+        if entry:
+            cores[d.parent.name] = entry
+    if cores:
+        return {"source": "cpufreq", "cores": cores}
+    mhz = []
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("cpu mhz"):
+                mhz.append(round(float(line.split(":", 1)[1])))
+    except (OSError, ValueError):
+        pass
+    if mhz:
+        return {"source": "/proc/cpuinfo (nominal on many VMs)", "mhz": mhz}
+    return {"source": "not readable"}
 
 
 def _cpu_model() -> str:
@@ -252,6 +334,20 @@ def read_meta(run_dir: Path | str) -> dict[str, Any]:
             "harness version that wrote it"
         )
     return meta
+
+
+def schema_gaps(meta: dict[str, Any]) -> list[str]:
+    """What a run of an older schema lacks, one phrase each ([] for the current)."""
+    version = meta.get("schema_version")
+    if version in (1, 2):
+        return [
+            f"schema {version} run: no peak_rss_delta_bytes (memory is the worker's "
+            "absolute peak RSS, which includes what earlier cells left in the worker)",
+            "no reference solve beside each cell (time ratios are raw CPU time, "
+            "exposed to machine drift between runs)",
+            "no warm-up count, interleaving seed or load average recorded",
+        ]
+    return []
 
 
 # --------------------------------------------------------------------- rows
@@ -382,7 +478,7 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
         return []
     header = next(csv.reader([lines[0]]))
     width = len(header)
-    if tuple(header) == COLUMNS_V1:  # version 1: the raw_* columns did not exist
+    if tuple(header) in (COLUMNS_V1, COLUMNS_V2):  # older: the later columns empty
         header = list(COLUMNS)
     if tuple(header) != COLUMNS:
         missing = [c for c in COLUMNS if c not in header]

@@ -58,8 +58,12 @@ def write_run(
     meta: dict | None = None,
     dataset: str = "3x3-d20",
     cpu: bool = True,
+    ref: bool = True,
+    drift: float = 1.0,
 ) -> Path:
-    """Write a run: ``repeats`` time rows per cell (lognormal jitter) + a memory row."""
+    """Write a run: ``repeats`` time rows per cell (lognormal jitter) + a memory row.
+    ``ref``: each repeat has its reference solve (5 ms); ``drift`` slows the
+    machine: cell and reference alike, as a busy core does."""
     rng = np.random.default_rng(seed)
     run = root / run_id
     run.mkdir(parents=True)
@@ -92,7 +96,8 @@ def write_run(
                 "extra": c.get("extra", ""),
             }
             for r in range(repeats):
-                t = c["seconds"] * float(np.exp(rng.normal(0, jitter)))
+                t = c["seconds"] * drift * float(np.exp(rng.normal(0, jitter)))
+                ref_t = 0.005 * drift
                 out.writerow(
                     {
                         **base,
@@ -100,6 +105,8 @@ def write_run(
                         "repeat": r,
                         "seconds": t if good else "",
                         "cpu_seconds": t * 0.98 if good and cpu else "",
+                        "ref_seconds": ref_t if good and ref else "",
+                        "ref_cpu_seconds": ref_t if good and ref else "",
                     }
                 )
             out.writerow(
@@ -121,7 +128,7 @@ def write_run(
         for s, h, _ in cells
     }
     info = {
-        "schema_version": 1,
+        "schema_version": 3,
         "run_id": run_id,
         "started_utc": "2026-12-02T17:00:00Z",
         "finished_utc": "2026-12-02T17:01:00Z",
@@ -196,20 +203,102 @@ def test_twofold_slowdown_is_a_significant_regression(tmp_path, base_run):
 
 
 def test_small_significant_slowdown_stays_under_the_threshold(tmp_path, base_run):
-    new = write_run(tmp_path, "new", slowed(base_cells(), 1.10), seed=2, jitter=0.005)
+    new = write_run(tmp_path, "new", slowed(base_cells(), 1.06), seed=2, jitter=0.005)
     comp = compare_runs(base_run, new)
     t = comp.configs["astar_dict[manhattan]"].time
-    assert t.significant and not t.regression
-    assert "under the 1.25x threshold" in t.verdict
+    assert t.significant and not t.regression and t.normalized
+    assert "under the 1.10x threshold" in t.verdict
     assert comp.exit_code == EXIT_OK
     # the same change fails a stricter gate
-    strict = compare_runs(base_run, new, Thresholds(min_ratio=1.05))
+    strict = compare_runs(base_run, new, Thresholds(min_ratio=1.03))
     assert strict.exit_code == EXIT_REGRESSION
 
 
+def test_machine_drift_divides_out_with_the_reference_solve(tmp_path, base_run):
+    # the whole machine 1.6x slower during the new run, the code unchanged
+    new = write_run(tmp_path, "new", base_cells(), seed=2, drift=1.6)
+    comp = compare_runs(base_run, new)
+    assert comp.normalized and comp.exit_code == EXIT_OK
+    t = comp.configs["astar_dict[manhattan]"].time
+    assert t.ratio == pytest.approx(1, abs=0.05)
+    assert t.raw_ratio == pytest.approx(1.6, rel=0.05)  # shown beside
+    assert "normalized" in render(comp)
+    # on raw CPU time, the same pair is judged against the raw threshold (1.8x)
+    raw = compare_runs(base_run, new, Thresholds(normalize=False))
+    assert not raw.normalized and raw.exit_code == EXIT_OK
+    assert "under the 1.80x threshold" in raw.configs["bfs"].time.verdict
+
+
+def test_runs_without_the_reference_are_compared_raw_with_a_note(tmp_path):
+    base = write_run(tmp_path, "base", base_cells(), seed=1, ref=False)
+    new = write_run(tmp_path, "new", slowed(base_cells(), 1.5), seed=2, ref=False)
+    comp = compare_runs(base, new)
+    assert not comp.normalized and comp.exit_code == EXIT_OK
+    assert any("times are raw" in n and "1.80x" in n for n in comp.notes)
+    assert (
+        compare_runs(
+            base,
+            write_run(tmp_path, "new2", slowed(base_cells(), 2.2), seed=2, ref=False),
+        ).exit_code
+        == EXIT_REGRESSION
+    )
+
+
+def test_fewer_than_five_instances_are_too_few(tmp_path):
+    cells = {k: c for k, c in base_cells().items() if k[2] in INSTANCES[:4]}
+    base = write_run(tmp_path, "base", cells, seed=1, jitter=0.001)
+    new = write_run(tmp_path, "new", slowed(cells, 3.0), seed=2, jitter=0.001)
+    comp = compare_runs(base, new)
+    t = comp.configs["astar_dict[manhattan]"].time
+    assert not t.significant and not t.regression
+    assert t.verdict.startswith("too few instances (4 timed, need 5; 3.00x slower")
+    assert comp.exit_code == EXIT_OK
+
+
+def test_several_runs_per_side_bootstrap_over_runs(tmp_path):
+    # A B A B: base runs at drift 1.0 and 1.3 (unnormalised shift between runs)
+    b = [write_run(tmp_path, f"b{i}", base_cells(), seed=10 + i) for i in range(2)]
+    n = [
+        write_run(tmp_path, f"n{i}", slowed(base_cells(), 1.5), seed=20 + i)
+        for i in range(2)
+    ]
+    comp = compare_runs(b, n)
+    t = comp.configs["astar_dict[manhattan]"].time
+    assert t.runs == (2, 2) and t.regression
+    assert t.ratio == pytest.approx(1.5, rel=0.05)
+    assert comp.base_id == "b0,b1" and "2 vs 2 runs" in render(comp)
+    assert comp.configs["bfs"].time.verdict.startswith("within noise")
+    # through the CLI: comma-separated runs
+    result = CliRunner().invoke(
+        app,
+        ["compare", f"{b[0]},{b[1]}", f"{n[0]},{n[1]}", "--results-dir", str(tmp_path)],
+    )
+    assert result.exit_code == EXIT_REGRESSION, result.output
+
+
+def test_calibrated_noise_floor_raises_the_threshold_and_is_shown(tmp_path, base_run):
+    from harness.noise import Calibration, read_calibration, write_calibration
+
+    new = write_run(tmp_path, "new", slowed(base_cells(), 1.2), seed=2)
+    assert compare_runs(base_run, new).exit_code == EXIT_REGRESSION
+    cal = Calibration(1.25, 1.7, 10, 30, "host", "cpu", "2026-12-03T06:00:00Z", "aa")
+    write_calibration(tmp_path / "noise_floor.json", cal)
+    cal = read_calibration(tmp_path / "noise_floor.json")
+    comp = compare_runs(base_run, new, Thresholds(calibration=cal))
+    assert comp.exit_code == EXIT_OK
+    verdict = comp.configs["astar_dict[manhattan]"].time.verdict
+    assert "under the 1.25x threshold" in verdict
+    assert any("noise floor 1.250x from 10 identical run" in n for n in comp.notes)
+    # the CLI picks it up from the results folder
+    result = CliRunner().invoke(
+        app, ["compare", str(base_run), str(new), "--results-dir", str(tmp_path)]
+    )
+    assert result.exit_code == EXIT_OK and "noise floor 1.250x" in result.output
+
+
 def test_large_but_noisy_change_is_not_significant(tmp_path):
-    # two instances, jitter of +-60%: a 1.3x shift cannot be told from noise
-    cells = {k: c for k, c in base_cells().items() if k[2] in INSTANCES[:2]}
+    # jitter of +-60%: a 1.3x shift cannot be told from noise
+    cells = base_cells()
     base = write_run(tmp_path, "base", cells, seed=3, jitter=0.6, repeats=3)
     new = write_run(tmp_path, "new", slowed(cells, 1.3), seed=4, jitter=0.6, repeats=3)
     t = compare_runs(base, new).configs["astar_dict[manhattan]"].time
@@ -362,12 +451,22 @@ def test_single_instance_single_repeat_says_it_has_no_noise_estimate(tmp_path):
     base = write_run(tmp_path, "base", cells, repeats=1)
     new = write_run(tmp_path, "new", slowed(cells, 1.5), repeats=1)
     t = compare_runs(base, new).configs["astar_dict[manhattan]"].time
+    assert not t.has_noise_estimate and not t.regression
+    assert t.verdict.startswith("too few instances (1 timed")
+    t = (
+        compare_runs(base, new, Thresholds(min_instances=1))
+        .configs["astar_dict[manhattan]"]
+        .time
+    )
     assert not t.has_noise_estimate and t.regression
     assert t.verdict.endswith("no noise estimate (1 instance, 1 repeat)")
 
 
 def test_reference_config_absorbs_a_machine_wide_drift(tmp_path, base_run):
-    new = write_run(tmp_path, "new", slowed(base_cells(), 1.6, config=None), seed=2)
+    base_run = write_run(tmp_path, "raw_base", base_cells(), seed=1, ref=False)
+    new = write_run(
+        tmp_path, "new", slowed(base_cells(), 2.0, config=None), seed=2, ref=False
+    )
     assert compare_runs(base_run, new).exit_code == EXIT_REGRESSION
     comp = compare_runs(base_run, new, Thresholds(reference="bfs"))
     assert comp.exit_code == EXIT_OK
@@ -393,6 +492,36 @@ def test_environment_differences_are_warned(tmp_path, base_run):
     warnings = " ".join(compare_runs(base_run, new).warnings)
     assert "Python version differs: '3.11.9' vs '3.12.1'" in warnings
     assert "CPU model differs" in warnings
+
+
+def test_package_versions_and_high_load_are_warned(tmp_path):
+    base = write_run(
+        tmp_path,
+        "base",
+        base_cells(),
+        meta={
+            "packages": {"numba": "0.68", "llvmlite": "0.45.0", "npuzzle-harness": "1"},
+            "load_average_start": [0.4, 0.3, 0.2],
+            "load_average_end": [0.6, 0.4, 0.2],
+        },
+    )
+    new = write_run(
+        tmp_path,
+        "new",
+        base_cells(),
+        seed=2,
+        meta={
+            "packages": {"numba": "0.68", "llvmlite": "0.46.0", "npuzzle-harness": "2"},
+            "load_average_start": [0.5, 0.3, 0.2],
+            "load_average_end": [3.2, 1.0, 0.5],
+        },
+    )
+    warnings = compare_runs(base, new).warnings
+    text = " ".join(warnings)
+    assert "package llvmlite differs: 0.45.0 vs 0.46.0" in text
+    assert "numba" not in text and "npuzzle-harness" not in text
+    [load] = [w for w in warnings if "load average" in w]
+    assert load.startswith("new run new: load average 3.2 at the end on 2 cores")
 
 
 def test_configs_and_cells_in_one_run_only_are_noted(tmp_path, base_run):
@@ -425,7 +554,7 @@ def test_nondeterministic_counters_are_warned(tmp_path, base_run):
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ({"schema_version": 3}, "schema_version 3"),
+        ({"schema_version": 4}, "schema_version 4"),
         (
             {"datasets": {"3x3-d20": {"sha256": "b" * 64}}},
             "dataset '3x3-d20' has different boards",

@@ -78,8 +78,18 @@ def test_columns_follow_the_contract_in_order():
         "peak_rss_bytes",
         "h_start",
     )
-    assert res.COLUMNS[26:] == ("extra", "raw_seconds", "raw_cpu_seconds")
+    assert res.COLUMNS[26:] == (
+        "extra",
+        "raw_seconds",
+        "raw_cpu_seconds",
+        "peak_rss_delta_bytes",
+        "ref_seconds",
+        "ref_cpu_seconds",
+        "worker",
+        "cpu",
+    )
     assert res.COLUMNS_V1 == res.COLUMNS[:27]
+    assert res.COLUMNS_V2 == res.COLUMNS[:29]
 
 
 def test_round_trip_keeps_values_and_types(tmp_path):
@@ -170,7 +180,7 @@ def test_malformed_rows_are_named(tmp_path):
     with open(tmp_path / res.ROWS_FILE, "a") as fh:
         fh.write("only,three,fields\n")
     with pytest.raises(
-        res.ResultsError, match=r"rows.csv: line 3: 3 fields, expected 29"
+        res.ResultsError, match=r"rows.csv: line 3: 3 fields, expected 34"
     ):
         res.read_row_dicts(tmp_path)
 
@@ -180,7 +190,7 @@ def test_unknown_schema_version_is_rejected(tmp_path):
     meta = json.loads((tmp_path / res.META_FILE).read_text())
     meta["schema_version"] = res.SCHEMA_VERSION + 1
     (tmp_path / res.META_FILE).write_text(json.dumps(meta))
-    with pytest.raises(res.ResultsError, match="schema_version 3 is not supported"):
+    with pytest.raises(res.ResultsError, match="schema_version 4 is not supported"):
         analysis.read_run(tmp_path)
 
 
@@ -189,7 +199,7 @@ def test_old_schema_fixture_is_rejected_clearly():
         analysis.read_run(DATA / "old_schema_run")
     assert "meta.json: schema_version 0 is not supported" in str(err.value)
     assert "\n" not in str(err.value)
-    with pytest.raises(res.ResultsError, match="columns do not match schema 2"):
+    with pytest.raises(res.ResultsError, match="columns do not match schema 3"):
         res.read_row_dicts(DATA / "old_schema_run")
 
 
@@ -200,6 +210,13 @@ def test_committed_v1_run_still_loads():
     assert meta["schema_version"] == 1 and meta["complete"] is True
     assert len(frame) == 12
     assert frame["raw_seconds"].isna().all() and frame["raw_cpu_seconds"].isna().all()
+    # ...and what schema 1 lacks is said
+    assert list(frame.columns) == list(res.COLUMNS)
+    assert frame["peak_rss_delta_bytes"].isna().all()
+    assert frame["ref_cpu_seconds"].isna().all()
+    gaps = " ".join(res.schema_gaps(meta))
+    assert "peak_rss_delta_bytes" in gaps and "reference" in gaps
+    assert res.schema_gaps({"schema_version": res.SCHEMA_VERSION}) == []
     bfs = frame[(frame["config"] == "good_bfs") & frame["solvable"]]
     assert (bfs["path_length"] == bfs["optimal_length"]).all()
     assert set(frame["status"]) == {"solved", "unsolvable", "invalid"}

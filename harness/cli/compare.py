@@ -21,19 +21,32 @@ class Format(StrEnum):
 
 @app.command()
 def compare(
-    base: Annotated[str, typer.Argument(help="Base run: a run directory or run id.")],
-    new: Annotated[str, typer.Argument(help="New run: a run directory or run id.")],
+    base: Annotated[
+        str,
+        typer.Argument(
+            help="Base run: a run directory or run id; several runs of the same "
+            "code separated by commas (A1,A2) are bootstrapped over runs."
+        ),
+    ],
+    new: Annotated[
+        str,
+        typer.Argument(help="New run(s), as for BASE (best alternated: A B A B)."),
+    ],
     format: Annotated[
         Format, typer.Option("--format", "-f", help="Output format.")
     ] = Format.table,
     min_ratio: Annotated[
-        float,
+        float | None,
         typer.Option(
             min=1.0,
             help="A config's time ratio (new/base geomean) must reach this, and be "
-            "significant, to count as a regression.",
+            "significant, to count as a regression. Default 1.10 on normalized "
+            "times (every repeat divided by the reference solve timed beside it: "
+            "measured false-alarm and detection rates in the README), 1.80 on raw "
+            "CPU time (runs without the reference: identical runs differ by up to "
+            "~1.8x on a shared machine). A calibrated noise floor above it wins.",
         ),
-    ] = 1.25,
+    ] = None,
     time_threshold: Annotated[
         float,
         typer.Option(
@@ -55,6 +68,21 @@ def compare(
             "unchanged reference workload absorbs a machine-wide drift).",
         ),
     ] = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(
+            help="Noise-floor calibration from identical runs on this machine "
+            "(tests/benchmarks/aa_noise.py --calibrate writes it). Default: "
+            "RESULTS_DIR/noise_floor.json when it exists.",
+        ),
+    ] = None,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw",
+            help="Compare raw CPU times even when the runs have the reference solve.",
+        ),
+    ] = False,
     no_time: Annotated[
         bool,
         typer.Option(
@@ -68,17 +96,32 @@ def compare(
 ) -> None:
     """Compare two runs: exact counter and status changes, noise-aware time ratios.
 
+    Time: per instance the ratio of medians new/base of CPU time divided by the
+    reference solve timed beside each repeat; the geometric mean over instances;
+    a bootstrap interval over instances (and over runs, with several per side).
+    Fewer than 5 timed instances: "too few instances", never a regression.
+
     Exit status: 0 nothing regressed; 1 a regression (more nodes expanded or
     generated, a longer path, a worse status, or a significant slowdown of at least
-    --min-ratio); 2 the runs cannot be compared (schema, datasets, no common cells).
+    --min-ratio and the noise floor); 2 the runs cannot be compared (schema,
+    datasets, no common cells).
     """
     from harness.compare import (
         Incomparable,
         Thresholds,
         compare_runs,
         render,
-        resolve_run,
+        resolve_runs,
     )
+    from harness.noise import CALIBRATION_FILE, read_calibration
+
+    cal_path = calibration or results_dir / CALIBRATION_FILE
+    cal = read_calibration(cal_path)
+    if calibration is not None and cal is None:
+        typer.echo(
+            f"error: --calibration {calibration}: not a calibration file", err=True
+        )
+        raise typer.Exit(2)
 
     thresholds = Thresholds(
         min_ratio=min_ratio,
@@ -86,10 +129,12 @@ def compare(
         confidence=confidence,
         check_time=not no_time,
         reference=reference,
+        calibration=cal,
+        normalize=not raw,
     )
     try:
         result = compare_runs(
-            resolve_run(base, results_dir), resolve_run(new, results_dir), thresholds
+            resolve_runs(base, results_dir), resolve_runs(new, results_dir), thresholds
         )
     except Incomparable as err:
         if format is Format.json:
