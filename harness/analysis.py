@@ -297,9 +297,12 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
     base["ebf"] = effective_branching_factor(
         base["generated"].where(base["status"] == "solved"), base["path_length"]
     )
+    if "peak_rss_delta_bytes" not in memory:  # rows from before schema 2
+        memory = memory.assign(peak_rss_delta_bytes=np.nan)
     mem = memory.groupby(INSTANCE).agg(
         peak_bytes=("peak_bytes", "max"),
         peak_rss_bytes=("peak_rss_bytes", "max"),
+        peak_rss_delta_bytes=("peak_rss_delta_bytes", "max"),
         memory_status=("status", "first"),
     )
     base = base.join(mem)
@@ -340,6 +343,7 @@ def summary(
         "median_ebf",
         "peak_traced_mib",
         "peak_rss_mib",
+        "rss_added_mib",
         *aggregate.FAIR_COLUMNS[5:],
     ]
     if inst.empty:
@@ -361,7 +365,8 @@ def summary(
     out["median_generated"] = g["generated"].median()
     out["median_ebf"] = g["ebf"].median()
     out["peak_traced_mib"] = g["peak_bytes"].max() / MIB
-    out["peak_rss_mib"] = g["peak_rss_bytes"].max() / MIB
+    out["peak_rss_mib"] = g["peak_rss_bytes"].max() / MIB  # absolute: the worker
+    out["rss_added_mib"] = g["peak_rss_delta_bytes"].max() / MIB  # by the solve
     out = out.reset_index()
     fair = aggregate.fair_summary(inst, aggregate.time_limit(meta, inst))
     out = out.merge(fair[[*CELL, *aggregate.FAIR_COLUMNS[5:]]], on=CELL, how="left")

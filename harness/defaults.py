@@ -16,3 +16,6 @@ RESULTS_DIR = Path("results")
 REPEATS = 3
 #: MB of address space one solve may add to its worker (0: no limit).
 MEMORY_LIMIT_MB = 4096
+#: Untimed solves per cell before the timed repeats: without one, repeat 0 ran 4-10%
+#: slower than the rest in every run (first-touch page faults, caches).
+WARMUP = 1

@@ -21,7 +21,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("harness.heuristics", "harness.oracle", "harness.kernels"),
     # the solver contract and the one solve-and-replay check (puzzle only)
     ("harness.solver", "solvers", "harness.measure.judge", "harness.external"),
-    ("harness.datasets", "harness.results"),
+    # the stored format, and the statistics of run-to-run noise (numpy only)
+    ("harness.datasets", "harness.results", "harness.noise"),
     # measuring, and the plans and stored cells it starts from
     ("harness.measure", "harness.gate", "harness.experiment", "harness.reuse"),
     ("harness.analysis", "harness.aggregate", "harness.compare", "harness.report",

@@ -289,7 +289,9 @@ def test_compare_ratio_is_geomean_and_counters_exact():
     # 1.3/2.6, 25/50
     assert man.time_ratio == pytest.approx(0.5)
     assert (man.compared, man.counters_changed) == (3, 0)
-    assert man.time_low <= 0.5 <= man.time_high < 1 and man.significant
+    # 3 timed instances: too few to call it (harness compare wants 5)
+    assert man.time_low <= 0.5 <= man.time_high < 1 and not man.significant
+    assert man.verdict.startswith("too few instances (3 timed")
     bfs = table.loc[("8-depths", "bfs")]
     # per-instance ratios (0.08/0.08 under 0.1 ms), 2.0/0.5, 82/41, 88/44 = 4, 2, 2
     assert bfs.time_ratio == pytest.approx(16 ** (1 / 3))
@@ -418,12 +420,15 @@ def test_report_contains_tables_and_findings(single):
     # log(769.2)/9.9035 = 0.6710; d08-0001 50 ms -> log(40)/9.9035 = 0.3725; sum 3.00.
     # Score, expanded (floor 100, limit 1e8): 3 and 12 -> 1 each; 200 ->
     # (8 - log10 200)/6 = 0.9498; 4000 -> (8 - log10 4000)/6 = 0.7330; sum 3.68.
-    # Own-set median 1.38 ms (all 4 answered), b* 2, traced 1 MiB, RSS 32 MiB.
+    # Own-set median 1.38 ms (all 4 answered), b* 2, traced 1 MiB (RSS 32 MiB absolute:
+    # a schema-1 run has no 'RSS added', so that column is left out).
     assert "| config | answered | median time (ms), 2 common |" in md
     assert (
         "| astar_dict[manhattan] | 4 | 1.32 | 0.322 | 101.5 | 24.5 | 3.00 | 3.68 | "
-        "1.38 | 2.00 | 1.00 | 32.0 |" in md
+        "1.38 | 2.00 | 1.00 |\n" in md
     )
+    assert "RSS added" not in md.split("## Plots")[0]
+    assert "schema 1 run: no peak_rss_delta_bytes" in md
     html_text = single.read_text(encoding="utf-8")
     assert "<td>1.32</td><td>0.322</td>" in html_text
     assert "claims to be optimal" in html_text
@@ -443,7 +448,7 @@ def test_two_runs_side_by_side_and_comparison_plot(pair):
     assert "CPU time ratio run 2/run 1" in md
     # the plots show run 2, which has no memory pass and no unsolvable boards
     assert not (out / "plots" / "peak_memory.png").exists()
-    assert "Peak memory per config: skipped (the run has no memory-pass rows)" in md
+    assert "Peak memory per config: skipped (the run has no memory-pass rows" in md
     assert "Time to answer unsolvable boards: skipped" in md
 
 

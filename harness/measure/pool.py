@@ -92,6 +92,8 @@ class _Slot:
     budget: float = 0.0
     killed_for_deadline: bool = False
     started: int = 0  # processes started in this slot (>1: replacements)
+    cpu: int | None = None  # the core its worker is pinned to
+    block: int | None = None  # the block of tasks this worker is working through
 
 
 class LocalPool:
@@ -109,17 +111,24 @@ class LocalPool:
         log_path: str | None = None,
         *,
         priority: Callable[[Task], float] | None = None,
+        pin: bool = False,
     ) -> None:
         if jobs < 1:
             raise ValueError("jobs must be at least 1")
         self.jobs = jobs
         self._log_path = log_path
         self._slots = [_Slot(i) for i in range(jobs)]
+        if pin:  # worker i on core i (round robin over the cores we may use)
+            cores = available_cores()
+            for slot in self._slots:
+                slot.cpu = cores[slot.index % len(cores)] if cores else None
         self._queues: dict[tuple, deque[Task]] = {}
         #: with ``priority`` (expected seconds): every idle worker takes the pending
         #: task that is expected to take longest, asked afresh at each hand-off
         self._priority = priority
         self._pending: list[Task] = []
+        #: tasks with a block, by block in submission order (see Task.block)
+        self._blocks: dict[int, deque[Task]] = {}
         self._outstanding = 0
         self.replacements = 0
         self.start_method = "subprocess"
@@ -134,7 +143,9 @@ class LocalPool:
         self._priority = priority
 
     def submit(self, task: Task) -> None:
-        if self._priority is not None:
+        if task.block is not None:
+            self._blocks.setdefault(task.block, deque()).append(task)
+        elif self._priority is not None:
             self._pending.append(task)
         else:
             self._queues.setdefault(task.setup_key, deque()).append(task)
@@ -152,7 +163,7 @@ class LocalPool:
             if slot.task is None:
                 task = self._next_for(slot)
                 if task is None:
-                    break
+                    continue  # (blocks: another worker may still get one)
                 self._assign(slot, task)
                 started.append(TaskStarted(task, slot.index))
         return started
@@ -172,6 +183,7 @@ class LocalPool:
             self._close(slot)
         self._queues.clear()
         self._pending.clear()
+        self._blocks.clear()
         self._outstanding = 0
 
     def withdraw(self) -> list[Task]:
@@ -197,9 +209,30 @@ class LocalPool:
     # ---- scheduling
 
     def _next_for(self, slot: _Slot) -> Task | None:
-        """With a priority: the longest expected task (a worker's prepared set-up
-        breaks ties). Else prefer a task this worker has already prepared for;
-        else the oldest."""
+        """The next task of this worker's block; else a block no other worker
+        holds (with a priority: the one expected to take longest, else the
+        oldest). Tasks without a block: with a priority, the longest expected
+        task (a worker's prepared set-up breaks ties); else one this worker has
+        already prepared for, else the oldest."""
+        if slot.block is not None:
+            queue = self._blocks.get(slot.block)
+            if queue:
+                return queue.popleft()
+            self._blocks.pop(slot.block, None)
+            slot.block = None
+        held = {s.block for s in self._slots if s is not slot}
+        for block in [b for b, q in self._blocks.items() if not q]:
+            del self._blocks[block]
+        free = [(b, q) for b, q in self._blocks.items() if b not in held]
+        if free:
+            if self._priority is not None:
+                block, queue = max(
+                    free, key=lambda bq: sum(self._priority(t) for t in bq[1])
+                )
+            else:
+                block, queue = free[0]
+            slot.block = block
+            return queue.popleft()
         if self._pending:
             best = max(
                 range(len(self._pending)),
@@ -227,7 +260,7 @@ class LocalPool:
         code = (
             f"import sys; sys.path[:0] = {paths!r}; "
             "from harness.measure.worker import worker_entry; "
-            f"worker_entry({child_fd}, {slot.index}, {slot.started > 0})"
+            f"worker_entry({child_fd}, {slot.index}, {slot.started > 0}, {slot.cpu})"
         )
         log = open(self._log_path, "ab") if self._log_path else subprocess.DEVNULL
         try:
@@ -332,6 +365,7 @@ class LocalPool:
             list(slot.setups),
             h_start,
             slot.index,
+            cpu=slot.cpu,
         )
         slot.task = None
         slot.deadline = None
@@ -407,6 +441,14 @@ class LocalPool:
             self._kill(slot)
         slot.process, slot.conn = None, None
         slot.prepared = set()
+
+
+def available_cores() -> list[int]:
+    """The cores this process may run on (Linux affinity), else 0..cpu_count-1."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return list(range(os.cpu_count() or 1))
 
 
 def fill_not_run(task: Task, attempts: list[Attempt]) -> list[Attempt]:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,6 +33,9 @@ from harness.measure.pool import Executor, InlineExecutor, LocalPool
 from harness.measure.schedule import CostModel, Job, eta
 from harness.measure.worker import (
     MAX_MOVES_CHARS,
+    REFERENCE_BOARD,
+    REFERENCE_CONFIG,
+    TRACEMALLOC_BELOW_BYTES,
     Attempt,
     Pass,
     Setup,
@@ -39,7 +43,7 @@ from harness.measure.worker import (
     TaskResult,
     TaskStarted,
 )
-from harness.puzzle import goal_name
+from harness.puzzle import format_board, goal_name
 from harness.solver import SolverConfig, select_solvers
 
 DEFAULT_REPEATS = defaults.REPEATS
@@ -51,6 +55,7 @@ DEFAULT_OUT = defaults.RESULTS_DIR
 #: below us; a day per solve and 1 TiB are far beyond any benchmark here.
 MAX_SECONDS = 86_400.0
 MAX_MEMORY_LIMIT_MB = 1_048_576
+DEFAULT_WARMUP = defaults.WARMUP
 COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 FAILURES = res.PROBLEMS  # what --strict fails on
 
@@ -88,13 +93,23 @@ class Plan:
     #: (config label, dataset name) pairs to run; None: every config on every
     #: dataset. An experiment file's union of grids is not a full product.
     pairs: set[tuple[str, str]] | None = None
+    warmup: int = DEFAULT_WARMUP
+    #: time the reference solve after every timed repeat (harness.noise)
+    reference: bool = True
+    #: pin worker i to core i, so a cell and its reference share a core's drift
+    pin: bool = True
+    #: run instance by instance, every config on it in one worker, in an order
+    #: rotated per instance from a seeded shuffle; False: config by config
+    interleave: bool = True
+    order_seed: int = 0
 
     def timeout_for(self, config: SolverConfig) -> float:
         return self.timeout if self.timeout is not None else config.spec.budget_seconds
 
     def passes(self) -> tuple[Pass, ...]:
+        warm = tuple(Pass("warmup", w) for w in range(self.warmup))
         timed = tuple(Pass("time", r) for r in range(self.repeats))
-        return timed + ((Pass("memory", 0),) if self.memory_pass else ())
+        return warm + timed + ((Pass("memory", 0),) if self.memory_pass else ())
 
     def optimum(self, dataset: Dataset, inst: Instance) -> int | None:
         if inst.optimal_length is not None:
@@ -119,6 +134,11 @@ class Plan:
                 if self.pairs is not None
                 else {}
             ),
+            "warmup": self.warmup,
+            "reference": self.reference,
+            "pin": self.pin,
+            "interleave": self.interleave,
+            "order_seed": self.order_seed,
         }
 
 
@@ -203,10 +223,18 @@ def make_plan(
     setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
     use_oracle: bool = True,
     pairs: set[tuple[str, str]] | None = None,
+    warmup: int = DEFAULT_WARMUP,
+    reference: bool = True,
+    pin: bool = True,
+    interleave: bool = True,
+    order_seed: int | None = None,
 ) -> Plan:
-    """Resolve names into a :class:`Plan`; RunError (one line) on bad input."""
+    """Resolve names into a :class:`Plan`; RunError (one line) on bad input.
+    ``order_seed`` None: a fresh one, recorded in meta.json."""
     if repeats < 1:
         raise RunError(f"--repeats {repeats}: must be at least 1")
+    if warmup < 0:
+        raise RunError(f"--warmup {warmup}: must be 0 or more")
     if timeout is not None:
         _check_seconds("--timeout", timeout)
     _check_seconds("--setup-timeout", setup_timeout)
@@ -229,6 +257,11 @@ def make_plan(
         disable_gc=disable_gc,
         setup_timeout=setup_timeout,
         pairs=set(pairs) if pairs is not None else None,
+        warmup=warmup,
+        reference=reference,
+        pin=pin,
+        interleave=interleave,
+        order_seed=random.randrange(2**31) if order_seed is None else order_seed,
     )
     if use_oracle:
         plan.oracle_optima = oracle_optima(plan.datasets)
@@ -282,27 +315,50 @@ class Cell:
     dataset: Dataset
     instance: Instance
     refusal: str | None = None
+    block: int | None = None  # interleaved order: the instance's block number
 
 
 def plan_cells(plan: Plan) -> list[Cell]:
-    """The grid, config-major (so a worker reuses its set-up), refusals resolved."""
+    """The grid in run order, refusals resolved.
+
+    Interleaved (the default): instance by instance; on each instance every config,
+    in an order that rotates by one position per instance, starting from a shuffle
+    seeded by ``plan.order_seed``. Each config then samples the machine's drift
+    all through the run instead of in one window of its own, and every config
+    takes every position equally often. The cells of one instance form a block,
+    run by one worker. Otherwise config by config (a worker reuses its set-up).
+    """
     from harness.heuristics import all_heuristics
 
     heuristics = all_heuristics()
-    cells = []
-    for config in plan.configs:
-        for dataset in plan.datasets:
-            if plan.pairs is not None and (config.label, dataset.name) not in plan.pairs:
-                continue
-            for inst in dataset.instances:
-                cells.append(
-                    Cell(
-                        config,
-                        dataset,
-                        inst,
-                        _refusal(config, inst, plan.optimum(dataset, inst), heuristics),
-                    )
-                )  # noqa: E501
+
+    def cell(config: SolverConfig, dataset: Dataset, inst: Instance, block=None):
+        depth = plan.optimum(dataset, inst)
+        return Cell(
+            config, dataset, inst, _refusal(config, inst, depth, heuristics), block
+        )
+
+    def wanted(config: SolverConfig, dataset: Dataset) -> bool:
+        return plan.pairs is None or (config.label, dataset.name) in plan.pairs
+
+    if not plan.interleave:
+        return [
+            cell(config, dataset, inst)
+            for config in plan.configs
+            for dataset in plan.datasets
+            if wanted(config, dataset)
+            for inst in dataset.instances
+        ]
+    order = list(plan.configs)
+    random.Random(plan.order_seed).shuffle(order)
+    cells, block = [], 0
+    for dataset in plan.datasets:
+        for inst in dataset.instances:
+            turn = block % len(order)
+            chosen = [c for c in order[turn:] + order[:turn] if wanted(c, dataset)]
+            for config in chosen:
+                cells.append(cell(config, dataset, inst, block))
+            block += 1 if chosen else 0
     return cells
 
 
@@ -493,7 +549,22 @@ def build_rows(
     inst, config = cell.instance, cell.config
     drift = nondeterminism(result.attempts, stored)
     rows = []
+    warm_failure: Attempt | None = None
     for a in result.attempts:
+        if a.measure == "warmup":
+            # untimed, no row; a failure shows in the rows of the passes after it
+            if a.outcome != "returned" and warm_failure is None:
+                warm_failure = a
+            continue
+        if warm_failure is not None and a.message.startswith("not run after"):
+            # the cell's first solve failed: say so as it happened, then point at it
+            a = replace(
+                a,
+                message=warm_failure.message
+                if not rows
+                else f"not run after {warm_failure.outcome} in the warm-up solve: "
+                f"{warm_failure.message}",
+            )
         status, message, length, is_optimal = judge(
             a, inst, optimum, config.spec.optimal
         )
@@ -537,6 +608,13 @@ def build_rows(
                 peak_rss_bytes=a.peak_rss_bytes if a.measure == "memory" else None,
                 h_start=result.h_start if config.heuristic else None,
                 extra=json.dumps(extra, sort_keys=True) if extra else "",
+                peak_rss_delta_bytes=a.peak_rss_delta_bytes
+                if a.measure == "memory"
+                else None,
+                ref_seconds=a.ref_seconds if timed else None,
+                ref_cpu_seconds=a.ref_cpu_seconds if timed else None,
+                worker=result.worker if result.worker >= 0 else None,
+                cpu=result.cpu,
             )
         )
     return rows
@@ -576,6 +654,7 @@ def skipped_rows(run_id: str, cell: Cell, passes: Sequence[Pass], optimum: int |
             "",
         )
         for p in passes
+        if p.measure != "warmup"
     ]
 
 
@@ -686,11 +765,32 @@ def new_meta(
             + ("; gc disabled during it" if plan.disable_gc else "; gc enabled")
             + "; worker objects from imports and set-up frozen (gc.freeze())",
             "memory_pass": (
-                "untimed: peak_rss_bytes = worker VmHWM during a plain solve (reset "
-                "via /proc/self/clear_refs; includes the interpreter and prepared "
-                "tables, see setup[].rss_baseline_bytes), then peak_bytes = "
-                "tracemalloc peak of a second solve (Python allocations only)"
+                "untimed: peak_rss_delta_bytes = what the solve added to the "
+                "worker's resident set (VmHWM, reset via /proc/self/clear_refs just "
+                "before the solve, minus VmRSS just before it; excludes the "
+                "interpreter, imports and tables loaded in set-up); peak_rss_bytes "
+                "= that absolute peak; peak_bytes = tracemalloc peak of a second "
+                "solve (Python allocations only), run only when the delta is under "
+                f"{TRACEMALLOC_BELOW_BYTES // 2**20} MiB"
             ),
+            "warmup": f"{plan.warmup} untimed solve(s) per cell before the timed "
+            "repeats",
+            "reference": (
+                f"after every timed repeat, {REFERENCE_CONFIG} on "
+                f"{format_board(REFERENCE_BOARD)} timed in the same worker "
+                "(ref_seconds, ref_cpu_seconds); compare divides by it"
+                if plan.reference
+                else "none"
+            ),
+            "order": (
+                f"interleaved: instance by instance, configs rotated per instance "
+                f"from a shuffle seeded {plan.order_seed}, one worker per instance"
+                if plan.interleave
+                else "config by config"
+            ),
+            "pinning": "worker i pinned to core i (os.sched_setaffinity)"
+            if plan.pin
+            else "none",
             "memory_limit": "RLIMIT_AS = worker size at the call + memory_limit_mb",
         },
         "setup": [],
@@ -729,11 +829,12 @@ def default_jobs() -> int:
 EXECUTORS = ("local", "dask")
 
 
-def make_executor(jobs: int, run_dir: Path) -> Executor:
-    """``jobs`` >= 1: a local process pool; 0: inline in this process (no isolation)."""
+def make_executor(jobs: int, run_dir: Path, *, pin: bool = True) -> Executor:
+    """``jobs`` >= 1: a local process pool, worker i pinned to core i when ``pin``;
+    0: inline in this process (no isolation)."""
     if jobs == 0:
         return InlineExecutor()
-    return LocalPool(jobs, log_path=str(run_dir / "workers.log"))
+    return LocalPool(jobs, log_path=str(run_dir / "workers.log"), pin=pin)
 
 
 def make_dask_executor(scheduler: str | None = None, jobs: int | None = None):
@@ -836,6 +937,8 @@ def execute(
         key = (cell.config.label, cell.dataset.name, cell.instance.id)
         have = {(r["measure"], int(r["repeat"])) for r in stored_by_cell.get(key, [])}
         todo = tuple(p for p in passes if (p.measure, p.repeat) not in have)
+        if not any(p.measure == "time" for p in todo):
+            todo = tuple(p for p in todo if p.measure != "warmup")  # nothing to warm
         optimum = plan.optimum(cell.dataset, cell.instance)
         if not todo:
             done += 1
@@ -859,6 +962,8 @@ def execute(
                 disable_gc=plan.disable_gc,
                 dataset=cell.dataset.name,
                 instance=cell.instance.id,
+                reference=plan.reference,
+                block=cell.block,
             )
             by_task[task.id] = cell
             tasks.append(task)
@@ -964,6 +1069,7 @@ def execute(
     executor.shutdown()
     progress.stop()
     meta["finished_utc"] = res.utc_now()
+    meta["load_average_end"] = res.load_average()
     meta["interrupted"] = False
     meta["complete"] = True
     res.write_meta(run_dir, meta)
@@ -1092,6 +1198,11 @@ def plan_from_meta(
         disable_gc=bool(opts.get("gc_disabled_during_timing", True)),
         setup_timeout=float(opts.get("setup_timeout", DEFAULT_SETUP_TIMEOUT)),
         pairs={(c, d) for c, d in opts["pairs"]} if opts.get("pairs") else None,
+        warmup=int(opts.get("warmup", 0)),
+        reference=bool(opts.get("reference", False)),
+        pin=bool(opts.get("pin", False)),
+        interleave=bool(opts.get("interleave", False)),
+        order_seed=int(opts.get("order_seed", 0)),
     )
     plan.oracle_optima = oracle_optima(plan.datasets)
     return plan
@@ -1174,6 +1285,11 @@ def run(
     memory_pass: bool = True,
     disable_gc: bool = True,
     setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
+    warmup: int = DEFAULT_WARMUP,
+    reference: bool = True,
+    pin: bool = True,
+    interleave: bool = True,
+    order_seed: int | None = None,
     resume: str | None = None,
     progress: Progress | None = None,
     executor_factory: Callable[[int, Path], Executor] | None = None,
@@ -1212,6 +1328,11 @@ def run(
             memory_pass=memory_pass,
             disable_gc=disable_gc,
             setup_timeout=setup_timeout,
+            warmup=warmup,
+            reference=reference,
+            pin=pin,
+            interleave=interleave,
+            order_seed=order_seed,
         )
         if executor == "dask":
             dask_executor = make_dask_executor(scheduler, jobs)
@@ -1223,6 +1344,10 @@ def run(
             if dask_executor is not None:
                 dask_executor.shutdown(cancel=True)
             raise
-    chosen = dask_executor or (executor_factory or make_executor)(jobs, run_dir)
+    chosen = dask_executor or (
+        executor_factory(jobs, run_dir)
+        if executor_factory is not None
+        else make_executor(jobs, run_dir, pin=plan.pin)
+    )
     execute(plan, run_dir, meta, executor=chosen, progress=progress)
     return run_dir

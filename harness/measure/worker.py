@@ -32,6 +32,18 @@ if TYPE_CHECKING:
 
 #: The tracemalloc pass runs this many times slower, so its limit is this multiple.
 TRACEMALLOC_TIMEOUT_FACTOR = 5.0
+#: The tracemalloc solve runs only when the solve added less than this to the
+#: resident set: below it, page and arena granularity and reuse of memory freed
+#: by earlier cells blur the RSS delta, and tracemalloc's exact count of Python
+#: allocations says more; above it the RSS delta is the honest figure (it sees
+#: numba's and numpy's buffers too) and a 5x slower traced solve adds nothing.
+TRACEMALLOC_BELOW_BYTES = 16 * 2**20
+#: The reference solve timed beside every timed repeat: a fixed A* on Cantor-ranked
+#: arrays (solver-like: heap, arrays, branches), ~3-6 ms on a 2 GHz core. Dividing
+#: a repeat's CPU time by it cancels the drift of the core both ran on.
+REFERENCE_CONFIG = "astar_cantor[manhattan]"
+REFERENCE_BOARD: Board = (5, 7, 8, 3, 6, 4, 2, 0, 1)  # 27 moves from the goal
+REFERENCE_GOAL: Board = (1, 2, 3, 4, 5, 6, 7, 8, 0)
 #: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
 MAX_MOVES_CHARS = 1_000_000
 
@@ -42,7 +54,8 @@ MAX_MOVES_CHARS = 1_000_000
 @dataclass(frozen=True, slots=True)
 class Pass:
     """One row to produce: ``("time", r)`` is timed repeat r; ``("memory", 0)`` the
-    untimed memory pass (a peak-RSS solve, then a tracemalloc solve)."""
+    untimed memory pass (a peak-RSS solve, then maybe a tracemalloc solve);
+    ``("warmup", w)`` an untimed solve before the timed repeats (no row)."""
 
     measure: str
     repeat: int
@@ -66,6 +79,11 @@ class Task:
     disable_gc: bool = True  # gc.disable() around the timed call
     dataset: str = ""
     instance: str = ""
+    #: time the reference solve after every timed repeat (same worker, same core)
+    reference: bool = False
+    #: tasks with the same block run in one worker, in submission order (the
+    #: runner's interleaved order: one instance, every config); None: any worker
+    block: int | None = None
 
     @property
     def setup_key(self) -> tuple:
@@ -76,6 +94,8 @@ class Task:
         """Seconds the pass may take before it is a timeout."""
         if p.measure == "memory":
             return self.timeout * (1.0 + TRACEMALLOC_TIMEOUT_FACTOR)
+        if p.measure == "time" and self.reference:
+            return self.timeout + 5.0  # the reference solve after it
         return self.timeout
 
 
@@ -101,6 +121,11 @@ class Attempt:
     raw_cpu_seconds: float | None = None
     peak_bytes: int | None = None
     peak_rss_bytes: int | None = None
+    #: memory pass: peak RSS during the solve minus the RSS just before it
+    peak_rss_delta_bytes: int | None = None
+    #: timed pass: the reference solve timed right after it
+    ref_seconds: float | None = None
+    ref_cpu_seconds: float | None = None
     message: str = ""
 
 
@@ -135,6 +160,7 @@ class TaskResult:
     #: who measured it, for meta.json placement ("" : this machine's local pool)
     worker_id: str = ""
     host: str = ""
+    cpu: int | None = None  # the core the worker was pinned to
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +281,9 @@ class Worker:
         self._replacement = False
         self.freeze_gc = False  # worker processes: gc.freeze() after each set-up
         self._current: Pass | None = None  # the pass being run
+        self.cpu: int | None = None  # the core this process is pinned to
+        #: the reference solve, prepared: (solve, heuristic, grid); False: failed
+        self._reference: Any = None
 
     # ---- alarm: the in-process time limit (the parent kills as a backstop)
 
@@ -310,6 +339,8 @@ class Worker:
         said = None
         if config.spec.prepare is not None:
             said = config.spec.prepare(g, task.goal, heuristic)
+        if task.reference:
+            self._reference_solver()  # once per worker, before the baseline below
         t3 = time.perf_counter()
         gc.collect()
         if self.freeze_gc:
@@ -342,7 +373,7 @@ class Worker:
 
     def run(self, task: Task) -> TaskResult:
         """Set up if needed, then run the passes in order until one fails."""
-        result = TaskResult(task, [], worker=self.index)
+        result = TaskResult(task, [], worker=self.index, cpu=self.cpu)
         key = task.setup_key
         if key not in self._prepared:
             self._send(("setup_begin", task.setup_timeout))
@@ -382,7 +413,10 @@ class Worker:
         for p in task.passes:
             self._current = p
             self._send(("begin", p, task.pass_budget(p)))
-            run_pass = self._memory_pass if p.measure == "memory" else self._timed_pass
+            run_pass = {
+                "memory": self._memory_pass,
+                "warmup": self._warmup_pass,
+            }.get(p.measure, self._timed_pass)
             if spec.external is not None:
                 run_pass = self._external_pass
             attempt = self._guard(
@@ -453,7 +487,55 @@ class Worker:
             counters=_counters_dict(counters),
         )
 
-    def _timed_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+    # ---- the reference solve
+
+    def _reference_solver(self) -> tuple[Any, Any, Grid] | None:
+        """The reference solve, prepared once per worker and solved once untimed
+        (first-touch page faults); None if it cannot be (then no reference)."""
+        if self._reference is None:
+            self._reference = False
+            try:
+                from harness.heuristics import make_heuristic
+                from harness.solver import parse_config
+
+                g = grid(3, 3)
+                config = parse_config(REFERENCE_CONFIG)
+                h = make_heuristic(config.heuristic, REFERENCE_GOAL, g)
+                if config.spec.prepare is not None:
+                    config.spec.prepare(g, REFERENCE_GOAL, h)
+                self._reference = (config.spec.solve, h, g)
+                self._time_reference()
+            except Exception:
+                traceback.print_exc()
+                self._reference = False
+        return self._reference or None
+
+    def _time_reference(self) -> tuple[float, float] | None:
+        """(wall, CPU) seconds of one reference solve, or None."""
+        from harness.solver import Counters
+
+        ref = self._reference_solver()
+        if ref is None:
+            return None
+        solve, h, g = ref
+        counters = Counters()
+        c0 = time.process_time_ns()
+        t0 = time.perf_counter_ns()
+        solve(REFERENCE_BOARD, REFERENCE_GOAL, g, counters=counters, heuristic=h)
+        t1 = time.perf_counter_ns()
+        c1 = time.process_time_ns()
+        return (t1 - t0) / 1e9, (c1 - c0) / 1e9
+
+    # ---- passes
+
+    def _warmup_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+        """An untimed solve before the timed repeats (page faults, caches, lazy
+        imports and allocations happen here, not in repeat 0); no row is kept."""
+        return self._timed_pass(task, spec, heuristic, g, reference=False)
+
+    def _timed_pass(
+        self, task: Task, spec, heuristic, g: Grid, reference: bool = True
+    ) -> Attempt:
         from harness.solver import Counters
 
         solve, start, goal = spec.solve, task.start, task.goal
@@ -473,6 +555,12 @@ class Worker:
         attempt = self._returned(Pass("time", 0), moves, counters)
         attempt.seconds = (t1 - t0) / 1e9
         attempt.cpu_seconds = (c1 - c0) / 1e9
+        if reference and task.reference:
+            # right after the solve, same process, same core: the same drift
+            del moves
+            ref = self._time_reference()
+            if ref is not None:
+                attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
 
     def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
@@ -503,7 +591,8 @@ class Worker:
         gc.collect()
         _trim_heap()
         if self._rss_reset_ok is None or self._rss_reset_ok:
-            self._rss_reset_ok = _reset_peak_rss()
+            self._rss_reset_ok = _reset_peak_rss()  # VmHWM := VmRSS now
+        before_kb = _proc_status_kb("VmRSS")
         self._limit_memory(task.memory_limit_mb)
         self._arm(task.timeout)
         moves = spec.solve(
@@ -513,7 +602,13 @@ class Worker:
         peak_rss = _peak_rss_bytes(bool(self._rss_reset_ok))
         attempt = self._returned(Pass("memory", 0), moves, counters)
         attempt.peak_rss_bytes = peak_rss
+        if self._rss_reset_ok and before_kb is not None and peak_rss is not None:
+            # what the solve added: its peak over what the worker held before it
+            attempt.peak_rss_delta_bytes = max(0, peak_rss - before_kb * 1024)
         del moves, counters
+        delta = attempt.peak_rss_delta_bytes
+        if delta is not None and delta >= TRACEMALLOC_BELOW_BYTES:
+            return attempt  # the RSS delta is the figure; see TRACEMALLOC_BELOW_BYTES
 
         check = Counters()
         gc.collect()
@@ -564,7 +659,20 @@ class Worker:
 # ------------------------------------------------------- worker: the process
 
 
-def worker_entry(fd: int, index: int, replacement: bool) -> None:
+def pin_to_core(cpu: int | None) -> int | None:
+    """Pin this process to one core (Linux); the core, or None if not pinned."""
+    if cpu is None or not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except OSError:
+        return None
+    return cpu
+
+
+def worker_entry(
+    fd: int, index: int, replacement: bool, cpu: int | None = None
+) -> None:
     """Entry point of a worker process (started by :class:`LocalPool` as
     ``python -c``): receive tasks on the socket ``fd``, stream events back."""
     # Ctrl-C reaches the whole process group; the parent alone decides what stops.
@@ -577,7 +685,14 @@ def worker_entry(fd: int, index: int, replacement: bool) -> None:
     worker = Worker(index, conn.send)
     worker._replacement = replacement
     worker.freeze_gc = True
-    print(f"[worker {index} pid {os.getpid()}] started", file=sys.stderr, flush=True)
+    # a cell and the reference solve timed after it must share a core's drift
+    worker.cpu = pin_to_core(cpu)
+    where = f" on core {worker.cpu}" if worker.cpu is not None else ""
+    print(
+        f"[worker {index} pid {os.getpid()}] started{where}",
+        file=sys.stderr,
+        flush=True,
+    )
     while True:
         try:
             task = conn.recv()

@@ -78,6 +78,7 @@ def compare(runs: Sequence[Run]) -> pd.DataFrame:
                     "time_low": _value(verdict, "low"),
                     "time_high": _value(verdict, "high"),
                     "significant": bool(verdict.significant) if verdict else False,
+                    "verdict": verdict.verdict if verdict else "",
                     "compared": verdict.instances if verdict else 0,
                     "old_median_expanded": _median(base_run, dataset, config, answered,
                                                   "expanded"),

@@ -65,9 +65,14 @@ HOW_TO_READ = (
     "A dataset holding both solvable and unsolvable boards is reported as two parts, "
     "'name (solvable)' and 'name (unsolvable)': proving a board unsolvable takes a "
     "full search and would swamp the times of the solvable boards.",
-    "Peak memory comes from a separate, untimed pass: the largest tracemalloc peak "
-    "(Python allocations) and the largest worker RSS peak over the cell's instances; "
-    "MiB = 2^20 bytes.",
+    "Memory comes from a separate, untimed pass. 'RSS added' is the largest, over "
+    "the cell's instances, of what one solve added to its worker's resident set: the "
+    "peak during the solve minus the resident set just before it. It leaves out the "
+    "interpreter, imports, compiled kernels and tables (pattern databases) loaded in "
+    "set-up, and whatever earlier cells left in the worker; it includes compiled "
+    "code's and numpy's buffers. 'peak traced' is tracemalloc's peak of Python "
+    "allocations, measured only for solves that added under 16 MiB (above that the "
+    "RSS figure says more, and a traced solve runs ~5x slower). MiB = 2^20 bytes.",
 )
 
 
@@ -227,7 +232,12 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
                 (f"One-time set-up{label} (not part of any solve time)", setup)
             )
     sections.append(about)
-    sections.append(_Section("How to read the numbers", bullets=list(HOW_TO_READ)))
+    sections.append(
+        _Section(
+            "How to read the numbers",
+            bullets=[*(_method(run) for run in runs), *HOW_TO_READ],
+        )
+    )
     return sections
 
 
@@ -241,6 +251,36 @@ def _scores_table(totals: pd.DataFrame) -> pd.DataFrame:
             "score: expanded": [f"{v:.2f}" for v in totals["score_expanded"]],
         }
     )  # fmt: skip
+
+
+def _method(run: Run) -> str:
+    """How this run measured: warm-up, repeats, reference, order, what it lacks."""
+    from harness.results import schema_gaps
+
+    opts = run.meta.get("options") or {}
+    prefix = f"{run.label}: " if run.label != run.run_id else ""
+    warmup = opts.get("warmup")
+    parts = [
+        f"{warmup} untimed warm-up solve{'s' if warmup != 1 else ''} per cell, then"
+        if warmup is not None
+        else "no warm-up solve recorded; then",
+        f"{opts.get('repeats', '?')} timed repeats",
+    ]
+    if opts.get("reference"):
+        parts.append(
+            "each followed by the reference solve in the same worker, on the same "
+            "core (harness compare divides by it)"
+        )
+    text = prefix + " ".join(parts[:2]) + (f", {parts[2]}" if len(parts) > 2 else "")
+    if opts.get("interleave"):
+        text += (
+            f"; cells interleaved instance by instance (order seed "
+            f"{opts.get('order_seed')})"
+        )
+    gaps = schema_gaps(run.meta)
+    if gaps:
+        text += "; " + "; ".join(gaps)
+    return text + "."
 
 
 def _dataset_caption(run: Run, dataset: str, cells: pd.DataFrame) -> str:

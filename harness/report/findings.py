@@ -219,6 +219,8 @@ def _interval(r: pd.Series) -> str:
     if not (math.isfinite(r.time_low) and math.isfinite(r.time_high)):
         return "no noise estimate"
     what = "significant" if r.significant else "within noise"
+    if str(r.get("verdict", "")).startswith("too few instances"):
+        what = f"too few instances ({int(r.compared)}) to call it"
     return f"95% interval {r.time_low:.2f}-{r.time_high:.2f}, {what}"
 
 

@@ -299,15 +299,21 @@ def _depth_plot(
 
 def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -> Plot:
     name = "peak_memory"
+    delta = "peak_rss_delta_bytes"
     if (
         inst.empty
         or "peak_bytes" not in inst
-        or (inst["peak_bytes"].isna().all() and inst["peak_rss_bytes"].isna().all())
+        or delta not in inst
+        or (inst["peak_bytes"].isna().all() and inst[delta].isna().all())
     ):
-        return _skip(name, "the run has no memory-pass rows")
+        return _skip(
+            name,
+            "the run has no memory-pass rows with what the solve added "
+            "(schema-1 runs only recorded the worker's absolute peak)",
+        )
     # One bar per config: its largest peak over every instance of every dataset
     # (per-dataset bars made a figure metres wide once there were 20 configs).
-    peaks = inst.groupby("config")[["peak_bytes", "peak_rss_bytes"]].max()
+    peaks = inst.groupby("config")[["peak_bytes", delta]].max()
     peaks = peaks.dropna(how="all") / (1 << 20)
     configs = sorted(peaks.index, reverse=True)  # alphabetical from the top
     fig, axes = plt.subplots(
@@ -315,8 +321,8 @@ def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -
         sharey=True,
     )  # fmt: skip
     for ax, col, label in (
-        (axes[0], "peak_bytes", "tracemalloc peak"),
-        (axes[1], "peak_rss_bytes", "worker RSS peak"),
+        (axes[0], delta, "RSS added by the solve"),
+        (axes[1], "peak_bytes", "tracemalloc peak"),
     ):
         values = peaks[col].reindex(configs).to_numpy(dtype=float)
         shown = np.where(np.isfinite(values) & (values > 0), values, np.nan)
@@ -340,10 +346,12 @@ def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -
         ax.grid(True, axis="x", alpha=0.3)
     fig.suptitle(PLOT_NAMES[name])
     caption = (
-        "Largest peak over each config's instances (all datasets) in the separate, "
-        "untimed memory pass. tracemalloc counts Python allocations only; RSS is "
-        "the whole worker: the interpreter and every module it has loaded, so "
-        "compiled solvers carry numba (about 115 MiB more in the main job)."
+        "Largest over each config's instances (all datasets), in the separate, "
+        "untimed memory pass. RSS added = the worker's peak resident set during the "
+        "solve minus its resident set just before: the interpreter, numba and the "
+        "tables loaded in set-up (pattern databases) are not in it; compiled code's "
+        "buffers are. tracemalloc counts Python allocations only, and is measured "
+        "only for solves that added under 16 MiB."
     )
     return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
 

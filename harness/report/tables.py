@@ -43,11 +43,11 @@ DISPLAY = {
     "median_expanded": "median expanded (nodes)",
     "median_generated": "median generated (nodes)",
     "median_ebf": "b* (median)",
+    "rss_added_mib": "RSS added (MiB)",
     "peak_traced_mib": "peak traced (MiB)",
-    "peak_rss_mib": "peak RSS (MiB)",
 }
 #: Columns dropped from a display table when they are empty for every config.
-_OPTIONAL = ("optimal_share", "median_ebf", "peak_traced_mib", "peak_rss_mib")
+_OPTIONAL = ("optimal_share", "median_ebf", "peak_traced_mib", "rss_added_mib")
 #: The two halves of the summary as people read it: what came back, what it cost.
 PARTS = {
     "answers": ("config", "instances", *STATUSES, "optimal_share"),
@@ -62,8 +62,8 @@ PARTS = {
         "score_expanded",
         "own_median_ms",
         "median_ebf",
+        "rss_added_mib",
         "peak_traced_mib",
-        "peak_rss_mib",
     ),
 }
 #: Without the fair columns (a bare summary), the cost part falls back to these.
@@ -107,6 +107,7 @@ _FORMAT = {
     "median_generated": _count,
     "median_ebf": lambda v: "–" if not np.isfinite(v) else f"{v:.2f}",
     "peak_traced_mib": _sig,
+    "rss_added_mib": _sig,
     "peak_rss_mib": _sig,
 }
 

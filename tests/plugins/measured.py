@@ -1,0 +1,66 @@
+"""Solvers whose cost is known exactly, for tests of what the runner measures.
+
+- ``alloc64``: allocates and touches exactly 64 MiB (one bytearray, a write to
+  every page) during the solve, then answers with a BFS; its memory row must say
+  the solve added 64 MiB, whatever the worker held before.
+- ``count_calls``: a BFS that appends one line per call to the file named by the
+  environment variable ``COUNT_CALLS_FILE`` (how many solves the runner made).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+
+from harness.puzzle import Board, Grid, Moves, is_solvable
+from harness.solver import Counters, register
+
+MIB = 2**20
+PAGE = 4096
+
+
+def _bfs(start: Board, goal: Board, grid: Grid, counters: Counters) -> Moves | None:
+    if not is_solvable(start, goal, grid):
+        return None
+    parent: dict[Board, tuple[Board, str] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        board = queue.popleft()
+        if board == goal:
+            moves = []
+            while parent[board] is not None:
+                board, move = parent[board]
+                moves.append(move)
+            return "".join(reversed(moves))
+        counters.expanded += 1
+        for move, child in grid.successors(board):
+            counters.generated += 1
+            if child not in parent:
+                parent[child] = (board, move)
+                queue.append(child)
+    return None
+
+
+@register("alloc64", optimal=True)
+def alloc64(
+    start: Board, goal: Board, grid: Grid, *, counters: Counters, heuristic=None
+) -> Moves | None:
+    """BFS, plus 64 MiB allocated and every page of it written during the solve."""
+    block = bytearray(64 * MIB)  # calloc'd: untouched pages are not resident yet
+    for offset in range(0, len(block), PAGE):
+        block[offset] = 1
+    moves = _bfs(start, goal, grid, counters)
+    del block
+    return moves
+
+
+@register("count_calls", optimal=True)
+def count_calls(
+    start: Board, goal: Board, grid: Grid, *, counters: Counters, heuristic=None
+) -> Moves | None:
+    """BFS; each call appends a line to $COUNT_CALLS_FILE."""
+    path = os.environ.get("COUNT_CALLS_FILE")
+    if path:
+        with open(path, "a") as fh:
+            fh.write(f"{start}\n")
+    return _bfs(start, goal, grid, counters)
