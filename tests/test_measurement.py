@@ -237,9 +237,9 @@ def test_schema_1_runs_cannot_be_resumed(tmp_path):
     res.write_meta(run_dir, {"run_id": "old"})
     meta = res.read_meta(run_dir)
     (run_dir / "meta.json").write_text(
-        (run_dir / "meta.json").read_text().replace(
-            f'"schema_version": {res.SCHEMA_VERSION}', '"schema_version": 1'
-        )
+        (run_dir / "meta.json")
+        .read_text()
+        .replace(f'"schema_version": {res.SCHEMA_VERSION}', '"schema_version": 1')
     )
     assert meta["run_id"] == "old"
     with pytest.raises(runner.RunError, match="stored with schema_version 1"):
