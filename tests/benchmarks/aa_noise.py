@@ -9,10 +9,17 @@ how often a known slowdown is caught. Prints both rates; figures, not assertions
    --datasets 8-strata``, back to back, each pair judged by ``harness compare``.
    Goal: no pair with a regression, at most 1 of the 3 x pairs config verdicts
    significant.
+   (Without --memory the runs skip the untimed memory pass: it leaves the timed
+   rows alone and would double the script's time.)
 2. Detection: the same pairs with the plugin solver ``aa_probe`` added
    (tests/benchmarks/aa_probe.py), whose second run does ``--extra`` more work (the
    same search plus that fraction of it again; same counters, same path). Goal: a
    regression verdict for ``aa_probe`` in at least 9 of 10 pairs.
+
+``--combined`` runs both at once, halving the time: each pair runs the three
+configs and ``aa_probe``; the three are identical code in both runs (their verdicts
+are the false alarms), the probe does ``--extra`` more work in the second run (its
+verdicts are the detections).
 
 ``--calibrate FILE`` stores the noise floor measured in part 1 (the largest
 normalized config ratio of the identical pairs, and the same on raw CPU time) where
@@ -38,6 +45,9 @@ PROBE = ROOT / "tests" / "benchmarks" / "aa_probe.py"
 SOLVERS = "astar_dict[manhattan],ida_star,astar_cantor"
 DATASET = "8-strata"
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
+PROBE_CONFIG = "aa_probe[manhattan]"
+#: Extra `harness run` options (``--no-memory`` unless --memory is given).
+RUN_OPTIONS: list[str] = []
 
 
 def load() -> str:
@@ -52,7 +62,7 @@ def harness_run(out: Path, solvers: str, extra: float | None, jobs: int | None) 
     env = dict(os.environ)
     env.pop("AA_PROBE_EXTRA", None)
     args = [*HARNESS, "run", "--solvers", solvers, "--datasets", DATASET]
-    args += ["--out", str(out), "--no-report", "--quiet"]
+    args += ["--out", str(out), "--no-report", "--quiet", *RUN_OPTIONS]
     if extra is not None:
         env["AA_PROBE_EXTRA"] = str(extra)
         args += ["--plugin", str(PROBE)]
@@ -127,6 +137,65 @@ def spread(values: list[float]) -> str:
     return f"{min(values):.3f}-{max(values):.3f}" if values else "-"
 
 
+def false_alarms(results: list[dict]) -> tuple[str, list[dict]]:
+    """The line on identical code: configs other than the probe."""
+    v = [x for x in verdicts(results) if x["config"] != PROBE_CONFIG]
+    if not v:
+        return "no verdicts", v
+    regress_pairs = sum(
+        any(
+            c != PROBE_CONFIG and (t.get("time") or {}).get("regression")
+            for c, t in r["compare"]["configs"].items()
+        )
+        for r in results
+    )
+    signif = sum(x["significant"] for x in v)
+    line = (
+        f"false alarms: {regress_pairs} of {len(results)} pairs with a regression "
+        f"verdict on unchanged code; {signif} of {len(v)} config verdicts "
+        f"significant; normalized ratios {spread([x['ratio'] for x in v])}, raw CPU "
+        f"ratios {spread([x['raw_ratio'] for x in v])}; threshold "
+        f"{v[0]['threshold']:.2f}x"
+    )
+    return line, v
+
+
+def detections(results: list[dict], extra: float) -> str:
+    probe = verdicts(results, {PROBE_CONFIG})
+    if not probe:
+        return "no verdicts"
+    pr = [x["ratio"] for x in probe]
+    geo = math.exp(sum(math.log(r) for r in pr) / len(pr))
+    raw = [x["raw_ratio"] for x in probe]
+    return (
+        f"detection: aa_probe +{extra:.0%} work called a regression in "
+        f"{sum(x['regression'] for x in probe)} of {len(probe)} pairs (normalized "
+        f"ratios {spread(pr)}, geomean {geo:.3f}; raw {spread(raw)}; for "
+        f"{1 + extra:.2f}x the work)"
+    )
+
+
+def calibrate(path: Path, results: list[dict], v: list[dict]) -> None:
+    sys.path.insert(0, str(ROOT))
+    from harness.noise import Calibration, floor_from_ratios, write_calibration
+
+    meta = json.loads((Path(results[0]["base"]) / "meta.json").read_text())
+    cal = Calibration(
+        floor=round(floor_from_ratios([x["ratio"] for x in v]), 4),
+        raw_floor=round(floor_from_ratios([x["raw_ratio"] for x in v]), 4),
+        pairs=len(results),
+        verdicts=len(v),
+        hostname=str(meta.get("hostname", "")),
+        cpu_model=str(meta.get("cpu_model", "")),
+        measured_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        command=" ".join(["python", *sys.argv]),
+        load_average=[round(x, 2) for x in os.getloadavg()],
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_calibration(path, cal)
+    print(f"calibration written to {path}: {cal.describe()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=10)
@@ -134,6 +203,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="folder for the runs")
     ap.add_argument("--jobs", type=int, default=None, help="harness run --jobs")
     ap.add_argument("--min-ratio", type=float, default=None, help="compare option")
+    ap.add_argument("--memory", action="store_true", help="keep the memory pass")
+    ap.add_argument("--combined", action="store_true", help="A/A and detection at once")
     ap.add_argument("--skip-detection", action="store_true")
     ap.add_argument("--skip-aa", action="store_true")
     ap.add_argument(
@@ -145,6 +216,8 @@ def main() -> None:
         help="write the measured noise floor here (default results/noise_floor.json)",
     )
     args = ap.parse_args()
+    if not args.memory:
+        RUN_OPTIONS.append("--no-memory")
     out = args.out or Path(tempfile.mkdtemp(prefix="aa-noise-"))
     out.mkdir(parents=True, exist_ok=True)
     # judged with the defaults only: no calibration file in the runs' folder
@@ -152,80 +225,47 @@ def main() -> None:
     if args.min_ratio is not None:
         compare_args += ["--min-ratio", str(args.min_ratio)]
     print(f"runs in {out}; jobs {args.jobs or 'default'}; start: {load()}", flush=True)
-    summary: dict = {"out": str(out), "load_start": load()}
+    summary: dict = {"out": str(out), "load_start": load(), "argv": sys.argv}
     started = time.monotonic()
-
-    if not args.skip_aa:
-        aa = pairs("A/A", args.pairs, out, SOLVERS, None, args.jobs, compare_args)
-        v = verdicts(aa)
-        regress = sum(r["compare"]["exit_code"] == 1 for r in aa)
-        signif = sum(x["significant"] for x in v)
-        ratios = [x["ratio"] for x in v]
-        raws = [x["raw_ratio"] for x in v]
-        line = (
-            f"false alarms: {regress} of {len(aa)} pairs exited 1 (regression); "
-            f"{signif} of {len(v)} config verdicts significant; normalized ratios "
-            f"{spread(ratios)}, raw CPU ratios {spread(raws)}; threshold "
-            f"{v[0]['threshold']:.2f}x"
-            if v
-            else "no verdicts"
-        )
-        print(line, flush=True)
-        summary.update(aa=aa, aa_line=line)
-        if args.calibrate is not None and ratios:
-            sys.path.insert(0, str(ROOT))
-            from harness.noise import Calibration, floor_from_ratios, write_calibration
-
-            meta = json.loads((Path(aa[0]["base"]) / "meta.json").read_text())
-            cal = Calibration(
-                floor=round(floor_from_ratios(ratios), 4),
-                raw_floor=round(floor_from_ratios([r for r in raws if r]), 4),
-                pairs=len(aa),
-                verdicts=len(v),
-                hostname=str(meta.get("hostname", "")),
-                cpu_model=str(meta.get("cpu_model", "")),
-                measured_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                command=" ".join(sys.argv),
-                load_average=[round(x, 2) for x in os.getloadavg()],
-            )
-            args.calibrate.parent.mkdir(parents=True, exist_ok=True)
-            write_calibration(args.calibrate, cal)
-            print(f"calibration written to {args.calibrate}: {cal.describe()}")
-
-    if not args.skip_detection:
-        det = pairs(
-            f"+{args.extra:.0%}",
+    lines = []
+    if args.combined:
+        both = pairs(
+            f"A/A+{args.extra:.0%}",
             args.pairs,
             out,
-            SOLVERS + ",aa_probe[manhattan]",
+            f"{SOLVERS},{PROBE_CONFIG}",
             args.extra,
             args.jobs,
             compare_args,
         )
-        probe = verdicts(det, {"aa_probe[manhattan]"})
-        others = verdicts(
-            det,
-            set(SOLVERS.split(","))
-            | {"ida_star[manhattan]", "astar_cantor[manhattan]"},
-        )
-        caught = sum(x["regression"] for x in probe)
-        if probe:
-            pr = [x["ratio"] for x in probe]
-            geo = math.exp(sum(math.log(r) for r in pr) / len(pr))
-            line = (
-                f"detection: aa_probe +{args.extra:.0%} work called a regression in "
-                f"{caught} of {len(probe)} pairs (ratios {spread(pr)}, geomean "
-                f"{geo:.3f} for {1 + args.extra:.2f}x work); unchanged configs in "
-                f"the same pairs: {sum(x['regression'] for x in others)} "
-                f"regressions, {sum(x['significant'] for x in others)} of "
-                f"{len(others)} significant"
+        line, v = false_alarms(both)
+        lines += [line, detections(both, args.extra)]
+        summary["pairs"] = both
+        if args.calibrate is not None and v:
+            calibrate(args.calibrate, both, v)
+    else:
+        if not args.skip_aa:
+            aa = pairs("A/A", args.pairs, out, SOLVERS, None, args.jobs, compare_args)
+            line, v = false_alarms(aa)
+            lines.append(line)
+            summary["aa"] = aa
+            if args.calibrate is not None and v:
+                calibrate(args.calibrate, aa, v)
+        if not args.skip_detection:
+            det = pairs(
+                f"+{args.extra:.0%}",
+                args.pairs,
+                out,
+                f"{SOLVERS},{PROBE_CONFIG}",
+                args.extra,
+                args.jobs,
+                compare_args,
             )
-        else:
-            line = "no verdicts"
+            lines.append(detections(det, args.extra))
+            summary["detection"] = det
+    for line in lines:
         print(line, flush=True)
-        summary.update(detection=det, detection_line=line)
-
-    summary["load_end"] = load()
+    summary.update(lines=lines, load_end=load())
     summary["minutes"] = round((time.monotonic() - started) / 60, 1)
     (out / "aa_summary.json").write_text(json.dumps(summary, indent=1))
     print(f"end: {load()}; {summary['minutes']} min; details in {out}/aa_summary.json")
