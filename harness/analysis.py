@@ -297,7 +297,7 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
     base["ebf"] = effective_branching_factor(
         base["generated"].where(base["status"] == "solved"), base["path_length"]
     )
-    if "peak_rss_delta_bytes" not in memory:  # rows from before schema 2
+    if "peak_rss_delta_bytes" not in memory:  # rows from before schema 3
         memory = memory.assign(peak_rss_delta_bytes=np.nan)
     mem = memory.groupby(INSTANCE).agg(
         peak_bytes=("peak_bytes", "max"),

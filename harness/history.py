@@ -250,6 +250,16 @@ STEP_HEADER = ["commits", "date", "config", "time ratio [CI]", "counter changes"
                "verdict"]  # fmt: skip
 
 
+def _threshold_text(th: Thresholds) -> str:
+    """The time threshold as the comparer applies it."""
+    if th.min_ratio is not None:
+        return f"{th.min_ratio:g}x"
+    return (
+        f"{th.threshold(True):.2f}x on normalized times "
+        f"({th.threshold(False):.2f}x on raw CPU time)"
+    )
+
+
 def render_markdown(history: History, top: int = DEFAULT_TOP) -> str:
     """The page as Markdown (the CI job summary)."""
     runs = history.runs
@@ -259,7 +269,7 @@ def render_markdown(history: History, top: int = DEFAULT_TOP) -> str:
         f"From {runs[0].commit} ({runs[0].date}) to {runs[-1].commit} "
         f"({runs[-1].date}). Time: median over instances of each instance's median "
         "CPU time; steps judged by `harness compare`'s statistics "
-        f"(regression: significant and >= {history.thresholds.min_ratio:g}x, or more "
+        f"(regression: significant and >= {_threshold_text(history.thresholds)}, or more "
         "nodes, or a worse status).",
         "",
     ]
@@ -315,7 +325,7 @@ def render_html(history: History, top: int = DEFAULT_TOP) -> str:
         f"{esc(runs[-1].commit)} ({esc(runs[-1].date)}). Time: median over instances "
         "of each instance's median CPU time (wall time where a run has no CPU time). "
         "Each step is judged by <code>harness compare</code>'s statistics: a "
-        f"regression is significant and at least {history.thresholds.min_ratio:g}x, "
+        f"regression is significant and at least {_threshold_text(history.thresholds)}, "
         "or more nodes, or a worse status. Dashed lines mark breaks: the environment "
         "changed or the counters moved.</p>",
     ]

@@ -35,13 +35,14 @@ def history(
         int, typer.Option(min=1, help="Rows in the largest-steps table.")
     ] = 10,
     min_ratio: Annotated[
-        float,
+        float | None,
         typer.Option(
             min=1.0,
             help="As in `harness compare`: a time step must reach this, and "
-            "be significant, to be a regression.",
+            "be significant, to be a regression (default: 1.10 on normalized "
+            "times, 1.80 on raw CPU time).",
         ),
-    ] = 1.25,
+    ] = None,
 ) -> None:
     """Median CPU time and exact counters per config against each run's commit and
     date; breaks where the environment changed or counters moved; the largest steps;
