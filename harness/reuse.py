@@ -33,7 +33,9 @@ from harness import results as res
 #: Recorded options that do not change what a cell measures.
 NOT_MEASUREMENT = frozenset(
     {"solvers", "datasets", "plugins", "jobs", "jobs_by_session", "timeout",
-     "timeout_by_config", "experiment", "reuse", "pairs"}
+     "timeout_by_config", "experiment", "reuse", "pairs",
+     # the run order and core pinning: when a cell ran, not what it measures
+     "order_seed", "interleave", "pin"}
 )  # fmt: skip
 ENVIRONMENT = ("cpu_model", "python", "packages")
 

@@ -391,7 +391,9 @@ def _dry_run(plan, exp, jobs, argv, sources, runner, res) -> None:
                 reused[key] = reused.get(key, 0) + 1
     if exp is None:
         exp = Experiment(Path("(command line)"), "-" * 64, "")
-    for line in matrix(exp, cells, reused):
+    rank = {c.label: i for i, c in enumerate(plan.configs)}
+    by_config = sorted(cells, key=lambda c: rank.get(c.config.label, len(rank)))
+    for line in matrix(exp, by_config, reused):  # configs as listed, not run order
         typer.echo(line)
     if sources:
         for source, n in per_source.items():
