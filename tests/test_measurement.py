@@ -36,9 +36,12 @@ def _measured_plugin():
 
 
 def _task(n: int, config: str, start, passes, **kw) -> Task:
+    from harness.solver import ConfigKey
+
+    solver, _, heuristic = config.rstrip("]").partition("[")
     return Task(
         id=n,
-        config=config,
+        config=ConfigKey(solver, heuristic or None),
         plugins=(PLUGIN,),
         rows=3,
         cols=3,
@@ -91,7 +94,7 @@ def test_memory_delta_ignores_what_earlier_cells_left_in_the_worker():
             _task(2, "alloc64", SHALLOW, MEMORY),
         ]
     )
-    assert [r.task.config for r in results] == [
+    assert [r.task.config.label for r in results] == [
         "ida_star_jit[manhattan]",
         "astar_dict[manhattan]",
         "alloc64",
