@@ -115,7 +115,8 @@ def run(
         typer.Option(
             min=0,
             help="Untimed solves per cell before the timed repeats (without one, "
-            "repeat 0 ran 4-10% slower: first-touch page faults). [1]",
+            "repeat 0 ran 4-10% slower: first-touch page faults).",
+            show_default="1",
         ),
     ] = None,
     order_seed: Annotated[
