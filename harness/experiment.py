@@ -28,7 +28,10 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.solver import SolverConfig
 
 #: Top-level options: key -> (type check, words for the error)
 OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -61,6 +64,8 @@ class Experiment:
     text: str
     #: config labels in first-seen order, each with the datasets it runs on
     pairs: dict[str, list[str]] = field(default_factory=dict)
+    #: the parsed config of each label (what the run is given, not the labels)
+    values: dict[str, SolverConfig] = field(default_factory=dict)
     datasets: list[str] = field(default_factory=list)
     #: what to load each dataset by (its name, or the absolute path of a .jsonl)
     dataset_specs: list[str] = field(default_factory=list)
@@ -203,7 +208,7 @@ def _note(exp: Experiment, text: str) -> None:
 def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
     from harness import datasets as ds
     from harness.heuristics import all_heuristics
-    from harness.solver import all_solvers, parse_config
+    from harness.solver import ConfigKey, all_solvers, parse_config
 
     where = "" if index is None else f" (grid {index + 1})"
     if "datasets" not in grid:
@@ -224,7 +229,7 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
             if d.name not in exp.datasets:
                 exp.datasets.append(d.name)
                 exp.dataset_specs.append(target if target != name else d.name)
-    labels: list[str] = []
+    found: list[SolverConfig] = []
     solvers = all_solvers()
     known_h = all_heuristics()
     heuristics = (
@@ -248,17 +253,17 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
                 raise fail("solvers", index, str(err.args[0])) from None
         spec = all_solvers().get(name)
         if spec is None:  # "ida_star[pdb663]" under solvers: take it as a config
-            labels.append(parse_config(name).label)
+            found.append(parse_config(name))
             continue
         if heuristics is None or not spec.heuristics:
             if heuristics is not None:
                 _note(exp, f"{name} x {', '.join(heuristics)}: {name} is blind (no "
                       f"heuristic); run as {name}")
-            labels.append(parse_config(name).label)
+            found.append(ConfigKey(name, None).resolve())
             continue
         for h in heuristics:
             if h in spec.heuristics:
-                labels.append(parse_config(f"{name}[{h}]").label)
+                found.append(ConfigKey(name, h).resolve())
             else:
                 _note(exp, f"{name}[{h}]: {name} does not take {h} "
                       f"(it takes {', '.join(spec.heuristics)})")
@@ -266,11 +271,12 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
         "configs" in grid
     ) else []:
         try:
-            labels.append(parse_config(token).label)
+            found.append(parse_config(token))
         except KeyError as err:
             raise fail("configs", index, str(err.args[0])) from None
-    for label in labels:
-        have = exp.pairs.setdefault(label, [])
+    for config in found:
+        exp.values.setdefault(config.label, config)
+        have = exp.pairs.setdefault(config.label, [])
         have.extend(d for d in dataset_names if d not in have)
 
 

@@ -24,7 +24,7 @@ import tempfile
 import time
 
 from harness.puzzle import Board, Grid
-from harness.solver import Counters, register
+from harness.solver import Counters, SolverConfig, register
 
 
 @register("overhead_noop", optimal=False, budget_seconds=10)
@@ -81,12 +81,10 @@ def runner_cost(cells: int, jobs: int, memory_pass: bool) -> dict[str, float]:
 
 
 def _bare_median(
-    config_label: str, start: Board, goal: Board, g: Grid, n: int
+    config: SolverConfig, start: Board, goal: Board, g: Grid, n: int
 ) -> float:
     from harness.heuristics import make_heuristic
-    from harness.measure.runner import resolve_solvers
 
-    config = resolve_solvers(config_label)[0]
     h = make_heuristic(config.heuristic, goal, g) if config.heuristic else None
     if config.spec.prepare is not None:
         config.spec.prepare(g, goal, h)
@@ -112,7 +110,8 @@ def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
     start = parse_board(board_text, g)
     inst = Instance("gap", start, goal, g, is_solvable(start, goal, g), None)
     ds = Dataset("overhead-gap", g, goal, "overhead", {}, None, (inst,), "n/a")
-    plan = runner.make_plan([config_label], [ds], repeats=repeats, memory_pass=False)
+    config = runner.resolve_solvers(config_label)[0]
+    plan = runner.make_plan([config], [ds], repeats=repeats, memory_pass=False)
     with tempfile.TemporaryDirectory() as out:
         run_dir, meta = runner.start(plan, out, jobs=1, argv=["overhead"])
         runner.execute(plan, run_dir, meta, executor=runner.make_executor(1, run_dir))
@@ -120,7 +119,7 @@ def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
 
         _, rows = read_run(run_dir)
     measured = float(rows["seconds"].median())
-    bare = _bare_median(config_label, start, goal, g, repeats)
+    bare = _bare_median(config, start, goal, g, repeats)
     return {"runner": measured, "bare": bare, "ratio": measured / bare}
 
 

@@ -32,8 +32,8 @@ from harness import results as res
 
 #: Recorded options that do not change what a cell measures.
 NOT_MEASUREMENT = frozenset(
-    {"solvers", "datasets", "plugins", "jobs", "jobs_by_session", "timeout",
-     "timeout_by_config", "experiment", "reuse", "pairs",
+    {"solvers", "configs", "datasets", "plugins", "jobs", "jobs_by_session",
+     "timeout", "timeout_by_config", "experiment", "reuse", "pairs",
      # the run order and core pinning: when a cell ran, not what it measures
      "order_seed", "interleave", "pin"}
 )  # fmt: skip
@@ -249,6 +249,13 @@ def merge(
     opts["solvers"] = list(dict.fromkeys(
         s for _, m, _ in loaded for s in (m.get("options") or {}).get("solvers", [])
     ))  # fmt: skip
+    stored = [(m.get("options") or {}).get("configs") for _, m, _ in loaded]
+    if all(c is not None for c in stored):  # the values, merged as the labels are
+        opts["configs"] = [list(c) for c in dict.fromkeys(
+            (solver, heuristic) for c in stored for solver, heuristic in c
+        )]  # fmt: skip
+    else:  # a run stored before configs were recorded: resume reads the labels
+        opts.pop("configs", None)
     opts["datasets"] = list(dict.fromkeys(
         s for _, m, _ in loaded for s in (m.get("options") or {}).get("datasets", [])
     ))  # fmt: skip

@@ -58,6 +58,14 @@ datasets = ["8-mini", "8-seeds"]
     assert exp.datasets == ["8-seeds", "8-mini"]
     assert any(t.startswith("bfs x manhattan, walking_distance: bfs is blind")
                for t in exp.not_formed)  # fmt: skip
+    # each config is parsed once and handed to the run as a value
+    from harness.solver import ConfigKey
+
+    assert list(exp.values) == list(exp.pairs)
+    assert [c.key for c in exp.values.values()] == [
+        ConfigKey("bfs", None), ConfigKey("astar_dict", "manhattan"),
+        ConfigKey("ida_star_jit", "pdb44"), ConfigKey("ida_star", "manhattan"),
+    ]  # fmt: skip
     assert any(t.startswith("astar_dict[walking_distance]: astar_dict does not take")
                for t in exp.not_formed)  # fmt: skip
 

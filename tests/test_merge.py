@@ -123,3 +123,24 @@ def test_cli_merge_and_its_errors(tmp_path) -> None:
     bad = CliRunner().invoke(app, ["merge", str(a), str(b), "--out", str(tmp_path / "o"),
                                    "--prefer", "oldest"])  # fmt: skip
     assert bad.exit_code == 2 and "the only choice is 'newest'" in bad.output
+
+
+def test_merge_unites_the_configs_values_as_it_does_the_labels(tmp_path) -> None:
+    a, b = _split(tmp_path)
+    for d, solver in ((a, "alpha"), (b, "beta")):
+        meta = json.loads((d / "meta.json").read_text())
+        meta["options"]["solvers"] = [f"{solver}[manhattan]"]
+        meta["options"]["configs"] = [[solver, "manhattan"]]
+        (d / "meta.json").write_text(json.dumps(meta))
+    merged, warnings = reuse.merge([a, b], tmp_path / "m")
+    assert warnings == []  # configs differ, as solvers do: not a measurement option
+    opts = json.loads((merged / "meta.json").read_text())["options"]
+    assert opts["solvers"] == ["alpha[manhattan]", "beta[manhattan]"]
+    assert opts["configs"] == [["alpha", "manhattan"], ["beta", "manhattan"]]
+    # a run stored before configs were recorded: no stale, partial list
+    meta = json.loads((a / "meta.json").read_text())
+    del meta["options"]["configs"]
+    (a / "meta.json").write_text(json.dumps(meta))
+    merged, _ = reuse.merge([a, b], tmp_path / "m2")
+    opts = json.loads((merged / "meta.json").read_text())["options"]
+    assert "configs" not in opts and len(opts["solvers"]) == 2

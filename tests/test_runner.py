@@ -535,3 +535,30 @@ def test_inline_executor_gives_the_same_rows(run):
     b = pooled[columns].sort_values(key).reset_index(drop=True)
     assert a.equals(b)
     assert set(a["status"]) == {"solved", "unsolvable", "error", "invalid"}
+
+
+def test_resume_rebuilds_the_configs_from_their_values_not_the_labels(run):
+    frame = run(["good_bfs", "good_astar[manhattan]"], [mix23()])
+    meta = meta_of(frame)
+    keys = [ConfigKey("good_bfs", None), ConfigKey("good_astar", "manhattan")]
+    assert meta["options"]["configs"] == [
+        ["good_bfs", None], ["good_astar", "manhattan"]]  # fmt: skip
+    meta["options"]["solvers"] = ["not a label[", "]"]  # only read without configs
+    plan = runner.plan_from_meta(meta, [mix23()])
+    assert [c.key for c in plan.configs] == keys
+    # a run stored before configs were recorded still resumes from its labels
+    meta["options"]["solvers"] = ["good_bfs", "good_astar[manhattan]"]
+    del meta["options"]["configs"]
+    assert [c.key for c in runner.plan_from_meta(meta, [mix23()]).configs] == keys
+    meta["options"]["configs"] = [["good_astar", "misplaced"], ["gone", None]]
+    with pytest.raises(runner.RunError, match="^stored config: unknown solver 'gone'"):
+        runner.plan_from_meta(meta, [mix23()])
+
+
+def test_resolve_solvers_keeps_configs_and_keys_as_values():
+    astar = ConfigKey("good_astar", "manhattan").resolve()
+    configs = runner.resolve_solvers([astar, ConfigKey("good_bfs", None), "good_bfs"])
+    assert configs[0] is astar and [c.label for c in configs] == [
+        "good_astar[manhattan]", "good_bfs"]  # fmt: skip
+    with pytest.raises(runner.RunError, match=r"^--solvers: '' names no solver"):
+        runner.resolve_solvers([])

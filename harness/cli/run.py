@@ -236,7 +236,7 @@ def run(
             setup_timeout = o["setup_timeout"]
         if jobs is None:
             jobs = 0 if o.get("executor") == "inline" else o.get("jobs")
-        solvers = ",".join(exp.configs)
+        solvers = list(exp.values.values())  # parsed once, by the experiment
         datasets = exp.dataset_specs
     if resume is not None and (reuse or dry_run):
         raise fail("--resume completes a stored run; drop --reuse / --dry-run")

@@ -44,7 +44,7 @@ from harness.measure.worker import (
     TaskStarted,
 )
 from harness.puzzle import format_board, goal_name
-from harness.solver import SolverConfig, select_solvers
+from harness.solver import ConfigKey, SolverConfig, select_solvers
 
 DEFAULT_REPEATS = defaults.REPEATS
 DEFAULT_MEMORY_LIMIT_MB = defaults.MEMORY_LIMIT_MB
@@ -119,6 +119,8 @@ class Plan:
     def options(self, jobs: int) -> dict[str, Any]:
         return {
             "solvers": [c.label for c in self.configs],
+            # the same configs as values, what a resume rebuilds the plan from
+            "configs": [[c.spec.name, c.heuristic] for c in self.configs],
             "datasets": [d.name for d in self.datasets],
             "plugins": list(self.plugins),
             "repeats": self.repeats,
@@ -167,18 +169,39 @@ def resolve_plugins(plugins: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def resolve_solvers(spec: str | Sequence[str | SolverConfig]) -> list[SolverConfig]:
-    """``"all"``, ``"a,b[h]"`` or a list of labels / configs -> configs."""
-    if isinstance(spec, str):
-        text = spec
-    else:
-        if all(isinstance(s, SolverConfig) for s in spec):
-            return list(dict.fromkeys(spec))  # type: ignore[arg-type]
-        text = ",".join(s.label if isinstance(s, SolverConfig) else s for s in spec)
+def resolve_solvers(
+    spec: str | Sequence[str | SolverConfig | ConfigKey],
+) -> list[SolverConfig]:
+    """``"all"``, ``"a,b[h]"`` or a list of labels / configs / config keys ->
+    configs. Only the labels are parsed; configs and keys stay values."""
+    items = [spec] if isinstance(spec, str) else list(spec)
+    out: list[SolverConfig] = []
     try:
-        return select_solvers(text)
+        for item in items:
+            if isinstance(item, SolverConfig):
+                out.append(item)
+            elif isinstance(item, ConfigKey):
+                out.append(item.resolve())
+            else:
+                out.extend(select_solvers(item))
+        if not out:
+            select_solvers("")  # the one-line "names no solver" error
     except KeyError as err:
         raise RunError(f"--solvers: {err.args[0] if err.args else err}") from None
+    return list(dict.fromkeys(out))
+
+
+def stored_configs(options: dict[str, Any]) -> list[SolverConfig]:
+    """The configs of a stored run's options: its ``configs`` values (solver,
+    heuristic), looked up in the registry; the labels of ``solvers`` only for a
+    run stored before ``configs`` was recorded."""
+    if "configs" not in options:
+        return resolve_solvers(options["solvers"])
+    keys = [ConfigKey(solver, heuristic) for solver, heuristic in options["configs"]]
+    try:
+        return list(dict.fromkeys(key.resolve() for key in keys))
+    except KeyError as err:
+        raise RunError(f"stored config: {err.args[0] if err.args else err}") from None
 
 
 def resolve_datasets(spec: str | Dataset | Sequence[str | Dataset]) -> list[Dataset]:
@@ -1164,7 +1187,7 @@ def plan_from_meta(
     opts = meta.get("options") or {}
     try:
         plugins = resolve_plugins(opts.get("plugins", []))
-        configs = resolve_solvers(opts["solvers"])
+        configs = stored_configs(opts)
         if datasets is None:
             recorded = meta.get("datasets", {})
             datasets = resolve_datasets(

@@ -41,7 +41,8 @@ TRACEMALLOC_BELOW_BYTES = 16 * 2**20
 #: The reference solve timed beside every timed repeat: a fixed A* on Cantor-ranked
 #: arrays (solver-like: heap, arrays, branches), ~3-6 ms on a 2 GHz core. Dividing
 #: a repeat's CPU time by it cancels the drift of the core both ran on.
-REFERENCE_CONFIG = "astar_cantor[manhattan]"
+REFERENCE_KEY = ("astar_cantor", "manhattan")  # a ConfigKey's solver and heuristic
+REFERENCE_CONFIG = "{}[{}]".format(*REFERENCE_KEY)  # its label, for messages
 REFERENCE_BOARD: Board = (5, 7, 8, 3, 6, 4, 2, 0, 1)  # 27 moves from the goal
 REFERENCE_GOAL: Board = (1, 2, 3, 4, 5, 6, 7, 8, 0)
 #: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
@@ -496,10 +497,10 @@ class Worker:
             self._reference = False
             try:
                 from harness.heuristics import make_heuristic
-                from harness.solver import parse_config
+                from harness.solver import ConfigKey
 
                 g = grid(3, 3)
-                config = parse_config(REFERENCE_CONFIG)
+                config = ConfigKey(*REFERENCE_KEY).resolve()
                 h = make_heuristic(config.heuristic, REFERENCE_GOAL, g)
                 if config.spec.prepare is not None:
                     config.spec.prepare(g, REFERENCE_GOAL, h)
