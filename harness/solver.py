@@ -27,6 +27,7 @@ from harness.defaults import BUDGET_SECONDS
 from harness.heuristics import Heuristic, all_heuristics
 from harness.heuristics.registry import registration_order
 from harness.puzzle import Board, Grid, Moves
+from harness.registries import registry, scope
 
 ENTRY_POINT_GROUP = "npuzzle_harness.solvers"
 
@@ -177,7 +178,7 @@ class ConfigKey:
         return _resolve(self.solver, self.heuristic, self.label)
 
 
-_REGISTRY: dict[str, SolverSpec] = {}
+_REGISTRY: dict[str, SolverSpec] = registry()
 _builtins_loaded = False
 
 
@@ -262,21 +263,13 @@ def all_solvers() -> dict[str, SolverSpec]:
 
 @contextmanager
 def scoped_registry() -> Iterator[None]:
-    """Solvers and heuristics registered inside the block (plugins) are forgotten
-    when it ends, so a long-lived process does not carry one caller's plugins into
-    the next."""
-    from harness.heuristics import registry as heuristics
-
+    """Solvers, heuristics, dataset generators and report plots registered inside
+    the block (plugins) are forgotten when it ends, so a long-lived process does
+    not carry one caller's plugins into the next (:mod:`harness.registries`)."""
     all_solvers()  # built-ins belong to every scope
-    heuristics.all_heuristics()
-    saved, saved_h = dict(_REGISTRY), dict(heuristics._REGISTRY)
-    try:
+    all_heuristics()
+    with scope():
         yield
-    finally:
-        _REGISTRY.clear()
-        _REGISTRY.update(saved)
-        heuristics._REGISTRY.clear()
-        heuristics._REGISTRY.update(saved_h)
 
 
 def load_plugin(target: str) -> list[str]:

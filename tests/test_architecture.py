@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: never a higher one. The most specific prefix decides a module's layer.
 LAYERS: list[tuple[str, ...]] = [
     ("harness.puzzle", "harness.batch", "harness.cache", "harness.defaults",
-     "harness.tables"),
+     "harness.tables", "harness.registries"),
     ("harness.heuristics", "harness.oracle", "harness.kernels"),
     # the solver contract and the one solve-and-replay check (puzzle only)
     ("harness.solver", "solvers", "harness.measure.judge", "harness.external"),

@@ -190,3 +190,29 @@ def test_console_script_prints_one_line_and_no_traceback(tmp_path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and "not UTF-8" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+GENERATOR_PLUGIN = '''
+from harness.datasets.generators import Drawn, register_generator, uniform_boards
+
+@register_generator("corner_cases", "uniform boards, as a plugin")
+def corner_cases(grid, goal, *, stream, count, **_):
+    return Drawn(uniform_boards(grid, goal, count=count, stream=stream), {"count": count})
+'''
+
+
+def test_a_plugin_generator_is_gone_after_the_scope_that_loaded_it(tmp_path) -> None:
+    from harness.solver import scoped_registry
+
+    plugin = tmp_path / "gen_plugin.py"
+    plugin.write_text(GENERATOR_PLUGIN)
+    with scoped_registry():
+        made = invoke("generate", "--plugin", str(plugin), "corner_cases", "--size",
+                      "2x3", "--count", "2", "--name", "cc", "--out", str(tmp_path))
+        assert made.exit_code == 0, made.output
+        assert "corner_cases" in D.all_generators()
+    assert "corner_cases" not in D.all_generators()
+    assert list(D.all_generators())[: len(D.GENERATORS)] == list(D.GENERATORS)
+    gone = invoke("generate", "corner_cases", "--size", "2x3", "--count", "2",
+                  "--name", "cc2", "--out", str(tmp_path))
+    assert gone.exit_code == 2 and "corner_cases" in gone.output

@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 
 from harness.analysis import read_run
 from harness.cli import app
-from harness.datasets import generators
 from harness.solver import scoped_registry
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
@@ -54,9 +53,8 @@ def test_writing_a_solver_example_runs_as_a_plugin(tmp_path: Path) -> None:
 
 
 def test_writing_a_heuristic_and_a_generator_examples_run_as_one_plugin(
-    tmp_path: Path, monkeypatch
+    tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(generators, "_REGISTRY", dict(generators._REGISTRY))
     heuristic, generator = (
         [b for b in _blocks("python") if "@register_heuristic(" in b][0],
         [b for b in _blocks("python") if "@register_generator(" in b][0],

@@ -28,6 +28,7 @@ from harness.puzzle import (
     is_solvable,
     unrank,
 )
+from harness.registries import registry, seal
 
 #: The built-in random generators (``harness datasets generate``; plugins add more:
 #: :func:`all_generators`); importers build fixed sets.
@@ -265,7 +266,7 @@ class GeneratorInfo:
     description: str
 
 
-_REGISTRY: dict[str, GeneratorInfo] = {}
+_REGISTRY: dict[str, GeneratorInfo] = registry()
 _entry_points_loaded = False
 
 
@@ -443,3 +444,6 @@ def generate_command(
         parts.append(f"--label '{params['label']}'")
     parts.append(f"--name {name}")
     return " ".join(parts)
+
+
+seal(_REGISTRY)  # the built-in generators above; plugins' are forgotten by scopes

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 
 from harness.puzzle import Board, Grid
+from harness.registries import registry
 
 
 ENTRY_POINT_GROUP = "npuzzle_harness.heuristics"
@@ -104,7 +105,7 @@ class HeuristicInfo:
         return self.kernels[interface](h)
 
 
-_REGISTRY: dict[str, HeuristicInfo] = {}
+_REGISTRY: dict[str, HeuristicInfo] = registry()
 _entry_points_loaded = False
 
 

@@ -24,6 +24,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+from harness.registries import registry, seal  # noqa: E402
 from harness.results import ANSWERED  # noqa: E402
 
 LINESTYLES = ("-", "--", "-.", ":")
@@ -31,7 +32,8 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p")
 HATCHES = ("", "//", "\\\\", "xx", "..", "oo", "++", "--", "**", "OO")
 DPI = 110
 #: Every plot this module can make, in report order: file stem -> title.
-PLOT_NAMES = {
+PLOT_NAMES: dict[str, str] = registry()
+PLOT_NAMES.update({
     "time_vs_depth": "Solve time vs optimal depth",
     "expanded_vs_depth": "Nodes expanded vs optimal depth",
     "ebf_vs_depth": "Effective branching factor vs optimal depth",
@@ -40,7 +42,7 @@ PLOT_NAMES = {
     "heuristic_quality": "Heuristic quality: h(start) / optimal length",
     "unsolvable_time": "Time to answer unsolvable boards",
     "compare_time": "Per-instance time, old run vs new run",
-}
+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +104,7 @@ class PlotData:
 
 ENTRY_POINT_GROUP = "npuzzle_harness.plots"
 #: Per-run plots in report order: name -> draw(PlotData) -> Plot.
-_PLOTS: dict[str, Callable[[PlotData], Plot]] = {}
+_PLOTS: dict[str, Callable[[PlotData], Plot]] = registry()
 _entry_points_loaded = False
 
 
@@ -581,3 +583,7 @@ def _heuristic_quality(d: PlotData) -> Plot:
 @register_plot("unsolvable_time")
 def _unsolvable_time(d: PlotData) -> Plot:
     return _unsolvable_plot(d.answered, d.inst, d.styles, d.plot_dir)
+
+
+seal(_PLOTS)  # the built-in plots above; plugins' are forgotten by scoped_registry
+seal(PLOT_NAMES)
