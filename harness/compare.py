@@ -231,12 +231,12 @@ class Comparison:
 
 def resolve_run(text: str, results_dir: Path) -> Path:
     """A run directory given as a path or as a run id under ``results_dir``."""
-    candidates = list(dict.fromkeys((Path(text), results_dir / text)))
-    for candidate in candidates:
-        if (candidate / "meta.json").is_file():
-            return candidate
-    looked = " or ".join(str(c) for c in candidates)
-    raise Incomparable(f"run {text!r}: no meta.json in {looked}")
+    from harness.results import ResultsError, find_run_dir
+
+    try:
+        return find_run_dir(text, results_dir)
+    except ResultsError as err:
+        raise Incomparable(str(err)) from None
 
 
 def resolve_runs(text: str, results_dir: Path) -> list[Path]:

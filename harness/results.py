@@ -314,6 +314,17 @@ def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def find_run_dir(token: str, results_dir: Path | str) -> Path:
+    """A stored run named by its path or by its run id under ``results_dir``;
+    ResultsError naming every place looked in otherwise."""
+    candidates = list(dict.fromkeys((Path(token), Path(results_dir) / token)))
+    for candidate in candidates:
+        if (candidate / META_FILE).is_file():
+            return candidate
+    looked = " or ".join(str(c) for c in candidates)
+    raise ResultsError(f"run {token!r}: no {META_FILE} in {looked}")
+
+
 def read_meta(run_dir: Path | str) -> dict[str, Any]:
     """``meta.json`` of a run; ResultsError if missing, malformed or of another
     schema version."""

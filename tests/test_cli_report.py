@@ -85,7 +85,8 @@ def test_several_runs_print_the_comparison():
 
 
 def test_bad_input_is_a_one_line_error(tmp_path):
-    assert_one_line_error(invoke(tmp_path / "nope"), "nope", "no such directory")
+    assert_one_line_error(invoke(tmp_path / "nope"), "nope", "no meta.json in",
+                          "see --results-dir")  # fmt: skip
     assert_one_line_error(invoke(RUN_A, RUN_B), "--out")
     assert_one_line_error(invoke(RUN_A, "--format", "xml"), "--format", "'xml'")
     run = tmp_path / "run"
@@ -162,3 +163,38 @@ def test_plots_pgf_without_latex_is_a_one_line_error(monkeypatch, tmp_path):
     monkeypatch.setattr(plots, "tex_available", lambda: False)
     assert_one_line_error(invoke(FAIR, "--plots", "pgf", "--out", str(tmp_path)),
                           "--plots pgf needs a LaTeX installation")  # fmt: skip
+
+
+PLOT_PLUGIN = """
+from harness.report.plots import Plot, PlotData, plt, register_plot, save_figure
+
+@register_plot("answered_count", "Instances answered per config")
+def draw(d: PlotData) -> Plot:
+    fig, ax = plt.subplots()
+    ax.bar(range(len(d.answered)), 1)
+    path = save_figure(fig, d.plot_dir / "answered_count.png")
+    return Plot("answered_count", "Instances answered", "one bar each", path)
+"""
+
+
+def test_plugin_plots_are_drawn_and_forgotten_after_the_scope(tmp_path):
+    from harness.report.plots import all_plots
+    from harness.solver import scoped_registry
+
+    plugin = tmp_path / "plot_plugin.py"
+    plugin.write_text(PLOT_PLUGIN)
+    with scoped_registry():
+        result = invoke(RUN_A, "--plugin", plugin, "--out", tmp_path / "r")
+        assert result.exit_code == 0, result.output
+        assert f"wrote {tmp_path / 'r' / 'plots' / 'answered_count.png'}" in (
+            result.stdout.splitlines())  # fmt: skip
+    assert "answered_count" not in all_plots()
+    plain = invoke(RUN_A, "--out", tmp_path / "plain")
+    assert plain.exit_code == 0, plain.output
+    assert not (tmp_path / "plain" / "plots" / "answered_count.png").exists()
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('no plots today')\n")
+    assert_one_line_error(invoke(RUN_A, "--plugin", broken), f"--plugin {broken}: ",
+                          "RuntimeError: no plots today")  # fmt: skip
+    assert_one_line_error(invoke(RUN_A, "--plugin", tmp_path / "none.py"),
+                          "--plugin", "does not exist")  # fmt: skip

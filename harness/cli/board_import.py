@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.common import fail
+from harness.cli.common import fail, load_plugins
 from harness.cli.datasets import _depths, _progress, datasets_app
 
 
@@ -48,7 +48,6 @@ def import_command(
     labelled, written as a normal dataset file."""
     from harness.datasets import DatasetError, save_dataset, summarize
     from harness.datasets.board_files import import_boards
-    from harness.external import load_plugin
     from harness.puzzle import BoardError, parse_size
 
     g = None
@@ -57,11 +56,7 @@ def import_command(
             g = parse_size(size)
         except BoardError as err:
             raise fail(f"--size: {err}") from None
-    for target in plugin or ():
-        try:
-            load_plugin(target)
-        except ImportError as err:
-            raise fail(f"--plugin {target}: {err}") from None
+    load_plugins(plugin)
     path = out / f"{name}.jsonl"
     if path.exists() and not force:
         raise fail(f"{path} already exists (use --force to overwrite)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -88,3 +89,29 @@ def size_and_goal(size: str, goal: str):
         return g, goal_board(goal, g)
     except BoardError as err:
         raise fail(f"--goal: {err}") from None
+
+
+def run_dir(token: str, results_dir: Path) -> Path:
+    """A stored run named by its path or by its run id under ``--results-dir``;
+    a one-line error naming both places otherwise."""
+    from harness.results import ResultsError, find_run_dir
+
+    try:
+        return find_run_dir(token, results_dir)
+    except ResultsError as err:
+        raise fail(f"{err} (see --results-dir)") from None
+
+
+def load_plugins(targets: list[str] | None) -> list[str]:
+    """Load ``--plugin`` targets (a module, a ``.py`` file or a ``.toml`` file of
+    external programs) in order; return the names of the solvers they registered.
+    A target that fails is a one-line error naming it."""
+    from harness.external import load_plugin
+
+    loaded: list[str] = []
+    for target in targets or ():
+        try:
+            loaded += load_plugin(target)
+        except ImportError as err:
+            raise fail(f"--plugin {target}: {err}") from None
+    return loaded

@@ -13,7 +13,8 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand
 
-from harness.cli.common import app, fail, size_and_goal
+from harness import defaults
+from harness.cli.common import app, fail, load_plugins, size_and_goal
 
 datasets_app = typer.Typer(
     no_args_is_help=True,
@@ -46,13 +47,7 @@ class _GenerateCommand(TyperCommand):
 
 def _load_plugins(values: list[str] | None) -> list[str] | None:
     """Eager ``--plugin``: load before the generator argument is checked."""
-    from harness.external import load_plugin
-
-    for target in values or ():
-        try:
-            load_plugin(target)
-        except ImportError as err:
-            raise fail(f"--plugin {target}: {err}") from None
+    load_plugins(values)
     return values
 
 
@@ -143,7 +138,7 @@ def show_command(
         typer.Option(
             help="Where stored runs are searched for labels they contradicted."
         ),
-    ] = Path("results"),
+    ] = defaults.RESULTS_DIR,
 ) -> None:
     """Summary and optimal-depth histogram of one dataset (validated on load), and
     the labels that runs stored in --results-dir proved wrong."""

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from harness import defaults
-from harness.cli.common import app, fail
+from harness.cli.common import app, fail, load_plugins, run_dir
 
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 
@@ -74,7 +74,15 @@ def report(
     ] = None,
     results_dir: Annotated[
         Path, typer.Option(help="Where run ids are looked up (as `harness compare`).")
-    ] = Path("results"),
+    ] = defaults.RESULTS_DIR,
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--plugin",
+            help="Load report plots (and solvers, heuristics) from a module or .py "
+            "file, as the run did (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Summarise stored runs; never runs a solver.
 
@@ -86,7 +94,8 @@ def report(
         raise fail(f"--format: {format!r} is not one of {', '.join(FORMATS)}")
     if plots is not None and plots not in ("png", "pdf", "pgf"):
         raise fail(f"--plots: {plots!r} is not one of png, pdf, pgf")
-    dirs = [_resolve(r, results_dir) for r in runs]
+    load_plugins(plugin)
+    dirs = [run_dir(r, results_dir) for r in runs]
     if scatter:
         _scatter(dirs, out, scatter, measure, relative, color_by, plots)
         return
@@ -175,17 +184,6 @@ def _split_pair(text: str) -> list[str]:
 
 def _safe(label: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in label).strip("_")
-
-
-def _resolve(token: str, results_dir: Path) -> Path:
-    """A run directory given as a path or as a run id under ``results_dir``; a
-    one-line error naming both places otherwise."""
-    candidates = list(dict.fromkeys((Path(token), results_dir / token)))
-    for path in candidates:
-        if path.exists():
-            return path
-    looked = " or ".join(str(c) for c in candidates)
-    raise fail(f"run {token!r}: no such directory: {looked} (see --results-dir)")
 
 
 def _print_blocks(blocks: list) -> None:

@@ -28,7 +28,7 @@ from typing import Annotated
 import typer
 
 from harness.batch import read_batch, solvable_for
-from harness.cli.common import app, fail, size_and_goal
+from harness.cli.common import app, fail, load_plugins, size_and_goal
 from harness.measure.judge import judge
 from harness.puzzle import (
     GOAL_NAMES,
@@ -148,12 +148,7 @@ def load_extensions(plugins: list[str] | None, execs: list[str] | None) -> list[
     naming the option otherwise."""
     from harness.external import load_plugin
 
-    loaded: list[str] = []
-    for target in plugins or ():
-        try:
-            loaded += load_plugin(target)
-        except ImportError as err:
-            raise fail(f"--plugin {target}: {err}") from None
+    loaded = load_plugins(plugins)
     programs: list[str] = []
     for text in execs or ():
         try:
