@@ -11,14 +11,39 @@ from pathlib import Path
 from typing import Any
 
 
-def run(*args: Any, report: bool = False, **kwargs: Any):
+def run(
+    *args: Any, report: bool = False, config: str | Path | None = None, **kwargs: Any
+):
     """Run the grid (:func:`harness.measure.runner.run`: same arguments), store it
     under ``out/<run_id>/`` and return its rows as a pandas DataFrame (the same
     rows as rows.csv, typed by :func:`harness.analysis.read_run`;
     ``.attrs["run_dir"]`` is the path). ``report=True`` also writes the run's
-    report.md/html (a failure to report does not fail the run)."""
+    report.md/html (a failure to report does not fail the run).
+
+    ``config``: an experiment file (as ``harness run --config``): it names the
+    solvers and datasets, and its options apply unless given here too.
+    RunError (one line) on a bad file or a bad choice of executor."""
     from harness.analysis import read_run
+    from harness.measure.runner import RunError
     from harness.measure.runner import run as measure
+
+    if config is not None:
+        from harness.experiment import ExperimentError, load, run_arguments
+
+        given = [n for n in ("solvers", "datasets") if n in kwargs]
+        if args or given:
+            raise RunError(
+                f"config={str(config)!r} names the solvers and datasets; drop "
+                + ", ".join(given or ["the positional arguments"])
+            )
+        try:
+            exp = load(config)
+        except ExperimentError as err:
+            raise RunError(str(err)) from None
+        from_file = run_arguments(exp)
+        if kwargs.get("executor", from_file.get("executor")) != "dask":
+            from_file.pop("scheduler", None)  # executor= here wins over the file's
+        kwargs = {**from_file, **kwargs, "experiment": exp}
 
     run_dir = Path(measure(*args, **kwargs))
     if report:

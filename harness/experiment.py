@@ -44,11 +44,12 @@ OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
     "gc": ((bool,), "true or false (garbage collector on during timing)"),
     "setup_timeout": ((int, float), "a positive number of seconds"),
     "jobs": ((int,), "a whole number of worker processes >= 0"),
-    "executor": ((str,), 'one of "local" or "inline"'),
+    "executor": ((str,), 'one of "local", "inline" or "dask"'),
+    "scheduler": ((str,), 'a Dask scheduler address such as "tcp://HOST:8786"'),
     "plugins": ((list,), "a list of module names or .py paths"),
 }
 GRID_KEYS = ("solvers", "heuristics", "configs", "datasets")
-EXECUTORS = ("local", "inline")
+EXECUTORS = ("local", "inline", "dask")
 
 
 class ExperimentError(ValueError):
@@ -141,15 +142,13 @@ def load(path: Path | str) -> Experiment:
             or (key in ("timeout", "setup_timeout") and not value > 0)
             or (key in ("memory_limit_mb", "jobs") and value < 0)
             or (key == "executor" and value not in EXECUTORS)
+            or (key == "scheduler" and (not value.strip() or " " in value.strip()))
             or (key == "plugins" and not all(isinstance(p, str) for p in value))
         )
         if bad:
             raise fail(key, None, f"{key} = {value!r}: must be {words}")
         exp.options[key] = value
-    if exp.options.get("executor") == "inline" and exp.options.get("jobs", 0) not in (
-        0,
-    ):
-        raise fail("executor", None, 'executor = "inline" runs in-process: jobs must be 0')
+    _check_executor(exp.options, fail)
     if "plugins" in exp.options:
         exp.options["plugins"] = [
             str((path.parent / p).resolve())
@@ -188,6 +187,67 @@ def load(path: Path | str) -> Experiment:
     if not exp.pairs:
         raise fail("", None, "the experiment names no solver config and dataset")
     return exp
+
+
+def _check_executor(options: dict[str, Any], fail) -> None:
+    """The executor choices ``harness run`` refuses on its command line
+    (``--executor``, ``--scheduler``, ``--jobs``), refused here with the line."""
+    executor, jobs = options.get("executor", "local"), options.get("jobs")
+    if executor == "inline" and jobs not in (None, 0):
+        raise fail(
+            "executor", None, 'executor = "inline" runs in-process: jobs must be 0'
+        )
+    if "scheduler" in options and executor != "dask":
+        raise fail(
+            "scheduler", None,
+            f"scheduler = {options['scheduler']!r} needs executor = \"dask\"",
+        )  # fmt: skip
+    if executor == "dask" and jobs == 0:
+        raise fail("jobs", None, "jobs = 0: the dask executor needs at least 1 worker")
+    if "scheduler" in options and jobs is not None:
+        raise fail(
+            "jobs", None,
+            f"jobs = {jobs} applies to the local Dask cluster the harness starts; "
+            "with a scheduler the cluster's workers decide (start them with "
+            "--nthreads 1)",
+        )  # fmt: skip
+
+
+def run_arguments(exp: Experiment) -> dict[str, Any]:
+    """The experiment as keyword arguments of :func:`harness.measure.runner.run`
+    (``harness.run(config=...)`` gives arguments of its own precedence)."""
+    o = exp.options
+    out: dict[str, Any] = {
+        "solvers": exp.configs,
+        "datasets": exp.dataset_specs,
+        "pairs": exp.pair_set(),
+    }
+    same = ("repeats", "timeout", "memory_limit_mb", "setup_timeout", "jobs",
+            "plugins", "scheduler")  # fmt: skip
+    out |= {key: o[key] for key in same if key in o}
+    if "memory" in o:
+        out["memory_pass"] = o["memory"]
+    if "gc" in o:
+        out["disable_gc"] = not o["gc"]
+    if o.get("executor") == "inline":
+        out["jobs"] = 0
+    elif o.get("executor") == "dask":
+        out["executor"] = "dask"
+    return out
+
+
+def record(exp: Experiment, run_dir: Path, meta: dict[str, Any]) -> None:
+    """Copy the experiment file into the run directory; its sha256 in meta.json."""
+    from harness.results import write_meta
+
+    (Path(run_dir) / "experiment.toml").write_text(exp.text, encoding="utf-8")
+    meta["experiment"] = {
+        "file": "experiment.toml",
+        "source": str(exp.path.resolve()),
+        "sha256": exp.sha256,
+        "not_formed": exp.not_formed,
+    }
+    write_meta(run_dir, meta)
 
 
 def _names(value: Any, key: str, index: int | None, fail) -> list[str]:

@@ -6,10 +6,13 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
+import harness
 from harness.analysis import read_run
+from harness.cli import app
+from harness.measure.runner import RunError
 
 QUICK = ["--repeats", "1", "--no-memory", "--jobs", "1", "--no-report", "--quiet"]
 
@@ -85,7 +88,7 @@ def test_config_errors_are_one_line(tmp_path) -> None:
     assert bad.output.strip() == (
         f"error: {exp}: line 3: unknown key 'repaets' (known: solvers, heuristics, "
         "configs, datasets, name, description, repeats, timeout, memory_limit_mb, "
-        "memory, gc, setup_timeout, jobs, executor, plugins, [[grid]])"
+        "memory, gc, setup_timeout, jobs, executor, scheduler, plugins, [[grid]])"
     )
     both = invoke("--config", exp, "--solvers", "bfs")
     assert both.exit_code == 2 and "drop --solvers" in both.output
@@ -104,3 +107,54 @@ def test_resume_keeps_the_pairs(tmp_path) -> None:
     plan = runner.plan_from_meta(meta)
     assert plan.pairs == {("bfs", "8-seeds"), ("table", "8-seeds-spiral")}
     assert len(runner.plan_cells(plan)) == 5
+
+
+DASK_FILE = (
+    'solvers = ["bfs"]\ndatasets = ["8-seeds"]\nrepeats = 1\nmemory = false\n'
+    'executor = "dask"\nscheduler = "tcp://127.0.0.1:9"\n'
+)
+
+
+def test_config_file_chooses_the_dask_scheduler(tmp_path, monkeypatch) -> None:
+    """executor = "dask" and scheduler in the file reach the executor (here an
+    unreachable one: the CLI's one-line error, and no run directory)."""
+    pytest.importorskip("distributed")
+    from harness.measure import dask_pool
+
+    monkeypatch.setattr(dask_pool, "CONNECT_TIMEOUT", 1.0)
+    exp = tmp_path / "exp.toml"
+    exp.write_text(DASK_FILE)
+    out = tmp_path / "results"
+    bad = invoke("--config", exp, "--out", out)
+    assert bad.exit_code == 2, bad.output
+    lines = bad.output.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("error: --scheduler tcp://127.0.0.1:9: cannot reach")
+    assert not out.exists()
+    with pytest.raises(RunError, match=r"^--scheduler tcp://127.0.0.1:9: cannot reach"):
+        harness.run(config=exp, out=out)
+    assert not out.exists()
+
+
+def test_python_api_runs_an_experiment_file(tmp_path) -> None:
+    """harness.run(config=...): the file's grid and options, arguments win (here
+    executor="local", which drops the file's scheduler), the file kept with the run."""
+    exp = tmp_path / "exp.toml"
+    exp.write_text(DASK_FILE + '\n[[grid]]\nconfigs = ["table"]\n'
+                   'datasets = ["8-seeds-spiral"]\n')  # fmt: skip
+    rows = harness.run(config=exp, executor="local", jobs=0, out=tmp_path / "r")
+    run = Path(rows.attrs["run_dir"])
+    assert sorted(set(zip(rows.config, rows.dataset, strict=True))) == [
+        ("bfs", "8-seeds"), ("table", "8-seeds-spiral")
+    ]
+    assert "memory" not in set(rows.measure)  # memory = false, from the file
+    meta, _ = read_run(run)
+    assert (run / "experiment.toml").read_text() == exp.read_text()
+    assert meta["experiment"]["sha256"] == hashlib.sha256(exp.read_bytes()).hexdigest()
+    assert meta["executors"][-1]["kind"] == "inline"
+    with pytest.raises(RunError, match="names the solvers and datasets; drop solvers"):
+        harness.run(config=exp, solvers="bfs")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('solvers = ["bfs"]\ndatasets = ["8-seeds"]\njobs = -1\n')
+    with pytest.raises(RunError, match=r"bad.toml: line 3: jobs = -1"):
+        harness.run(config=bad)

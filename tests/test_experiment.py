@@ -89,8 +89,17 @@ datasets = ["8-mini", "8-seeds"]
          "line 6: unknown key 'solver' in [[grid]]"),
         ('datasets = ["8-seeds"]\n[[grid]]\nsolvers = ["bfs"]\n[[grid]]\ndatasets = ["8-mini"]\n',
          "line 4: no solvers or configs (grid 2)"),
-        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "dask"\n',
-         "line 3: executor = 'dask': must be one of"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "spark"\n',
+         "line 3: executor = 'spark': must be one of \"local\", \"inline\" or \"dask\""),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nscheduler = "tcp://h:8786"\n',
+         "line 3: scheduler = 'tcp://h:8786' needs executor = \"dask\""),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "dask"\njobs = 0\n',
+         "line 4: jobs = 0: the dask executor needs at least 1 worker"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "dask"\n'
+         'scheduler = "tcp://h:8786"\njobs = 2\n',
+         "line 5: jobs = 2 applies to the local Dask cluster the harness starts"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "dask"\n'
+         'scheduler = ""\n', "line 4: scheduler = '': must be a Dask scheduler address"),
         ('solvers = ["bfs"\n', "not valid TOML"),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nmemory = 1\n',
          "line 3: memory = 1: must be true or false"),
@@ -101,6 +110,33 @@ def test_bad_files_name_the_line(tmp_path, text, message) -> None:
         experiment.load(_write(tmp_path, text))
     assert message in str(err.value)
     assert str(err.value).startswith(str(tmp_path / "experiment.toml"))
+
+
+def test_dask_executor_and_scheduler_become_run_arguments(tmp_path) -> None:
+    exp = experiment.load(_write(tmp_path, """
+solvers = ["bfs"]
+datasets = ["8-seeds"]
+executor = "dask"
+scheduler = "tcp://10.0.0.5:8786"
+repeats = 2
+memory = false
+gc = true
+"""))  # fmt: skip
+    args = experiment.run_arguments(exp)
+    assert args["executor"] == "dask" and args["scheduler"] == "tcp://10.0.0.5:8786"
+    assert "jobs" not in args
+    assert args["solvers"] == ["bfs"] and args["datasets"] == ["8-seeds"]
+    assert args["pairs"] == {("bfs", "8-seeds")}
+    assert args["repeats"] == 2
+    assert args["memory_pass"] is False and args["disable_gc"] is False
+    local = experiment.load(_write(tmp_path, 'solvers = ["bfs"]\n'
+                                   'datasets = ["8-seeds"]\nexecutor = "inline"\n'))
+    assert experiment.run_arguments(local)["jobs"] == 0
+    assert "executor" not in experiment.run_arguments(local)
+    dask_here = experiment.load(_write(tmp_path, 'solvers = ["bfs"]\n'
+                                       'datasets = ["8-seeds"]\nexecutor = "dask"\n'
+                                       "jobs = 2\n"))  # a LocalCluster of 2 workers
+    assert experiment.run_arguments(dask_here)["jobs"] == 2
 
 
 def test_matrix_counts_runs_skips_and_reasons(tmp_path) -> None:

@@ -234,6 +234,10 @@ def run(
         keep_gc = keep_gc or o.get("gc", False)
         if not _given(ctx, "setup_timeout") and o.get("setup_timeout") is not None:
             setup_timeout = o["setup_timeout"]
+        if not _given(ctx, "executor") and o.get("executor") == "dask":
+            executor = "dask"
+        if executor == "dask" and scheduler is None and jobs is None:
+            scheduler = o.get("scheduler")
         if jobs is None:
             jobs = 0 if o.get("executor") == "inline" else o.get("jobs")
         solvers = list(exp.values.values())  # parsed once, by the experiment
@@ -306,7 +310,9 @@ def run(
                 return
             run_dir, meta = runner.start(plan, out, jobs=jobs, argv=argv)
             if exp is not None:
-                _record_experiment(exp, run_dir, meta, res)
+                from harness.experiment import record
+
+                record(exp, run_dir, meta)
             if reuse:
                 _copy_reused(plan, run_dir, meta, reuse, runner, res)
     except (runner.RunError, res.ResultsError) as err:
@@ -439,19 +445,6 @@ def _copy_reused(plan, run_dir, meta, sources, runner, res) -> None:
             else ""
         )
     )
-
-
-def _record_experiment(exp, run_dir, meta, res) -> None:
-    """Copy the experiment file into the run directory; its sha256 in meta.json."""
-    target = run_dir / "experiment.toml"
-    target.write_text(exp.text, encoding="utf-8")
-    meta["experiment"] = {
-        "file": "experiment.toml",
-        "source": str(exp.path.resolve()),
-        "sha256": exp.sha256,
-        "not_formed": exp.not_formed,
-    }
-    res.write_meta(run_dir, meta)
 
 
 def _executor_warnings(executor, meta) -> list[str]:

@@ -1318,11 +1318,15 @@ def run(
     executor_factory: Callable[[int, Path], Executor] | None = None,
     executor: str = "local",
     scheduler: str | None = None,
+    pairs: set[tuple[str, str]] | None = None,
+    experiment: Any = None,
 ):
     """Run the grid, store it under ``out/<run_id>/`` and return that directory.
     ``resume=RUN_ID`` completes a stored run instead (its own options apply).
     ``executor="dask"`` runs the cells on the Dask cluster at ``scheduler``
     (``"tcp://HOST:PORT"``), or on a LocalCluster of ``jobs`` workers if None.
+    ``pairs``: only these (config, dataset) pairs; ``experiment``: the
+    :class:`harness.experiment.Experiment` the grid came from, kept with the run.
     :func:`harness.api.run` (``harness.run``) returns the rows and can report."""
     if executor not in EXECUTORS:
         raise RunError(f"executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
@@ -1356,6 +1360,7 @@ def run(
             pin=pin,
             interleave=interleave,
             order_seed=order_seed,
+            pairs=pairs,
         )
         if executor == "dask":
             dask_executor = make_dask_executor(scheduler, jobs)
@@ -1363,6 +1368,10 @@ def run(
         jobs = default_jobs() if jobs is None else jobs
         try:
             run_dir, meta = start(plan, out, jobs=jobs)
+            if experiment is not None:
+                from harness.experiment import record
+
+                record(experiment, run_dir, meta)
         except BaseException:
             if dask_executor is not None:
                 dask_executor.shutdown(cancel=True)
