@@ -337,6 +337,7 @@ def compare_frames(
             )
     common_datasets = _check_datasets(base_meta, new_meta, base_rows, new_rows, comp)
     _environment_warnings(base_meta, new_meta, comp)
+    _host_warnings(base_metas, new_metas, comp)
     _load_warnings(base_metas, new_metas, comp)
     for metas in (base_metas, new_metas):
         for other in metas[1:]:
@@ -449,6 +450,37 @@ def _dataset_hashes(meta: dict, rows: pd.DataFrame) -> dict[str, str]:
     return {name: str((info.get(name) or {}).get("sha256") or "") for name in names}
 
 
+def _host_warnings(base_metas: list[dict], new_metas: list[dict], comp) -> None:
+    """Where the cells ran (meta.json placement; a Dask run's hosts): cells per
+    host, a run measured on several CPU models, configs measured on other models
+    (a warning) or other hosts of one model (a note) in the two runs."""
+    from harness import placement
+
+    for which, metas in (("base", base_metas), ("new", new_metas)):
+        for meta in metas:
+            label = f"{which} run {meta.get('run_id', '')}"
+            comp.warnings += [
+                w.rstrip(".") for w in placement.mixed_models_warning(meta, label)
+            ]
+            comp.notes += [n.rstrip(".") for n in placement.hosts_sentence(meta, label)]
+            comp.warnings += [
+                f"{label}: {s.rstrip('.')}"
+                for s in placement.lost_batch_sentences(meta)
+                if "recorded as errors" in s
+            ]
+    for base in base_metas:
+        for new in new_metas:
+            warnings, notes = placement.model_differences(base, new)
+            comp.warnings += warnings
+            comp.notes += notes
+
+
+def _placed(meta: dict) -> bool:
+    from harness.placement import cell_hosts
+
+    return bool(cell_hosts(meta))
+
+
 def _environment_warnings(base_meta: dict, new_meta: dict, comp: Comparison) -> None:
     for key, what in (
         ("python", "Python version"),
@@ -456,6 +488,8 @@ def _environment_warnings(base_meta: dict, new_meta: dict, comp: Comparison) -> 
         ("platform", "platform"),
         ("cpu_count", "CPU count"),
     ):
+        if key == "cpu_model" and _placed(base_meta) and _placed(new_meta):
+            continue  # the hosts that measured, not the client: _host_warnings
         b, n = base_meta.get(key), new_meta.get(key)
         if b is not None and n is not None and b != n:
             comp.warnings.append(

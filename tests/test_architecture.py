@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     # the solver contract and the one solve-and-replay check (puzzle only)
     ("harness.solver", "solvers", "harness.measure.judge", "harness.external"),
     # the stored format, and the statistics of run-to-run noise (numpy only)
-    ("harness.datasets", "harness.results", "harness.noise"),
+    ("harness.datasets", "harness.results", "harness.noise", "harness.placement"),
     # measuring, and the plans and stored cells it starts from
     ("harness.measure", "harness.gate", "harness.experiment", "harness.reuse"),
     ("harness.analysis", "harness.aggregate", "harness.compare", "harness.report",

@@ -14,6 +14,13 @@ from harness.analysis import (
     PROBLEMS,
     Run,
 )
+from harness.placement import (
+    cell_hosts,
+    hosts_sentence,
+    lost_batch_sentences,
+    mixed_models_warning,
+    model_differences,
+)
 from harness.report.tables import _sig
 from harness.results import contradicted_labels, contradiction_text
 
@@ -42,6 +49,9 @@ def findings(run: Run) -> list[str]:
     from harness.external import report_sentence
 
     head += report_sentence(run.meta)
+    head += lost_batch_sentences(run.meta)
+    head += mixed_models_warning(run.meta, f"Run {run.run_id}")
+    head += hosts_sentence(run.meta, f"Run {run.run_id}")
     speed.extend(aggregate.fair_findings(aggregate.run_fair(run), NOISE))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
@@ -146,11 +156,18 @@ def compare_findings(runs: Sequence[Run], table: pd.DataFrame) -> list[str]:
     out = []
     base = runs[0]
     for other in runs[1:]:
+        placed, notes = model_differences(base.meta, other.meta)
+        if cell_hosts(base.meta) and cell_hosts(other.meta):
+            # where the cells ran, not where the client ran (a Dask run)
+            out += [f"{other.label} against {base.label}: {w}." for w in placed]
+            out += [f"{other.label} against {base.label}: {n}." for n in notes]
         for key, what in (
             ("python", "Python"),
             ("cpu_model", "CPU"),
             ("platform", "platform"),
         ):
+            if key == "cpu_model" and cell_hosts(base.meta) and cell_hosts(other.meta):
+                continue
             a, b = base.meta.get(key), other.meta.get(key)
             if a != b:
                 out.append(
