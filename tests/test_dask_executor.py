@@ -139,6 +139,27 @@ def real_cluster(where: Path):
         log.close()
 
 
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """One real cluster for the module's tests (each start costs seconds); on
+    teardown no process of it, measuring processes included, may be left."""
+    where = tmp_path_factory.mktemp("cluster")
+    with real_cluster(where) as (address, procs, family):
+        yield address, procs
+    time.sleep(0.5)
+    alive = [p for p in family if p.is_running() and p.status() != "zombie"]
+    assert not alive, f"cluster processes outlived it: {alive}"
+    assert len(family) >= 5  # scheduler, 2 workers (+ nannies), measuring processes
+
+
+def _both_workers(address: str) -> list[str]:
+    """The cluster's worker addresses, once both are up (a test may have killed
+    one: its nanny starts another)."""
+    with distributed.Client(address, timeout="30s") as client:
+        client.wait_for_workers(2, timeout=60)
+        return list(client.scheduler_info(n_workers=-1)["workers"])
+
+
 def _run(tmp_path, plugin, **kw):
     frame = harness.run(
         SOLVERS, [_dataset()], repeats=2, memory_limit_mb=300,
@@ -153,16 +174,12 @@ def _key(frame):
 
 
 @pytest.mark.slow
-def test_cluster_rows_equal_local_rows(plugin, tmp_path):
+def test_cluster_rows_equal_local_rows(plugin, tmp_path, cluster):
+    address, procs = cluster
     local, _ = _run(tmp_path / "local", plugin, jobs=2)
-    with real_cluster(tmp_path) as (address, procs, family):
-        workers_seen = _worker_addresses(address)
-        dask, meta = _run(tmp_path / "dask", plugin, executor="dask", scheduler=address)
-        assert all(p.poll() is None for p in procs), "a fault took a Dask process down"
-    time.sleep(0.5)
-    alive = [p for p in family if p.is_running() and p.status() != "zombie"]
-    assert not alive, f"cluster processes outlived it: {alive}"
-    assert len(family) >= 5  # scheduler, 2 workers (+ nannies), measuring processes
+    workers_seen = _both_workers(address)
+    dask, meta = _run(tmp_path / "dask", plugin, executor="dask", scheduler=address)
+    assert all(p.poll() is None for p in procs), "a fault took a Dask process down"
 
     a, b = _key(local), _key(dask)
     assert list(a.index) == list(b.index)
@@ -207,6 +224,58 @@ def test_cluster_rows_equal_local_rows(plugin, tmp_path):
     assert meta["executors"][-1]["kind"] == "dask"
 
 
-def _worker_addresses(address: str) -> list[str]:
-    with distributed.Client(address, timeout="30s") as client:
-        return list(client.scheduler_info(n_workers=-1)["workers"])
+
+#: Kills the Dask worker that started its measuring process: a worker lost under a
+#: batch, as when a node dies.
+KILLER = '''
+import os, signal
+from harness.solver import register
+
+
+@register("kills_worker", optimal=False, budget_seconds=5)
+def kills_worker(start, goal, grid, *, counters, heuristic):
+    """SIGKILLs its parent, the Dask worker."""
+    os.kill(os.getppid(), signal.SIGKILL)
+    return None
+'''
+
+
+@pytest.mark.slow
+def test_batch_lost_with_its_worker_is_recorded_and_reported(tmp_path, cluster):
+    """A Dask worker dies under a batch: the batch is queued again once (and kills
+    a worker again), then its cell is an error; meta.json lists both losses
+    (worker, cells, what Dask said, retried or not) and the report says so."""
+    address, procs = cluster
+    killer = tmp_path / "killer.py"
+    killer.write_text(KILLER)
+    before = _both_workers(address)
+    g = grid(2, 3)
+    one = make_dataset("lost23", [walk(goal_board("standard", g), g, 5, seed=3)], g,
+                       goal_board("standard", g))  # fmt: skip
+    with scoped_registry():
+        load_plugin(str(killer))
+        frame = harness.run(
+            ["kills_worker"], [one], repeats=1, warmup=0,
+            memory_pass=False, out=tmp_path / "results", executor="dask",
+            scheduler=address, plugins=[MISBEHAVING, str(killer)], report=True,
+        )  # fmt: skip
+    meta, _ = read_run(frame.attrs["run_dir"])
+    killed = frame[frame.config == "kills_worker"]
+    assert set(killed.status) == {"error"}
+    assert killed.message.str.contains("its Dask worker died or was lost").all()
+    assert "local--1" not in meta.get("placement", {})  # measured nowhere
+    lost = meta["lost_batches"]
+    assert [e["retried"] for e in lost] == [True, False]
+    assert [e["attempt"] for e in lost] == [1, 2]
+    instances = sorted(killed.instance)
+    for entry in lost:
+        assert sorted(c[2] for c in entry["cells"]) == instances
+        assert {c[0] for c in entry["cells"]} == {"kills_worker"}
+        assert entry["worker"] in before + _both_workers(address)
+        assert entry["host"] and "KilledWorker" in entry["error"]
+    report = (Path(frame.attrs["run_dir"]) / "report.md").read_text()
+    assert f"Dask worker {lost[0]['worker']} on {lost[0]['host']} died under batch" \
+        in report  # fmt: skip
+    assert "its cells were queued again" in report
+    assert "its cells are recorded as errors" in report
+    assert all(p.poll() is None for p in procs)  # nannies and scheduler live on

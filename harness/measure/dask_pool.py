@@ -578,12 +578,25 @@ class DaskExecutor:
         self._futures[future.key] = (future, batch, losses)
         return future
 
+    def _known_workers(self) -> dict[str, dict[str, Any]]:
+        """Workers seen so far, and the scheduler's word on those that joined
+        since (a nanny's replacement for a worker that died)."""
+        known = dict(self.workers)
+        try:
+            now = self._client.scheduler_info(n_workers=-1)["workers"]
+        except Exception:
+            return known
+        for address, w in now.items():
+            known.setdefault(address, {"host": w.get("host"), "name": w.get("name")})
+        return known
+
     def _lost(self, batch: Batch, losses: int, err: BaseException, completed, sources):
         reason = f"{type(err).__name__}: {err}".strip()
+        retried = losses < LOST_BATCH_RETRIES
         self.lost_batches.append(
-            {"batch": batch.id, "cells": len(batch.tasks), "error": reason[:300]}
+            lost_entry(batch, err, self._known_workers(), losses + 1, retried, reason)
         )
-        if losses < LOST_BATCH_RETRIES:
+        if retried:
             completed.add(self._submit(batch.tasks, sources, losses + 1))
             return
         for task in batch.tasks:
@@ -624,6 +637,32 @@ class DaskExecutor:
             except Exception:
                 pass
         self._tasks = []
+
+
+def lost_entry(
+    batch: Batch,
+    err: BaseException,
+    workers: dict[str, dict[str, Any]],
+    attempt: int,
+    retried: bool,
+    reason: str,
+) -> dict[str, Any]:
+    """meta.json ``lost_batches`` entry: which worker died under which cells, what
+    Dask said, and whether the cells were queued again or recorded as errors."""
+    last = getattr(err, "last_worker", None)  # KilledWorker names the last one
+    address = getattr(last, "address", None) or (last if isinstance(last, str) else "")
+    info = workers.get(address, {}) if address else {}
+    return {
+        "batch": batch.id,
+        "worker": address or "unknown (Dask did not say)",
+        "worker_name": info.get("name"),
+        "host": info.get("host"),
+        "cells": [[t.config.label, t.dataset, t.instance] for t in batch.tasks],
+        "attempt": attempt,
+        "error": reason[:300],
+        "retried": retried,
+        "outcome": "queued again" if retried else "cells recorded as error",
+    }
 
 
 @contextlib.contextmanager

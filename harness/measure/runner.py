@@ -898,10 +898,24 @@ def note_executor(meta: dict[str, Any], executor: Executor) -> None:
             meta["warnings"].append(line)
 
 
+def note_lost_batches(meta: dict[str, Any], executor: Executor, seen: int) -> int:
+    """meta.json ``lost_batches``: the Dask batches whose worker died under them
+    since the last call (``seen`` of the executor's list already noted)."""
+    lost = getattr(executor, "lost_batches", None) or []
+    if len(lost) > seen:
+        session = len(meta.get("executors") or [1]) - 1
+        meta.setdefault("lost_batches", []).extend(
+            {"session": session, **entry} for entry in lost[seen:]
+        )
+    return max(len(lost), seen)
+
+
 def _place(meta: dict[str, Any], executor: Executor, cell: Cell, event: TaskResult):
     """meta.json placement: which worker (and so which host) measured the cell."""
     import socket
 
+    if not event.worker_id and event.worker < 0:
+        return  # measured nowhere (a Dask batch lost with its workers)
     if event.worker_id:
         worker_key, host = event.worker_id, event.host
         info = dict(getattr(executor, "workers", {}).get(worker_key, {}))
@@ -1032,6 +1046,7 @@ def execute(
     res.write_meta(run_dir, meta)
     progress.start(total, done, failures)
     last_meta = 0.0
+    lost_seen = 0
     estimate = getattr(progress, "estimate", None)
     if estimate is not None:
         estimate(seconds_left())
@@ -1061,8 +1076,15 @@ def execute(
             _place(meta, executor, cell, event)
             if event.setups:
                 meta["setup"].extend(_setup_entry(s) for s in event.setups)
+            lost_before, lost_seen = lost_seen, note_lost_batches(
+                meta, executor, lost_seen
+            )
             # placement must survive a SIGKILL too: meta.json at least every second
-            if event.setups or time.monotonic() - last_meta >= 1.0:
+            if (
+                event.setups
+                or lost_seen > lost_before
+                or time.monotonic() - last_meta >= 1.0
+            ):
                 res.write_meta(run_dir, meta)
                 last_meta = time.monotonic()
             done += 1
@@ -1080,6 +1102,7 @@ def execute(
         try:
             executor.shutdown(cancel=True)
             progress.stop()
+            note_lost_batches(meta, executor, lost_seen)
             meta["interrupted"] = True
             res.write_meta(run_dir, meta)
         finally:
@@ -1088,9 +1111,12 @@ def execute(
     except BaseException:
         executor.shutdown(cancel=True)
         progress.stop()
+        if note_lost_batches(meta, executor, lost_seen) > lost_seen:
+            res.write_meta(run_dir, meta)
         raise
     executor.shutdown()
     progress.stop()
+    note_lost_batches(meta, executor, lost_seen)
     meta["finished_utc"] = res.utc_now()
     meta["load_average_end"] = res.load_average()
     meta["interrupted"] = False
