@@ -344,6 +344,87 @@ def load_target(target: str) -> list[str]:
     return [register_program(p) for p in programs]
 
 
+# ------------------------------------------------------------- other machines
+
+
+def programs_of(target: str) -> list[Program]:
+    """The programs a plugin target declares (``exec:`` or ``.toml``), as this
+    process registered them (else parsed anew); [] for a Python plugin."""
+    if not (target.startswith(EXEC_PREFIX) or target.endswith(".toml")):
+        return []
+    from harness.solver import all_solvers
+
+    found = [
+        spec.external
+        for spec in all_solvers().values()
+        if spec.external is not None and spec.external.target == target
+    ]
+    if found:
+        return found
+    if target.startswith(EXEC_PREFIX):
+        return [parse_exec(target[len(EXEC_PREFIX) :])]
+    return load_toml(target)
+
+
+def toml_text(programs: list[Program]) -> str:
+    """``[[external]]`` tables that declare ``programs`` exactly as registered here
+    (program paths absolute): what a ``.toml`` plugin becomes when shipped to
+    another machine, independent of the file's folder."""
+
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int | float):
+            return repr(float(v))
+        if isinstance(v, list | tuple):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        import json
+
+        return json.dumps(str(v), ensure_ascii=False).replace("\x7f", "\\u007f")
+
+    out = []
+    for p in programs:
+        out.append("[[external]]")
+        for key, v in (
+            ("name", p.name), ("command", list(p.command)), ("batch", p.batch),
+            ("optimal", p.optimal), ("sizes", list(p.sizes)), ("goal", p.goal),
+            ("timeout", p.budget_seconds), ("description", p.description),
+        ):  # fmt: skip
+            out.append(f"{key} = {value(v)}")
+        out.append("")
+    return "\n".join(out)
+
+
+def needed_files(program: Program) -> list[str]:
+    """What must exist on a machine that runs ``program``: its executable (a path,
+    or a bare name looked up on PATH) and every file its command names by absolute
+    path (a script given to an interpreter)."""
+    first = program.command[0]
+    return [first] + [
+        a for a in program.command[1:] if os.path.isabs(a) and os.path.isfile(a)
+    ]
+
+
+def file_sha256(path: str) -> str:
+    """sha256 of a program file (a bare name: the one PATH finds); "" if none."""
+    found = path if "/" in path else shutil.which(path)
+    try:
+        return hashlib.sha256(Path(found).read_bytes()).hexdigest() if found else ""
+    except OSError:
+        return ""
+
+
+def missing_here(path: str, executable: bool) -> str | None:
+    """Why ``path`` cannot be used on this machine (None: it can)."""
+    if "/" not in path:
+        return None if shutil.which(path) else "is not on its PATH"
+    if not os.path.isfile(path):
+        return "does not exist"
+    if executable and not os.access(path, os.X_OK):
+        return "is not executable"
+    return None
+
+
 # ------------------------------------------------------------- one process
 
 

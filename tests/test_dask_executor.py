@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from plugins.tiny import make_dataset, walk
 
 import harness
 from harness.analysis import read_run
+from harness.measure.runner import RunError
 from harness.puzzle import goal_board, grid
 from harness.solver import load_plugin, scoped_registry
 
@@ -90,6 +92,12 @@ def real_cluster(where: Path):
     sched_file = where / "scheduler.json"
     log = open(where / "cluster.log", "ab")
     env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}
+    # the workers' own programs on PATH (another build of a program than the
+    # client's): a folder only they have on PATH
+    worker_bin = where / "worker_bin"
+    worker_bin.mkdir(exist_ok=True)
+    _script(worker_bin / "npz_twin", "echo unsolvable  # the workers' build")
+    env["PATH"] = f"{worker_bin}{os.pathsep}{env.get('PATH', '')}"
     procs: list[subprocess.Popen] = []
     family: list[psutil.Process] = []
 
@@ -279,3 +287,145 @@ def test_batch_lost_with_its_worker_is_recorded_and_reported(tmp_path, cluster):
     assert "its cells were queued again" in report
     assert "its cells are recorded as errors" in report
     assert all(p.poll() is None for p in procs)  # nannies and scheduler live on
+
+
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text(f"#!/bin/sh\nread board\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+#: A judge-format solver for 2x3 boards (BFS), run by this test's Python.
+BFS_PROGRAM = """#!{python}
+import sys
+from collections import deque
+
+start = tuple(sys.stdin.readline().split())
+goal = ("1", "2", "3", "4", "5", "x")
+moves = {{"u": -3, "d": 3, "l": -1, "r": 1}}
+seen, queue = {{start: ""}}, deque([start])
+while queue:
+    board = queue.popleft()
+    if board == goal:
+        print(seen[board])
+        sys.exit(0)
+    i = board.index("x")
+    for move, step in moves.items():
+        j = i + step
+        if not 0 <= j < 6 or (step in (-1, 1) and j // 3 != i // 3):
+            continue
+        nxt = list(board)
+        nxt[i], nxt[j] = nxt[j], nxt[i]
+        nxt = tuple(nxt)
+        if nxt not in seen:
+            seen[nxt] = seen[board] + move
+            queue.append(nxt)
+print("unsolvable")
+"""
+
+PROGRAMS_TOML = """
+[[external]]
+name = "bfs_prog"
+command = ["./bfs_prog.py"]   # relative to this file's folder
+optimal = true
+sizes = ["2x3"]
+"""
+
+
+@pytest.mark.slow
+def test_toml_solver_definition_reaches_workers_by_value(tmp_path, cluster):
+    """A .toml plugin in a folder only the client reads: its definition travels in
+    the payload (program path made absolute on the client), the program runs on
+    the workers. The file is deleted before the run: workers cannot have read it."""
+    from harness.measure import runner
+
+    address, _ = cluster
+    _both_workers(address)
+    folder = tmp_path / "client_only"
+    folder.mkdir()
+    program = folder / "bfs_prog.py"
+    program.write_text(BFS_PROGRAM.format(python=sys.executable))
+    program.chmod(0o755)
+    toml = folder / "programs.toml"
+    toml.write_text(PROGRAMS_TOML)
+    with scoped_registry():
+        plan = runner.make_plan(
+            ["bfs_prog"], [_dataset()], plugins=[str(toml)], repeats=1, warmup=0,
+            memory_pass=False,
+        )  # fmt: skip
+        toml.unlink()  # only this process's registry knows the definition now
+        executor = runner.make_dask_executor(address, None, plan.plugins)
+        run_dir, meta = runner.start(plan, tmp_path / "results", jobs=executor.jobs)
+        runner.execute(plan, run_dir, meta, executor=executor)
+    meta, rows = read_run(run_dir)
+    assert dict(zip(rows.instance, rows.status, strict=True)) == {
+        "t000": "solved", "t001": "unsolvable"
+    }, rows.message.tolist()  # fmt: skip
+    solved = rows[rows.status == "solved"]
+    assert (solved.path_length == solved.optimal_length).all()
+    assert set(meta["workers"]) <= set(_both_workers(address))  # Dask measured it
+
+
+@pytest.mark.slow
+def test_external_programs_are_checked_on_every_worker(tmp_path, cluster, monkeypatch):
+    """A program the client has but the workers lack is a one-line error naming the
+    worker and the program, before any run directory; another build of it on the
+    workers is a warning in meta.json naming them."""
+    address, _ = cluster
+    _both_workers(address)
+    client_bin = tmp_path / "client_bin"
+    client_bin.mkdir()
+    _script(client_bin / "npz_client_only", "echo unsolvable")
+    _script(client_bin / "npz_twin", "echo garbage  # the client's build: an error")
+    monkeypatch.setenv("PATH", f"{client_bin}{os.pathsep}{os.environ['PATH']}")
+    out = tmp_path / "results"
+    with pytest.raises(RunError) as err:
+        harness.run(["lonely"], [_dataset()], out=out, executor="dask",
+                    scheduler=address,
+                    plugins=["exec:lonely:sizes=2x3=npz_client_only"])  # fmt: skip
+    message = str(err.value)
+    assert "\n" not in message
+    assert re.fullmatch(
+        r"Dask worker w[01] \(tcp://127\.0\.0\.1:\d+\) on \S+: external program "
+        r"'lonely' needs npz_client_only, which is not on its PATH there: install it "
+        r"at the same path on every worker \(README: Running on a cluster\)",
+        message,
+    ), message
+    assert not out.exists()
+
+    frame = harness.run(
+        ["twin"], [_dataset()], out=out, executor="dask", scheduler=address,
+        plugins=["exec:twin:sizes=2x3=npz_twin"], repeats=1, warmup=0,
+        memory_pass=False,
+    )  # fmt: skip
+    meta, _ = read_run(frame.attrs["run_dir"])
+    differs = [w for w in meta["warnings"] if w.startswith("external program 'twin'")]
+    assert len(differs) == 2, meta["warnings"]  # one per worker
+    assert all("npz_twin on Dask worker w" in w and "differs from this client's" in w
+               for w in differs)  # fmt: skip
+    assert set(frame.status) == {"unsolvable", "invalid"}  # the workers' build ran
+
+
+def test_program_check_names_what_is_missing(tmp_path) -> None:
+    """The check each worker runs (here in this process): every file a program's
+    command names must exist, its executable be executable."""
+    from harness.measure.dask_pool import check_programs
+
+    text = tmp_path / "not_executable"
+    text.write_text("#!/bin/sh\n")
+    found = check_programs([
+        ("a", str(tmp_path / "gone"), ""), ("b", str(text), ""),
+        ("c", sys.executable, ""), ("c", str(tmp_path / "script.py"), ""),
+        ("d", sys.executable, "0" * 64),
+    ])  # fmt: skip
+    assert found["missing"] == [
+        f"external program 'a' needs {tmp_path / 'gone'}, which does not exist there: "
+        "install it at the same path on every worker (README: Running on a cluster)",
+        f"external program 'b' needs {text}, which is not executable there: install "
+        "it at the same path on every worker (README: Running on a cluster)",
+        f"external program 'c' needs {tmp_path / 'script.py'}, which does not exist "
+        "there: install it at the same path on every worker (README: Running on a "
+        "cluster)",
+    ]
+    assert [d[:2] for d in found["differs"]] == [("d", sys.executable)]

@@ -278,7 +278,7 @@ def run(
                     f"{run_dir / res.REJECTED_FILE}"
                 )
             if executor == "dask":
-                chosen = runner.make_dask_executor(scheduler, jobs)
+                chosen = runner.make_dask_executor(scheduler, jobs, plan.plugins)
                 runner.set_session_jobs(meta, chosen.jobs)
             jobs = meta["resumes"][-1]["jobs"]
         else:
@@ -302,7 +302,7 @@ def run(
                 order_seed=order_seed,
             )
             if executor == "dask" and not dry_run:
-                chosen = runner.make_dask_executor(scheduler, jobs)
+                chosen = runner.make_dask_executor(scheduler, jobs, plan.plugins)
                 jobs = chosen.jobs
             jobs = runner.default_jobs() if jobs is None else jobs
             if dry_run:

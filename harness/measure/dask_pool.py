@@ -103,6 +103,8 @@ class Batch:
     slice_seconds: float
     #: measuring-process log; None: the Dask worker's local directory
     log_path: str | None = None
+    #: external programs the cells run: (solver, file, sha256 on the client)
+    programs: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -250,6 +252,11 @@ def run_batch(batch: Batch) -> BatchResult:
         out.remaining = tuple(t.id for t in batch.tasks)
         return out
     label = f"Dask worker {info['name']} ({info['address']}) on {info['host']}"
+    missing = check_programs(batch.programs, hashes=False)["missing"]
+    if missing:  # a worker that joined later without the program
+        out.refused = f"{label}: {missing[0]}"
+        out.remaining = tuple(t.id for t in batch.tasks)
+        return out
     try:
         local = _plugin_copies(batch.plugin_sources)
     except OSError as err:
@@ -299,6 +306,43 @@ def run_batch(batch: Batch) -> BatchResult:
         else:
             pool.shutdown(cancel=True)
     return out
+
+
+def check_programs(
+    needs: Sequence[tuple[str, str, str]], *, hashes: bool = True
+) -> dict[str, list]:
+    """On this machine: which external programs the run needs are missing
+    (``missing``: one-line reasons) and, with ``hashes``, which differ from the
+    client's file (``differs``: (solver, file, sha256 here))."""
+    from harness.external import file_sha256, missing_here
+
+    out: dict[str, list] = {"missing": [], "differs": []}
+    seen = set()
+    for solver, path, sha in needs:
+        why = missing_here(path, executable=(solver, "first") not in seen)
+        seen.add((solver, "first"))
+        if why:
+            out["missing"].append(
+                f"external program {solver!r} needs {path}, which {why} there: "
+                "install it at the same path on every worker (README: Running on a "
+                "cluster)"
+            )
+        elif hashes and sha and file_sha256(path) not in ("", sha):
+            out["differs"].append((solver, path, file_sha256(path)))
+    return out
+
+
+def program_needs(plugins: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
+    """(solver, file, sha256 here) for every file the plugins' external programs
+    need (:func:`harness.external.needed_files`), in order."""
+    from harness.external import file_sha256, needed_files, programs_of
+
+    out = []
+    for target in plugins:
+        for program in programs_of(target):
+            for path in needed_files(program):
+                out.append((program.name, path, file_sha256(path)))
+    return tuple(out)
 
 
 def _failed(task: Task, message: str) -> CellResult:
@@ -362,6 +406,7 @@ class DaskExecutor:
         slice_seconds: float = DEFAULT_SLICE_SECONDS,
         max_batch: int = DEFAULT_MAX_BATCH,
         connect_timeout: float | None = None,
+        plugins: Sequence[str] = (),
     ) -> None:
         distributed = import_distributed()
         import dask
@@ -382,6 +427,8 @@ class DaskExecutor:
         self.lost_batches: list[dict[str, Any]] = []
         self.log_path: str | None = None
         self.batches = 0
+        self.programs = program_needs(plugins)
+        self._program_warnings: list[str] = []
         try:
             if scheduler is None:
                 n = host_info()["cpu_count"] if jobs is None else jobs
@@ -449,6 +496,30 @@ class DaskExecutor:
                     "worker"
                 )
             self.workers[address] = report
+        if self.programs:
+            self._check_programs()
+
+    def _check_programs(self) -> None:
+        """Every worker has the external programs (and the files their commands
+        name) at the paths this client uses; a copy that differs is a warning."""
+        found = self._client.run(check_programs, self.programs)
+        for address, report in sorted(found.items()):
+            w = self.workers.get(address, {})
+            label = f"Dask worker {w.get('name', address)} ({address}) on {w.get('host')}"
+            if report["missing"]:
+                self.shutdown(cancel=True)
+                more = len(report["missing"]) - 1
+                raise DaskSetupError(
+                    f"{label}: {report['missing'][0]}"
+                    + (f" ({more} more missing)" if more else "")
+                )
+            for solver, path, sha in report["differs"]:
+                client = next(s for n, p, s in self.programs if (n, p) == (solver, path))
+                self._program_warnings.append(
+                    f"external program {solver!r}: {path} on {label} differs from "
+                    f"this client's (sha256 {sha[:12]} vs {client[:12]}): its rows "
+                    "measure that host's build"
+                )
 
     def set_run_dir(self, run_dir: Path) -> None:
         """A LocalCluster's workers share this machine: their measuring processes
@@ -477,6 +548,7 @@ class DaskExecutor:
                     f"--nthreads 1 and at most {cores} of them "
                     f"(or --resources {RESOURCE}={cores})"
                 )
+        out += self._program_warnings
         models = {w["cpu_model"] for w in self.workers.values()}
         if len(models) > 1:
             out.append(
@@ -563,6 +635,7 @@ class DaskExecutor:
             code_fingerprint(),
             self.slice_seconds,
             self.log_path,
+            self._programs_for(tasks),
         )
         self._next_batch += 1
         self.batches += 1
@@ -589,6 +662,10 @@ class DaskExecutor:
         for address, w in now.items():
             known.setdefault(address, {"host": w.get("host"), "name": w.get("name")})
         return known
+
+    def _programs_for(self, tasks: Sequence[Task]) -> tuple[tuple[str, str, str], ...]:
+        names = {t.config.solver for t in tasks}
+        return tuple(n for n in self.programs if n[0] in names)
 
     def _lost(self, batch: Batch, losses: int, err: BaseException, completed, sources):
         reason = f"{type(err).__name__}: {err}".strip()
@@ -699,10 +776,16 @@ def _chunks(tasks: deque[Task], size: int) -> Iterator[list[Task]]:
 
 
 def _plugin_sources(tasks: Sequence[Task]) -> dict[str, str]:
-    """Source text of every file plugin the tasks name (shipped by value)."""
+    """Source text of every file plugin the tasks name (shipped by value): a .py
+    file as it is, a .toml file as the [[external]] tables this client registered
+    from it (program paths absolute, so the copy's folder does not matter)."""
+    from harness.external import programs_of, toml_text
+
     out = {}
     for target in {p for t in tasks for p in t.plugins}:
         path = Path(target)
         if target.endswith(".py") and path.is_file():
             out[target] = path.read_text(encoding="utf-8")
+        elif target.endswith(".toml"):
+            out[target] = toml_text(programs_of(target))
     return out

@@ -860,10 +860,13 @@ def make_executor(jobs: int, run_dir: Path, *, pin: bool = True) -> Executor:
     return LocalPool(jobs, log_path=str(run_dir / "workers.log"), pin=pin)
 
 
-def make_dask_executor(scheduler: str | None = None, jobs: int | None = None):
+def make_dask_executor(
+    scheduler: str | None = None, jobs: int | None = None, plugins: Sequence[str] = ()
+):
     """A :class:`~harness.measure.dask_pool.DaskExecutor` on the cluster at
     ``scheduler``, or on a LocalCluster of ``jobs`` workers (default: one per core).
-    Imports Dask only now; RunError (one line) if it is missing or unreachable."""
+    Imports Dask only now; RunError (one line) if it is missing or unreachable, or
+    a worker lacks an external program of ``plugins``."""
     if jobs is not None and jobs < 1:
         raise RunError(f"--jobs {jobs}: the dask executor needs at least 1 worker")
     if jobs is not None and scheduler is not None:
@@ -874,7 +877,7 @@ def make_dask_executor(scheduler: str | None = None, jobs: int | None = None):
     from harness.measure import dask_pool
 
     try:
-        return dask_pool.DaskExecutor(scheduler, jobs=jobs)
+        return dask_pool.DaskExecutor(scheduler, jobs=jobs, plugins=plugins)
     except (dask_pool.DaskUnavailable, dask_pool.DaskSetupError) as err:
         raise RunError(str(err)) from None
 
@@ -1367,7 +1370,7 @@ def run(
             datasets=None if isinstance(datasets, str) else resolve_datasets(datasets),
         )
         if executor == "dask":
-            dask_executor = make_dask_executor(scheduler, jobs)
+            dask_executor = make_dask_executor(scheduler, jobs, plan.plugins)
             set_session_jobs(meta, dask_executor.jobs)
         jobs = meta["resumes"][-1]["jobs"]
     else:
@@ -1389,7 +1392,7 @@ def run(
             pairs=pairs,
         )
         if executor == "dask":
-            dask_executor = make_dask_executor(scheduler, jobs)
+            dask_executor = make_dask_executor(scheduler, jobs, plan.plugins)
             jobs = dask_executor.jobs
         jobs = default_jobs() if jobs is None else jobs
         try:
