@@ -114,3 +114,24 @@ def test_report_counts_hosts_warns_and_lists_lost_batches(tmp_path) -> None:
     comp = compare_runs(base, new)
     assert any("batch 9" in w for w in comp.warnings)
     assert not any("batch 7" in w for w in comp.warnings)
+
+
+def test_report_tables_the_hosts_of_a_run_measured_on_several(tmp_path) -> None:
+    import pandas as pd
+
+    from harness.report.document import _sections
+
+    new = run(tmp_path, "new", {ASTAR: ("node2", EPYC), BFS: ("node1", XEON)})
+    sections = _sections([load_run(new)], pd.DataFrame(), [])
+    tables = dict(next(s for s in sections if s.title == "Runs").tables)
+    hosts = tables["Where the cells were measured"]
+    assert hosts.to_dict("records") == [
+        {"host": "node1", "CPU model": XEON, "cores": 4, "workers": 1, "cells": 8},
+        {"host": "node2", "CPU model": EPYC, "cores": 4, "workers": 1, "cells": 8},
+    ]
+    facts = dict(zip(tables[""]["run"], tables[""]["value"], strict=True))
+    assert facts["CPU"].endswith("(the client's: see where the cells were measured)")
+    one = run(tmp_path, "one", {ASTAR: ("node1", XEON), BFS: ("node1", XEON)})
+    tables = dict(next(s for s in _sections([load_run(one)], pd.DataFrame(), [])
+                       if s.title == "Runs").tables)  # fmt: skip
+    assert "Where the cells were measured" not in tables  # one host, no Dask

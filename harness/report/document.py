@@ -225,9 +225,12 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
     about = _Section("Runs")
     about.tables.append(("", _runs_table(runs)))
     for run in runs:
+        label = f" of {run.label}" if len(runs) > 1 else ""
+        hosts = _hosts_table(run)
+        if hosts is not None:
+            about.tables.append((f"Where the cells{label} were measured", hosts))
         setup = _setup_table(run)
         if setup is not None:
-            label = f" of {run.label}" if len(runs) > 1 else ""
             about.tables.append(
                 (f"One-time set-up{label} (not part of any solve time)", setup)
             )
@@ -357,6 +360,29 @@ def _options_text(opts: dict[str, Any]) -> str:
     return "; ".join(shown) or "–"
 
 
+def _hosts_table(run: Run) -> pd.DataFrame | None:
+    """Cells per host (meta.json placement), for a run measured on several hosts
+    or on a Dask cluster; None otherwise."""
+    from harness.placement import host_counts
+
+    counts = host_counts(run.meta)
+    dask = any(
+        isinstance(e, dict) and e.get("kind") == "dask"
+        for e in run.meta.get("executors") or []
+    )
+    if not counts or (len(counts) < 2 and not dask):
+        return None
+    return pd.DataFrame(
+        {
+            "host": [h["host"] for h in counts],
+            "CPU model": [h["cpu_model"] for h in counts],
+            "cores": [h["cpu_count"] if h["cpu_count"] else "?" for h in counts],
+            "workers": [h["workers"] for h in counts],
+            "cells": [h["cells"] for h in counts],
+        }
+    )
+
+
 def _runs_table(runs: list[Run]) -> pd.DataFrame:
     """One column per run, one row per fact (transposed: long values wrap)."""
     cols = {}
@@ -377,7 +403,9 @@ def _runs_table(runs: list[Run]) -> pd.DataFrame:
             "commit": commit,
             "python": m.get("python", "?"),
             "platform": m.get("platform", "?"),
-            "CPU": f"{m.get('cpu_model', '?')} (x{m.get('cpu_count', '?')})",
+            "CPU": f"{m.get('cpu_model', '?')} (x{m.get('cpu_count', '?')})"
+            + (" (the client's: see where the cells were measured)"
+               if _hosts_table(run) is not None else ""),  # fmt: skip
             "options": _options_text(opts),
             "datasets": ", ".join(sorted(m.get("datasets") or {}))
             or ", ".join(sorted(run.rows["dataset"].unique())),
