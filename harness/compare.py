@@ -452,15 +452,18 @@ def _dataset_hashes(meta: dict, rows: pd.DataFrame) -> dict[str, str]:
 
 def _host_warnings(base_metas: list[dict], new_metas: list[dict], comp) -> None:
     """Where the cells ran (meta.json placement; a Dask run's hosts): cells per
-    host, a run measured on several CPU models, configs measured on other models
-    (a warning) or other hosts of one model (a note) in the two runs."""
+    host and a run measured on several CPU models (notes), cells measured on other
+    models (a warning) or other hosts of one model (a note) in the two runs, and
+    batches whose cells were lost with their Dask worker (a warning)."""
     from harness import placement
 
     for which, metas in (("base", base_metas), ("new", new_metas)):
         for meta in metas:
             label = f"{which} run {meta.get('run_id', '')}"
-            comp.warnings += [
-                w.rstrip(".") for w in placement.mixed_models_warning(meta, label)
+            # (each cell is compared with itself: only a cell measured on another
+            # model in the other run is a warning, below)
+            comp.notes += [
+                n.rstrip(".") for n in placement.mixed_models_warning(meta, label)
             ]
             comp.notes += [n.rstrip(".") for n in placement.hosts_sentence(meta, label)]
             comp.warnings += [

@@ -112,48 +112,40 @@ def mixed_models_warning(meta: dict[str, Any], label: str) -> list[str]:
 
 
 def model_differences(
-    base: dict[str, Any], new: dict[str, Any], configs: set[str] | None = None
+    base: dict[str, Any], new: dict[str, Any]
 ) -> tuple[list[str], list[str]]:
-    """(warnings, notes) for a comparison of two runs, per config in both
-    placements: different CPU models -> a warning; the same model on other hosts
-    -> a note. Empty when either run has no placement."""
-    b_models, n_models = models_by_config(base), models_by_config(new)
-    if not b_models or not n_models:
-        return [], []
-    common = set(b_models) & set(n_models)
-    if configs is not None:
-        common &= configs
-    b_hosts, n_hosts = _hosts_by_config(base), _hosts_by_config(new)
-    differ, moved = [], []
-    for config in sorted(common):
-        if set(b_models[config]) != set(n_models[config]):
-            differ.append(config)
-        elif b_hosts.get(config) != n_hosts.get(config):
-            moved.append(config)
+    """(warnings, notes) for a comparison of two runs, cell by cell (a time ratio
+    compares one cell's times in both): measured on different CPU models -> a
+    warning; on other hosts of the same model -> a note. Empty when either run has
+    no placement."""
+    b_hosts, n_hosts = cell_hosts(base), cell_hosts(new)
+    differ: dict[str, list[tuple[str, str]]] = {}
+    moved: dict[str, list[tuple[str, str]]] = {}
+    for cell in sorted(set(b_hosts) & set(n_hosts)):
+        bh, nh = b_hosts[cell], n_hosts[cell]
+        bm, nm = cpu_model(base, bh), cpu_model(new, nh)
+        if bm != nm:
+            differ.setdefault(cell[0], []).append((bm, nm))
+        elif bh != nh:
+            moved.setdefault(cell[0], []).append((bh, nh))
     warnings, notes = [], []
     if differ:
-        c = differ[0]
+        config, pairs = next(iter(differ.items()))
+        cells = sum(len(v) for v in differ.values())
         warnings.append(
-            f"CPU model differs between the runs for {len(differ)} config(s) "
-            f"(e.g. {c}: base on {_names(sorted(b_models[c]))}, new on "
-            f"{_names(sorted(n_models[c]))}): time ratios mix code and machine "
-            "changes"
+            f"CPU model differs between the runs on {cells} cell(s) of "
+            f"{len(differ)} config(s) (e.g. {config}: base on {pairs[0][0]}, new on "
+            f"{pairs[0][1]}): those time ratios mix code and machine changes"
         )
     if moved:
-        c = moved[0]
+        config, pairs = next(iter(moved.items()))
+        cells = sum(len(v) for v in moved.values())
         notes.append(
-            f"{len(moved)} config(s) ran on other hosts of the same CPU model in the "
-            f"two runs (e.g. {c}: base on {_names(sorted(b_hosts[c]))}, new on "
-            f"{_names(sorted(n_hosts[c]))})"
+            f"{cells} cell(s) of {len(moved)} config(s) ran on other hosts of the "
+            f"same CPU model in the two runs (e.g. {config}: base on {pairs[0][0]}, "
+            f"new on {pairs[0][1]})"
         )
     return warnings, notes
-
-
-def _hosts_by_config(meta: dict[str, Any]) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for (config, _, _), host in cell_hosts(meta).items():
-        out.setdefault(config, set()).add(host)
-    return out
 
 
 def lost_batch_sentences(meta: dict[str, Any]) -> list[str]:

@@ -19,17 +19,18 @@ XEON, EPYC = "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "AMD EPYC 7742 64-Core"
 ASTAR, BFS = "astar_dict[manhattan]", "bfs"
 
 
-def placed(where: dict[str, tuple[str, str]], lost: list | None = None) -> dict:
-    """meta.json keys for cells of each config measured on (host, CPU model)."""
+def placed(where: dict, lost: list | None = None) -> dict:
+    """meta.json keys for cells of each config measured on (host, CPU model), or
+    on a list of them, one per instance."""
     hosts, workers, placement = {}, {}, {}
-    for config, (host, model) in where.items():
-        hosts[host] = {"cpu_model": model, "cpu_count": 4, "platform": "Linux",
-                       "python": "CPython 3.11.9"}  # fmt: skip
-        worker = f"tcp://{host}:40001"
-        workers[worker] = {"host": host, "name": host, "nthreads": 1}
-        placement.setdefault(worker, []).extend(
-            [config, "3x3-d20", inst] for inst in INSTANCES
-        )
+    for config, spots in where.items():
+        spots = spots if isinstance(spots, list) else [spots] * len(INSTANCES)
+        for inst, (host, model) in zip(INSTANCES, spots, strict=True):
+            hosts[host] = {"cpu_model": model, "cpu_count": 4, "platform": "Linux",
+                           "python": "CPython 3.11.9"}  # fmt: skip
+            worker = f"tcp://{host}:40001"
+            workers[worker] = {"host": host, "name": host, "nthreads": 1}
+            placement.setdefault(worker, []).append([config, "3x3-d20", inst])
     meta = {"hosts": hosts, "workers": workers, "placement": placement}
     return meta | ({"lost_batches": lost} if lost else {})
 
@@ -44,24 +45,39 @@ def test_compare_warns_when_a_config_moved_to_another_cpu_model(tmp_path) -> Non
     new = run(tmp_path, "new", {ASTAR: ("node2", EPYC), BFS: ("node1", XEON)},
               client_cpu="Laptop CPU")  # fmt: skip
     comp = compare_runs(base, new)
-    warnings = "\n".join(comp.warnings)
-    assert (
-        f"CPU model differs between the runs for 1 config(s) (e.g. {ASTAR}: base on "
-        f"{XEON}, new on {EPYC}): time ratios mix code and machine changes"
-    ) in warnings
-    # the new run alone mixes two models: its configs' times are not comparable
+    assert [w for w in comp.warnings if "CPU" in w] == [
+        f"CPU model differs between the runs on 8 cell(s) of 1 config(s) (e.g. "
+        f"{ASTAR}: base on {XEON}, new on {EPYC}): those time ratios mix code and "
+        "machine changes"
+    ]  # the clients' CPUs (Client vs Laptop) measured nothing: not warned
+    notes = "\n".join(comp.notes)
+    # the new run alone mixes two models (its configs' times, not these ratios)
     assert f"new run new measured its cells on 2 CPU models ({EPYC}: 8 cells; " \
-        f"{XEON}: 8 cells)" in warnings  # fmt: skip
-    assert f"Configs by model: {EPYC}: {ASTAR}; {XEON}: {BFS}" in warnings
-    # the clients' CPUs (Client vs Laptop) measured nothing: not what is warned
-    assert "Laptop CPU" not in warnings
+        f"{XEON}: 8 cells)" in notes  # fmt: skip
+    assert f"Configs by model: {EPYC}: {ASTAR}; {XEON}: {BFS}" in notes
     assert (
         f"new run new was measured on 2 hosts: node1 ({XEON}, 4 cores, 1 worker): "
         f"8 cells; node2 ({EPYC}, 4 cores, 1 worker): 8 cells"
     ) in comp.notes
     shown = CliRunner().invoke(app, ["compare", str(base), str(new)])
-    assert "CPU model differs between the runs for 1 config(s)" in shown.output
+    assert "CPU model differs between the runs on 8 cell(s) of 1" in shown.output
     assert "new run new was measured on 2 hosts" in shown.output
+
+
+def test_compare_checks_models_cell_by_cell(tmp_path) -> None:
+    """Both runs measured astar on both models, but not each instance on the same
+    one: those cells' ratios mix machines."""
+    half = [("node1", XEON)] * 4 + [("node2", EPYC)] * 4
+    base = run(tmp_path, "base", {ASTAR: half, BFS: ("node1", XEON)})
+    new = run(tmp_path, "new", {ASTAR: half[::-1], BFS: ("node1", XEON)})
+    warned = [w for w in compare_runs(base, new).warnings if "CPU" in w]
+    assert warned == [
+        f"CPU model differs between the runs on 8 cell(s) of 1 config(s) (e.g. "
+        f"{ASTAR}: base on {XEON}, new on {EPYC}): those time ratios mix code and "
+        "machine changes"
+    ]
+    same = run(tmp_path, "same", {ASTAR: half, BFS: ("node1", XEON)})
+    assert not [w for w in compare_runs(base, same).warnings if "CPU" in w]
 
 
 def test_same_cpu_model_on_other_hosts_is_a_note_not_a_warning(tmp_path) -> None:
@@ -69,11 +85,10 @@ def test_same_cpu_model_on_other_hosts_is_a_note_not_a_warning(tmp_path) -> None
     new = run(tmp_path, "new", {ASTAR: ("node3", XEON), BFS: ("node1", XEON)})
     comp = compare_runs(base, new)
     assert not [w for w in comp.warnings if "CPU model" in w], comp.warnings
-    assert any(
-        n.startswith("1 config(s) ran on other hosts of the same CPU model")
-        and f"{ASTAR}: base on node1, new on node3" in n
-        for n in comp.notes
-    ), comp.notes
+    assert (
+        "8 cell(s) of 1 config(s) ran on other hosts of the same CPU model in the "
+        f"two runs (e.g. {ASTAR}: base on node1, new on node3)"
+    ) in comp.notes
     # one host per run: no per-host counts, no mixed-model warning
     one = run(tmp_path, "one", {ASTAR: ("node1", XEON), BFS: ("node1", XEON)})
     assert not [s for s in findings(load_run(one)) if "host" in s or "CPU" in s]
@@ -108,7 +123,8 @@ def test_report_counts_hosts_warns_and_lists_lost_batches(tmp_path) -> None:
     from harness.report.comparison import compare
 
     text = "\n".join(compare_findings(runs, compare(runs)))
-    assert f"CPU model differs between the runs for 1 config(s) (e.g. {ASTAR}" in text
+    assert f"CPU model differs between the runs on 8 cell(s) of 1 config(s) (e.g. " \
+        f"{ASTAR}" in text  # fmt: skip
     assert "ran on a different CPU" not in text  # the clients' CPUs are not it
     # harness compare: a batch recorded as errors is a warning there too
     comp = compare_runs(base, new)
