@@ -44,8 +44,15 @@ def run(
         if kwargs.get("executor", from_file.get("executor")) != "dask":
             from_file.pop("scheduler", None)  # executor= here wins over the file's
         kwargs = {**from_file, **kwargs, "experiment": exp}
+        try:
+            run_dir = Path(measure(*args, **kwargs))
+        except RunError as err:
+            if kwargs.get("scheduler") != exp.options.get("scheduler"):
+                raise
+            raise RunError(exp.scheduler_error(str(err))) from None
+    else:
+        run_dir = Path(measure(*args, **kwargs))
 
-    run_dir = Path(measure(*args, **kwargs))
     if report:
         write_report_if_available(run_dir)
     _, frame = read_run(run_dir)

@@ -81,6 +81,18 @@ class Experiment:
     def pair_set(self) -> set[tuple[str, str]]:
         return {(c, d) for c, ds in self.pairs.items() for d in ds}
 
+    def scheduler_error(self, message: str) -> str:
+        """A ``--scheduler ADDRESS: ...`` error about this file's scheduler, said
+        of the file and line that chose it."""
+        address = self.options.get("scheduler")
+        prefix = f"--scheduler {address}:"
+        if address is None or not message.startswith(prefix):
+            return message
+        return (
+            f"{self.path}: line {_line_of(self.text, 'scheduler', None)}: scheduler "
+            f"= {address!r}:{message[len(prefix):]}"
+        )
+
 
 def _line_of(text: str, key: str, table: int | None) -> int:
     """Line number of ``key =`` at the top level (``table`` None) or in the

@@ -129,11 +129,17 @@ def test_config_file_chooses_the_dask_scheduler(tmp_path, monkeypatch) -> None:
     assert bad.exit_code == 2, bad.output
     lines = bad.output.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("error: --scheduler tcp://127.0.0.1:9: cannot reach")
+    where = f"{exp}: line 6: scheduler = 'tcp://127.0.0.1:9': cannot reach a scheduler"
+    assert lines[0].startswith(f"error: {where}"), lines
     assert not out.exists()
-    with pytest.raises(RunError, match=r"^--scheduler tcp://127.0.0.1:9: cannot reach"):
+    with pytest.raises(RunError) as err:
         harness.run(config=exp, out=out)
+    assert str(err.value).startswith(where)
     assert not out.exists()
+    # --scheduler typed on the command line wins, and its error is its own
+    typed = invoke("--config", exp, "--out", out, "--scheduler", "tcp://127.0.0.1:7")
+    assert typed.exit_code == 2
+    assert "error: --scheduler tcp://127.0.0.1:7: cannot reach" in typed.output
 
 
 def test_python_api_runs_an_experiment_file(tmp_path) -> None:

@@ -206,7 +206,7 @@ def run(
     from harness.measure.pool import ExecutorError
 
     argv = res.python_argv()
-    exp = None
+    exp = scheduler_of = None
     if config is not None:
         if _given(ctx, "solvers") or _given(ctx, "datasets"):
             raise fail(
@@ -238,6 +238,8 @@ def run(
             executor = "dask"
         if executor == "dask" and scheduler is None and jobs is None:
             scheduler = o.get("scheduler")
+            if scheduler is not None:
+                scheduler_of = exp
         if jobs is None:
             jobs = 0 if o.get("executor") == "inline" else o.get("jobs")
         solvers = list(exp.values.values())  # parsed once, by the experiment
@@ -318,6 +320,8 @@ def run(
     except (runner.RunError, res.ResultsError) as err:
         if chosen is not None:
             chosen.shutdown(cancel=True)
+        if scheduler_of is not None:  # the experiment file chose the scheduler
+            raise fail(scheduler_of.scheduler_error(str(err))) from None
         raise fail(str(err)) from None
     except BaseException:
         if chosen is not None:
