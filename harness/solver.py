@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from harness.defaults import BUDGET_SECONDS
 from harness.heuristics import Heuristic, all_heuristics
-from harness.heuristics.registry import registration_order
+from harness.heuristics.registry import Capability, capabilities, registration_order
 from harness.puzzle import Board, Grid, Moves
 from harness.registries import registry, scope
 
@@ -104,7 +104,7 @@ class SolverSpec:
     #: Capabilities a heuristic must provide (``harness.heuristics.EVALUATE``,
     #: ``TILE_COST``, ``kernel("ida")``, ...): every registered heuristic that
     #: provides them all is taken, plugins' included. Empty: ``listed`` or blind.
-    needs: tuple[str, ...] = ()
+    needs: tuple[Capability, ...] = ()
 
     @property
     def heuristics(self) -> tuple[str, ...]:
@@ -187,7 +187,7 @@ def register(
     *,
     optimal: bool,
     heuristics: tuple[str, ...] = (),
-    needs: tuple[str, ...] = (),
+    needs: tuple[Capability | str, ...] = (),
     default_heuristic: str | None = None,
     refuses: Refusal | None = None,
     prepare: Prepare | None = None,
@@ -198,9 +198,10 @@ def register(
 
     ``needs`` names the capabilities it needs from a heuristic (e.g.
     ``(EVALUATE,)``: any ``h(board)``); it then takes every registered heuristic
-    that provides them. ``heuristics`` instead lists names (a fixed list); neither:
-    blind search. ``default_heuristic`` is used when the user names the solver
-    bare (default: the first listed).
+    that provides them; a name outside :class:`Capability` is a ValueError here.
+    ``heuristics`` instead lists names (a fixed list); neither: blind search.
+    ``default_heuristic`` is used when the user names the solver bare (default:
+    the first listed).
     """
     if heuristics and needs:
         raise ValueError(f"solver {name!r}: give heuristics or needs, not both")
@@ -208,6 +209,7 @@ def register(
         raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
     if heuristics and default_heuristic is None:
         default_heuristic = heuristics[0]
+    needed = capabilities(f"solver {name!r} needs", needs)
 
     def wrap(solve: SolveFn) -> SolveFn:
         doc = inspect.getdoc(sys.modules.get(solve.__module__)) or inspect.getdoc(solve)
@@ -216,7 +218,7 @@ def register(
             solve=solve,
             optimal=optimal,
             listed=tuple(heuristics),
-            needs=tuple(needs),
+            needs=needed,
             default_heuristic=default_heuristic,
             description=(doc or "").strip().splitlines()[0] if doc else "",
             refuses=refuses or _accepts_all,
@@ -237,6 +239,8 @@ def register_spec(name: str, **fields: Any) -> SolverSpec:
         raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
     if "heuristics" in fields:
         fields["listed"] = tuple(fields.pop("heuristics"))
+    if "needs" in fields:
+        fields["needs"] = capabilities(f"solver {name!r} needs", fields["needs"])
     spec = SolverSpec(name=name, module=fields.pop("module", "harness.external"),
                       **fields)  # fmt: skip
     _REGISTRY[name] = spec

@@ -52,6 +52,20 @@ def test_writing_a_solver_example_runs_as_a_plugin(tmp_path: Path) -> None:
     assert (greedy.generated > 0).all()
 
 
+def test_writing_a_solver_lists_the_whole_capability_vocabulary() -> None:
+    from harness.heuristics import KERNEL_INTERFACES, Capability
+
+    section = README.split("## Writing a solver")[1].split("\n## ")[0]
+    prose = " ".join(section.split("```")[2::2])  # outside the code blocks
+    spelt = {c for c in Capability if c.name in ("EVALUATE", "NO_TABLES", "TILE_COST")}
+    for capability in spelt:
+        assert f"`{capability.name}`" in prose
+    for interface in KERNEL_INTERFACES:
+        assert f'`kernel("{interface}")`' in prose
+    kernels = {Capability(f"kernel:{i}") for i in KERNEL_INTERFACES}
+    assert spelt | kernels == set(Capability), "a capability the README does not name"
+
+
 def test_writing_a_heuristic_and_a_generator_examples_run_as_one_plugin(
     tmp_path: Path
 ) -> None:

@@ -100,6 +100,55 @@ def test_builtin_solvers_are_registered_under_their_module_names() -> None:
         }
 
 
+TYPO_PLUGIN = """
+from harness.heuristics import EVALUATE
+from harness.solver import register
+
+@register("typo_greedy", optimal=False, needs=(EVALUATE, "tile_costs"))
+def solve(start, goal, grid, *, counters, heuristic):
+    return None
+"""
+
+
+def test_a_misspelt_capability_fails_at_registration_naming_it(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+    from harness.heuristics import Capability, kernel, register_heuristic
+    from harness.solver import register, register_spec
+
+    valid = "'h(board)', 'no tables', 'tile_cost', 'kernel:ida', 'kernel:astar_cantor'"
+    with pytest.raises(ValueError) as err:
+        register("typo_astar", optimal=True, needs=("h(boards)",))
+    assert str(err.value).startswith(
+        f"solver 'typo_astar' needs: unknown capability 'h(boards)'; valid: {valid}"
+    )
+    with pytest.raises(ValueError, match="^solver 'typo_ext' needs: unknown .*'ida'"):
+        register_spec("typo_ext", solve=None, optimal=False, needs=("ida",))
+    with pytest.raises(ValueError, match=(
+        r"^heuristic 'typo_h': unknown kernel interface 'IDA' in kernels; "
+        r"valid: ida, astar_cantor$"
+    )):  # fmt: skip
+        register_heuristic("typo_h", "a typo", kernels={"IDA": lambda h: None})
+    with pytest.raises(ValueError, match="^unknown kernel interface 'astar'"):
+        kernel("astar")
+    assert "typo_astar" not in all_solvers() and "typo_ext" not in all_solvers()
+    # the spellings the README teaches are the vocabulary, plain strings included
+    register("spelt_right", optimal=False, needs=(kernel("ida"), "tile_cost"))(
+        lambda *a, **k: None
+    )
+    assert all_solvers()["spelt_right"].needs == (
+        Capability.KERNEL_IDA, Capability.TILE_COST)  # fmt: skip
+    assert set(all_solvers()["spelt_right"].heuristics) >= {"manhattan", "misplaced"}
+    plugin = tmp_path / "typo.py"
+    plugin.write_text(TYPO_PLUGIN)
+    out = CliRunner().invoke(app, ["solvers", "--plugin", str(plugin)])
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith(f"error: --plugin {plugin}: ")
+    assert "solver 'typo_greedy' needs: unknown capability 'tile_costs'" in line
+
+
 # ------------------------------------------------------- known boards, 3x3
 
 

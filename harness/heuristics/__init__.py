@@ -22,8 +22,10 @@ from harness.heuristics import walking_distance, pdb  # noqa: F401 (register)
 from harness.heuristics.linear_conflict import LineConflicts, linear_conflict
 from harness.heuristics.registry import (
     EVALUATE,
+    KERNEL_INTERFACES,
     NO_TABLES,
     TILE_COST,
+    Capability,
     Heuristic,
     HeuristicInfo,
     Kernel,
@@ -36,8 +38,10 @@ from harness.heuristics.tiles import manhattan, misplaced
 
 __all__ = [
     "EVALUATE",
+    "KERNEL_INTERFACES",
     "NO_TABLES",
     "TILE_COST",
+    "Capability",
     "Heuristic",
     "HeuristicInfo",
     "Kernel",

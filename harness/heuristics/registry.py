@@ -13,8 +13,9 @@ solver whose needs it meets, without being named by any solver.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from importlib.metadata import entry_points
 
 from harness.puzzle import Board, Grid
@@ -23,18 +24,57 @@ from harness.registries import registry
 
 ENTRY_POINT_GROUP = "npuzzle_harness.heuristics"
 
-#: Capabilities. Every heuristic can be evaluated as ``h(board)``.
-EVALUATE = "h(board)"
-#: Made from the goal alone, with no tables to build (the pure-Python solvers need
-#: this: tables such as walking distance or pattern databases are for compiled ones).
-NO_TABLES = "no tables"
-#: ``Heuristic.tile_cost`` is set: h is a sum of per-tile shares, updatable per move.
-TILE_COST = "tile_cost"
+
+class Capability(StrEnum):
+    """What a heuristic provides and a solver needs: a closed vocabulary, so a
+    misspelt name fails at registration instead of matching nothing."""
+
+    #: Every heuristic can be evaluated as ``h(board)``.
+    EVALUATE = "h(board)"
+    #: Made from the goal alone, with no tables to build (the pure-Python solvers
+    #: need this: tables such as walking distance or PDBs are for compiled ones).
+    NO_TABLES = "no tables"
+    #: ``Heuristic.tile_cost`` is set: h is a sum of per-tile shares, updatable per
+    #: move.
+    TILE_COST = "tile_cost"
+    #: A compiled kernel for ``ida_star_jit`` / ``astar_cantor_jit`` (:func:`kernel`).
+    KERNEL_IDA = "kernel:ida"
+    KERNEL_ASTAR_CANTOR = "kernel:astar_cantor"
 
 
-def kernel(interface: str) -> str:
+EVALUATE = Capability.EVALUATE
+NO_TABLES = Capability.NO_TABLES
+TILE_COST = Capability.TILE_COST
+#: The compiled solvers' kernel interfaces (keys of ``kernels=``).
+KERNEL_INTERFACES = tuple(
+    c.value.removeprefix("kernel:") for c in Capability if c.startswith("kernel:")
+)
+
+
+def kernel(interface: str) -> Capability:
     """The capability "has a compiled kernel for ``interface``" (e.g. ``"ida"``)."""
-    return f"kernel:{interface}"
+    if interface not in KERNEL_INTERFACES:
+        raise ValueError(
+            f"unknown kernel interface {interface!r}; valid: "
+            f"{', '.join(KERNEL_INTERFACES)}"
+        )
+    return Capability(f"kernel:{interface}")
+
+
+def capabilities(owner: str, names: Iterable[str]) -> tuple[Capability, ...]:
+    """``names`` as capabilities; ValueError naming ``owner`` (``"solver 'x'"``),
+    the unknown name and the valid ones otherwise."""
+    out = []
+    for name in names:
+        try:
+            out.append(Capability(name))
+        except ValueError:
+            raise ValueError(
+                f"{owner}: unknown capability {name!r}; valid: "
+                f"{', '.join(repr(c.value) for c in Capability)} (harness.heuristics: "
+                "EVALUATE, NO_TABLES, TILE_COST, kernel(...))"
+            ) from None
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +130,11 @@ class HeuristicInfo:
     #: ``report(fraction_done, seconds_left)`` along the way.
     prebuild: Callable[..., None] | None = None
     #: Capabilities it provides (EVALUATE, NO_TABLES, TILE_COST, kernel(...)).
-    provides: frozenset[str] = frozenset({EVALUATE, NO_TABLES})
+    provides: frozenset[Capability] = frozenset({EVALUATE, NO_TABLES})
     #: Compiled kernels, by interface (``"ida"``, ``"astar_cantor"``).
     kernels: dict[str, KernelBuilder] = field(default_factory=dict, compare=False)
 
-    def meets(self, needs: tuple[str, ...]) -> bool:
+    def meets(self, needs: tuple[Capability, ...]) -> bool:
         """True when it provides every capability in ``needs``."""
         return set(needs) <= self.provides
 
@@ -125,8 +165,15 @@ def register_heuristic(
     Declare what it provides: ``tile_cost=True`` when the heuristics it makes carry
     ``tile_cost`` (then the additive compiled kernels come with it); ``tables=True``
     when making it builds tables (pure-Python solvers then leave it out);
-    ``kernels={interface: builder}`` for its own compiled kernels.
+    ``kernels={interface: builder}`` for its own compiled kernels (interfaces:
+    :data:`KERNEL_INTERFACES`; another name is a ValueError here).
     """
+    for interface in kernels or ():
+        if interface not in KERNEL_INTERFACES:
+            raise ValueError(
+                f"heuristic {name!r}: unknown kernel interface {interface!r} in "
+                f"kernels; valid: {', '.join(KERNEL_INTERFACES)}"
+            )
 
     def wrap(make: Callable[[Board, Grid], Heuristic]):
         own = dict(ADDITIVE_KERNELS) if tile_cost else {}
