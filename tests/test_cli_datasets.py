@@ -197,7 +197,8 @@ from harness.datasets.generators import Drawn, register_generator, uniform_board
 
 @register_generator("corner_cases", "uniform boards, as a plugin")
 def corner_cases(grid, goal, *, stream, count, **_):
-    return Drawn(uniform_boards(grid, goal, count=count, stream=stream), {"count": count})
+    boards = uniform_boards(grid, goal, count=count, stream=stream)
+    return Drawn(boards, {"count": count})
 '''
 
 

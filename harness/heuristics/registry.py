@@ -21,7 +21,6 @@ from importlib.metadata import entry_points
 from harness.puzzle import Board, Grid
 from harness.registries import registry
 
-
 ENTRY_POINT_GROUP = "npuzzle_harness.heuristics"
 
 
