@@ -833,90 +833,43 @@ def _verdict(
     normalized: bool = False,
 ) -> TimeVerdict:
     threshold = th.threshold(normalized)
-    common = {"normalized": normalized, "threshold": threshold}
+    significant = slow = fast = False
     if ratio is None:
         why = (
             f"all {dropped} instance(s) under {th.time_threshold:g} s"
             if dropped
             else "no instance timed in both runs"
         )
-        return TimeVerdict(
-            config,
-            metric,
-            0,
-            dropped,
-            None,
-            None,
-            None,
-            False,
-            False,
-            False,
-            False,
-            f"not timed ({why})",
-            **common,
-        )
-    if 1 / 1.005 < ratio < 1.005:
-        size = "same speed"
+        instances, low, high, noisy = 0, None, None, False
+        text = f"not timed ({why})"
     else:
-        size = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
-    if instances < th.min_instances:
-        # a handful of instances cannot tell a change from the run's drift
-        return TimeVerdict(
-            config,
-            metric,
-            instances,
-            dropped,
-            ratio,
-            low,
-            high,
-            noisy,
-            False,
-            False,
-            False,
-            f"too few instances ({instances} timed, need {th.min_instances}; {size})",
-            **common,
-        )
-    if not noisy:  # cannot happen with >= min_instances; kept for min_instances=1
-        slow, fast = ratio >= threshold, ratio <= 1 / threshold
-        return TimeVerdict(
-            config,
-            metric,
-            instances,
-            dropped,
-            ratio,
-            low,
-            high,
-            False,
-            False,
-            slow,
-            fast,
-            f"{size}, no noise estimate (1 instance, 1 repeat)",
-            **common,
-        )
-    significant = low > 1 or high < 1
-    slow = significant and ratio >= threshold
-    fast = significant and ratio <= 1 / threshold
-    if slow or fast:
-        text = f"{size}, significant"
-    elif significant:
-        text = f"{size}, significant but under the {threshold:.2f}x threshold"
-    else:
-        text = f"within noise ({size})"
+        if 1 / 1.005 < ratio < 1.005:
+            size = "same speed"
+        else:
+            size = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
+        if instances < th.min_instances:
+            # a handful of instances cannot tell a change from the run's drift
+            text = (f"too few instances ({instances} timed, need "
+                    f"{th.min_instances}; {size})")  # fmt: skip
+        elif not noisy:  # cannot happen with >= min_instances; for min_instances=1
+            slow, fast = ratio >= threshold, ratio <= 1 / threshold
+            text = f"{size}, no noise estimate (1 instance, 1 repeat)"
+        else:
+            significant = low > 1 or high < 1
+            slow = significant and ratio >= threshold
+            fast = significant and ratio <= 1 / threshold
+            if slow or fast:
+                text = f"{size}, significant"
+            elif significant:
+                text = f"{size}, significant but under the {threshold:.2f}x threshold"
+            else:
+                text = f"within noise ({size})"
     return TimeVerdict(
-        config,
-        metric,
-        instances,
-        dropped,
-        ratio,
-        low,
-        high,
-        True,
-        significant,
-        slow,
-        fast,
-        text,
-        **common,
-    )
+        config, metric, instances=instances, dropped_fast=dropped, ratio=ratio,
+        low=low, high=high, has_noise_estimate=noisy, significant=significant,
+        regression=slow, improvement=fast, verdict=text, normalized=normalized,
+        threshold=threshold,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------- rendering
