@@ -21,7 +21,6 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from harness.registries import registry, seal  # noqa: E402
@@ -227,6 +226,27 @@ def _scale_y(ax: plt.Axes, values: np.ndarray, unit: str, quantity: str) -> None
     ax.yaxis.set_major_formatter(PLAIN)
 
 
+def _finish(fig: plt.Figure, name: str, plot_dir: Path, caption: str) -> Plot:
+    """Save the figure as ``NAME.png`` and describe it."""
+    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+
+
+def _boxes(ax: plt.Axes, values: list[np.ndarray], labels: list[str],
+           faces: list[tuple], **ticks) -> None:
+    """One box per array (no fliers; ``faces``: (facecolor, hatch) each), black
+    medians, and the x ticks ``label (n=N)``; ``ticks``: their text options."""
+    box = ax.boxplot(values, widths=0.5, patch_artist=True, showfliers=False)
+    for patch, (face, hatch) in zip(box["boxes"], faces, strict=True):
+        patch.set(facecolor=face, hatch=hatch, edgecolor="black")
+    for median in box["medians"]:
+        median.set(color="black", linewidth=2)
+    ax.set_xticks(
+        range(1, len(values) + 1),
+        [f"{label}\n(n={len(v)})" for label, v in zip(labels, values, strict=True)],
+        **ticks,
+    )
+
+
 def _skip(name: str, why: str) -> Plot:
     return Plot(name, PLOT_NAMES[name], "", skipped=why)
 
@@ -296,7 +316,7 @@ def _depth_plot(
             "b* solves N + 1 = 1 + b* + ... + b*^d (N = nodes generated, d = "
             "returned path length). Line: median per depth; band: min to max."
         )
-    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+    return _finish(fig, name, plot_dir, caption)
 
 
 def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -> Plot:
@@ -355,7 +375,7 @@ def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -
         "buffers are. tracemalloc counts Python allocations only, and is measured "
         "only for solves that added under 16 MiB."
     )
-    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+    return _finish(fig, name, plot_dir, caption)
 
 
 def _cactus_plot(
@@ -408,7 +428,7 @@ def _cactus_plot(
         "each config answers within a given per-instance time; further right "
         "is slower, higher is more. Marker: the config's last answered instance."
     )
-    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+    return _finish(fig, name, plot_dir, caption)
 
 
 def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
@@ -435,13 +455,9 @@ def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
         for h in heuristics
     ]
     fig, ax = plt.subplots(figsize=(max(5.5, 1.6 * len(heuristics) + 2), 4.6))
-    box = ax.boxplot(ratios, widths=0.5, patch_artist=True, showfliers=False)
     greys = np.linspace(0.55, 0.9, len(heuristics))
-    for i, (patch, grey) in enumerate(zip(box["boxes"], greys, strict=True)):
-        hatch = HATCHES[i % len(HATCHES)]
-        patch.set(facecolor=(grey, grey, grey), hatch=hatch, edgecolor="black")
-    for median in box["medians"]:
-        median.set(color="black", linewidth=2)
+    _boxes(ax, ratios, heuristics, [((g, g, g), HATCHES[i % len(HATCHES)])
+                                    for i, g in enumerate(greys)])  # fmt: skip
     rng = np.random.default_rng(0)  # fixed jitter: the same data draws the same PNG
     for i, r in enumerate(ratios, start=1):
         ax.plot(
@@ -461,10 +477,6 @@ def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
         ha="right",
         fontsize=8,
     )
-    ax.set_xticks(
-        range(1, len(heuristics) + 1),
-        [f"{h}\n(n={len(r)})" for h, r in zip(heuristics, ratios, strict=True)],
-    )
     ax.set_xlabel("heuristic")
     ax.set_ylabel("h(start) / optimal length (ratio)")
     ax.set_ylim(0, max(1.15, max(float(np.max(r)) for r in ratios) * 1.1))
@@ -475,7 +487,7 @@ def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
         "once per heuristic). Closer to 1 is better informed; above 1 would "
         "mean the heuristic overestimates (not admissible)."
     )
-    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+    return _finish(fig, name, plot_dir, caption)
 
 
 def _unsolvable_plot(
@@ -500,13 +512,13 @@ def _unsolvable_plot(
         figsize=(min(max(6, (0.55 if wide else 1.5) * len(configs) + 2.5), 13),
                  6.4 if wide else 4.6)
     )  # fmt: skip
-    box = ax.boxplot(values, widths=0.5, patch_artist=True, showfliers=False)
+    _boxes(
+        ax, values, configs,
+        [((*styles[c].color[:3], 0.35), styles[c].hatch) for c in configs],
+        rotation=90 if wide else 15 if len(configs) > 4 else 0,
+        fontsize=8 if wide else None,
+    )  # fmt: skip
     _scale_y(ax, np.concatenate(values), "ms", "time to report 'unsolvable'")
-    for patch, config in zip(box["boxes"], configs, strict=True):
-        s = styles[config]
-        patch.set(facecolor=(*s.color[:3], 0.35), hatch=s.hatch, edgecolor="black")
-    for median in box["medians"]:
-        median.set(color="black", linewidth=2)
     for i, (config, v) in enumerate(zip(configs, values, strict=True), start=1):
         s = styles[config]
         ax.plot(
@@ -518,12 +530,6 @@ def _unsolvable_plot(
             markeredgecolor="black",
             markersize=6,
         )
-    ax.set_xticks(
-        range(1, len(configs) + 1),
-        [f"{c}\n(n={len(v)})" for c, v in zip(configs, values, strict=True)],
-        rotation=90 if wide else 15 if len(configs) > 4 else 0,
-        fontsize=8 if wide else None,
-    )
     ax.set_xlabel("config")
     ax.grid(True, axis="y", alpha=0.3)
     ax.set_title(PLOT_NAMES[name])
@@ -532,7 +538,7 @@ def _unsolvable_plot(
         "a config that must exhaust the reachable half of the state space "
         "pays its full size here."
     )
-    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+    return _finish(fig, name, plot_dir, caption)
 
 
 # ------------------------------------------------------- the built-in plots
