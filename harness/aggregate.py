@@ -264,19 +264,19 @@ def fair_findings(fair: pd.DataFrame, noise: float = 0.10) -> list[str]:
             f"On {dataset}, over the "
             + (f"{n} instances" if n != 1 else "one instance")
             + " every config answered, "
-            + f"{top.config} is fastest: geometric mean {_sig(top.common_gmean_ms)} ms "
-            f"(median {_sig(top.common_median_ms)} ms)"
+            + f"{top.config} is fastest: geometric mean {sig(top.common_gmean_ms)} ms "
+            f"(median {sig(top.common_median_ms)} ms)"
         )
         ratio = nxt.common_gmean_ms / top.common_gmean_ms
         if ratio < 1 + noise:
             text += (
                 f"; {nxt.config} is within timing noise "
-                f"({_sig(nxt.common_gmean_ms)} ms): call it a tie"
+                f"({sig(nxt.common_gmean_ms)} ms): call it a tie"
             )
         else:
             text += (
-                f"; the next, {nxt.config}, takes {_sig(ratio)}x as long "
-                f"({_sig(nxt.common_gmean_ms)} ms)"
+                f"; the next, {nxt.config}, takes {sig(ratio)}x as long "
+                f"({sig(nxt.common_gmean_ms)} ms)"
             )
         text += f". Coverage: {cover}."
         if top.config not in set(leaders["config"]):
@@ -297,7 +297,9 @@ def _join(names, limit: int = 3) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _sig(value: float, digits: int = 3) -> str:
+def sig(value: float, digits: int = 3) -> str:
+    """Round to ``digits`` significant figures without scientific notation; a
+    dash for a missing or infinite value."""
     if value is None or not np.isfinite(value):
         return "–"
     if value == 0:

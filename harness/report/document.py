@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from harness import aggregate
+from harness.aggregate import sig
 from harness.analysis import (
     ReportError,
     Run,
@@ -29,7 +30,6 @@ from harness.report.findings import compare_findings, findings
 from harness.report.tables import (
     PARTS,
     _html_table,
-    _sig,
     display_compare,
     display_table,
     markdown_table,
@@ -306,7 +306,7 @@ def _plain(value: Any) -> str:
 def _seconds(value: Any) -> str:
     if not isinstance(value, int | float):
         return "–"
-    return "< 0.001" if value < 0.001 else _sig(float(value))
+    return "< 0.001" if value < 0.001 else sig(float(value))
 
 
 def _setup_table(run: Run) -> pd.DataFrame | None:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from harness import aggregate
+from harness.aggregate import sig
 from harness.analysis import (
     ANSWERED,
     NOISE,
@@ -21,7 +22,6 @@ from harness.placement import (
     mixed_models_warning,
     model_differences,
 )
-from harness.report.tables import _sig
 from harness.results import contradicted_labels, contradiction_text
 
 # ----------------------------------------------------------- what stands out
@@ -243,7 +243,7 @@ def _interval(r: pd.Series) -> str:
 
 def _ratio_words(ratio: float) -> str:
     """0.5 -> '2.00x faster', 2 -> '2.00x slower' (ratio = new / old time)."""
-    return f"{_sig(1 / ratio)}x faster" if ratio < 1 else f"{_sig(ratio)}x slower"
+    return f"{sig(1 / ratio)}x faster" if ratio < 1 else f"{sig(ratio)}x slower"
 
 
 def _n(count: float, noun: str) -> str:

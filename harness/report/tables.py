@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import html
-import math
 import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from harness.aggregate import sig
 from harness.analysis import (
     _exact,
 )
@@ -71,19 +71,8 @@ _PLAIN_COST = ("config", "median_ms", "p90_ms", "median_expanded",
                "median_generated", "median_ebf", "peak_traced_mib", "peak_rss_mib")
 
 
-def _sig(value: float, digits: int = 3) -> str:
-    """Round to ``digits`` significant figures without scientific notation."""
-    if value is None or not np.isfinite(value):
-        return "–"
-    if value == 0:
-        return "0"
-    magnitude = math.floor(math.log10(abs(value)))
-    decimals = max(digits - 1 - magnitude, 0)
-    return f"{round(value, decimals):,.{decimals}f}"
-
-
 def _fmt_ms(value: float) -> str:
-    return _sig(value)
+    return sig(value)
 
 
 def _count(value: float) -> str:
@@ -94,21 +83,21 @@ def _count(value: float) -> str:
 
 _FORMAT = {
     "optimal_share": lambda v: "–" if not np.isfinite(v) else f"{100 * v:.0f}",
-    "median_ms": _sig,
-    "p90_ms": _sig,
-    "common_median_ms": _sig,
-    "common_gmean_ms": _sig,
-    "own_median_ms": _sig,
+    "median_ms": sig,
+    "p90_ms": sig,
+    "common_median_ms": sig,
+    "common_gmean_ms": sig,
+    "own_median_ms": sig,
     "common_median_expanded": _count,
-    "common_gmean_expanded": _sig,
+    "common_gmean_expanded": sig,
     "score_time": lambda v: "–" if not np.isfinite(v) else f"{v:.2f}",
     "score_expanded": lambda v: "–" if not np.isfinite(v) else f"{v:.2f}",
     "median_expanded": _count,
     "median_generated": _count,
     "median_ebf": lambda v: "–" if not np.isfinite(v) else f"{v:.2f}",
-    "peak_traced_mib": _sig,
-    "rss_added_mib": _sig,
-    "peak_rss_mib": _sig,
+    "peak_traced_mib": sig,
+    "rss_added_mib": sig,
+    "peak_rss_mib": sig,
 }
 
 
@@ -160,8 +149,8 @@ def display_compare(table: pd.DataFrame) -> pd.DataFrame:
         if len(counts) == 1
         else ", answered in both"
     )
-    out[f"median time {old} (ms){both}"] = table.old_median_ms.map(_sig)
-    out[f"median time {new} (ms){both}"] = table.new_median_ms.map(_sig)
+    out[f"median time {old} (ms){both}"] = table.old_median_ms.map(sig)
+    out[f"median time {new} (ms){both}"] = table.new_median_ms.map(sig)
     metric = table.metric.iat[0]
     out[f"{metric} ratio {new}/{old}"] = [
         "–" if not np.isfinite(r) else f"{r:.2f} (n={n})"
