@@ -103,37 +103,59 @@ def _descendants(pid: int) -> set[int]:
         return set()
 
 
-@pytest.mark.slow
-def test_killed_dask_run_resumes_locally_and_leaves_no_process(tmp_path: Path) -> None:
-    """SIGKILL of the client mid-run: its LocalCluster and measuring processes go
-    with it, and ``--resume`` on the local executor completes the same rows."""
-    psutil = pytest.importorskip("psutil")
+@pytest.fixture
+def dask_run(tmp_path: Path):
+    """``start(name, lines)``: ``harness run --executor dask`` (one worker, the
+    sleepy solver on CELLS 2x3 boards) in a session of its own, returned once its
+    rows.csv has more than ``lines`` lines (or after 120 s) as (client process,
+    results folder, rows.csv or None, every descendant pid seen). A client still
+    running at teardown is killed with its process group."""
+    pytest.importorskip("psutil")
     pytest.importorskip("distributed")
     from harness.datasets import save_dataset
 
-    g = grid(2, 3)
-    goal = goal_board("standard", g)
-    boards = [walk(goal, g, 3 + i % 5, seed=i) for i in range(CELLS)]
-    dataset = save_dataset(make_dataset("kill23", boards, g, goal), tmp_path)
-    out = tmp_path / "results"
-    client = subprocess.Popen(
-        [sys.executable, "-c", "from harness.cli import main; main()", "run",
-         "--executor", "dask", "--jobs", "1", "--solvers", "sleepy", "--plugin",
-         PLUGIN, "--datasets", str(dataset), "--repeats", "1", "--no-memory",
-         "--no-report", "--quiet", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    rows = None
-    family: set[int] = set()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    started: list[subprocess.Popen] = []
+
+    def start(name: str, lines: int):
+        g = grid(2, 3)
+        goal = goal_board("standard", g)
+        boards = [walk(goal, g, 3 + i % 5, seed=i) for i in range(CELLS)]
+        dataset = save_dataset(make_dataset(name, boards, g, goal), tmp_path)
+        out = tmp_path / "results"
+        client = subprocess.Popen(
+            [sys.executable, "-c", "from harness.cli import main; main()", "run",
+             "--executor", "dask", "--jobs", "1", "--solvers", "sleepy", "--plugin",
+             PLUGIN, "--datasets", str(dataset), "--repeats", "1", "--no-memory",
+             "--no-report", "--quiet", "--out", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        started.append(client)
+        rows = None
+        family: set[int] = set()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            family |= _descendants(client.pid)
+            found = list(out.glob("*/rows.csv"))
+            if found and len(found[0].read_text().splitlines()) > lines:
+                rows = found[0]
+                break
+            time.sleep(0.2)
         family |= _descendants(client.pid)
-        found = list(out.glob("*/rows.csv"))
-        if found and len(found[0].read_text().splitlines()) > 4:
-            rows = found[0]
-            break
-        time.sleep(0.2)
-    family |= _descendants(client.pid)
+        return client, out, rows, family
+
+    yield start
+    for client in started:
+        if client.poll() is None:
+            os.killpg(client.pid, signal.SIGKILL)
+            client.wait(30)
+
+
+@pytest.mark.slow
+def test_killed_dask_run_resumes_locally_and_leaves_no_process(dask_run) -> None:
+    """SIGKILL of the client mid-run: its LocalCluster and measuring processes go
+    with it, and ``--resume`` on the local executor completes the same rows."""
+    psutil = pytest.importorskip("psutil")
+    client, out, rows, family = dask_run("kill23", 4)
     os.kill(client.pid, signal.SIGKILL)
     client.wait(30)
     assert rows is not None, client.stdout.read().decode()
@@ -165,33 +187,11 @@ def test_killed_dask_run_resumes_locally_and_leaves_no_process(tmp_path: Path) -
 
 
 @pytest.mark.slow
-def test_ctrl_c_to_the_process_group_stops_cleanly(tmp_path: Path) -> None:
+def test_ctrl_c_to_the_process_group_stops_cleanly(dask_run) -> None:
     """Ctrl-C in a terminal reaches every process of the group, Dask's workers too:
     the harness alone stops (exit 130, resumable), with no worker tracebacks."""
     psutil = pytest.importorskip("psutil")
-    pytest.importorskip("distributed")
-    from harness.datasets import save_dataset
-
-    g = grid(2, 3)
-    goal = goal_board("standard", g)
-    boards = [walk(goal, g, 3 + i % 5, seed=i) for i in range(CELLS)]
-    dataset = save_dataset(make_dataset("int23", boards, g, goal), tmp_path)
-    out = tmp_path / "results"
-    client = subprocess.Popen(
-        [sys.executable, "-c", "from harness.cli import main; main()", "run",
-         "--executor", "dask", "--jobs", "1", "--solvers", "sleepy", "--plugin",
-         PLUGIN, "--datasets", str(dataset), "--repeats", "1", "--no-memory",
-         "--no-report", "--quiet", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    family: set[int] = set()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        family |= _descendants(client.pid)
-        found = list(out.glob("*/rows.csv"))
-        if found and len(found[0].read_text().splitlines()) > 3:
-            break
-        time.sleep(0.2)
+    client, out, _, family = dask_run("int23", 3)
     os.killpg(client.pid, signal.SIGINT)
     output = client.communicate(timeout=60)[0].decode()
     assert client.returncode == 130, output

@@ -35,6 +35,19 @@ def _measured_plugin():
         yield
 
 
+@pytest.fixture
+def run(tmp_path):
+    """``harness.run`` as these tests call it: the measured plugin, one worker, one
+    repeat, no memory pass, results under ``tmp_path``; keywords override these."""
+
+    def go(configs, datasets, **options):
+        defaults = dict(plugins=[PLUGIN], repeats=1, memory_pass=False, jobs=1,
+                        out=tmp_path)  # fmt: skip
+        return harness.run(configs, datasets, **{**defaults, **options})
+
+    return go
+
+
 def _task(n: int, config: str, start, passes, **kw) -> Task:
     from harness.solver import ConfigKey
 
@@ -116,14 +129,12 @@ def test_small_solves_also_get_the_tracemalloc_peak():
     assert attempt.check_counters == attempt.counters  # the determinism check
 
 
-def test_rows_carry_the_delta_the_reference_and_the_core(tmp_path):
-    frame = harness.run(
+def test_rows_carry_the_delta_the_reference_and_the_core(run):
+    frame = run(
         "alloc64,count_calls",
         [make_dataset("two", [SHALLOW, (1, 2, 3, 4, 5, 6, 7, 0, 8)], G3, GOAL)],
-        plugins=[PLUGIN],
         repeats=2,
-        jobs=1,
-        out=tmp_path,
+        memory_pass=True,
     )
     memory = frame[(frame.measure == "memory") & (frame.config == "alloc64")]
     assert memory.peak_rss_delta_bytes.between(60 * MIB, 68 * MIB).all()
@@ -147,21 +158,12 @@ def test_rows_carry_the_delta_the_reference_and_the_core(tmp_path):
 
 @pytest.mark.parametrize("warmup", [0, 1, 3])
 def test_warmup_solves_come_before_the_timed_repeats_and_leave_no_row(
-    tmp_path, monkeypatch, warmup
+    run, tmp_path, monkeypatch, warmup
 ):
     calls = tmp_path / "calls.txt"
     monkeypatch.setenv("COUNT_CALLS_FILE", str(calls))
     data = tiny("w", count=2, unsolvable=False)
-    frame = harness.run(
-        "count_calls",
-        [data],
-        plugins=[PLUGIN],
-        repeats=2,
-        warmup=warmup,
-        memory_pass=False,
-        jobs=1,
-        out=tmp_path / "runs",
-    )
+    frame = run("count_calls", [data], repeats=2, warmup=warmup)
     solves = calls.read_text().splitlines()
     assert len(solves) == 2 * (warmup + 2)  # per instance: warm-ups + repeats
     assert sorted(frame.measure.unique()) == ["time"]
@@ -171,17 +173,9 @@ def test_warmup_solves_come_before_the_timed_repeats_and_leave_no_row(
     assert meta["timer"]["warmup"].startswith(f"{warmup} untimed solve")
 
 
-def test_warmup_is_stated_in_the_report(tmp_path):
-    frame = harness.run(
-        "count_calls",
-        [tiny("w", count=1, unsolvable=False)],
-        plugins=[PLUGIN],
-        repeats=1,
-        warmup=2,
-        memory_pass=False,
-        jobs=1,
-        out=tmp_path,
-        report=True,
+def test_warmup_is_stated_in_the_report(run):
+    frame = run(
+        "count_calls", [tiny("w", count=1, unsolvable=False)], warmup=2, report=True
     )
     text = (Path(frame.attrs["run_dir"]) / "report.md").read_text()
     assert "2 untimed warm-up solves per cell" in text
@@ -218,17 +212,9 @@ def test_interleaved_order_rotates_configs_per_instance_from_a_seed():
     assert all(c.block is None for c in flat)
 
 
-def test_one_instance_block_runs_in_one_worker(tmp_path):
+def test_one_instance_block_runs_in_one_worker(run):
     data = tiny("blocks", count=4, unsolvable=False)
-    frame = harness.run(
-        "count_calls,astar_dict,ida_star",
-        [data],
-        plugins=[PLUGIN],
-        repeats=1,
-        memory_pass=False,
-        jobs=2,
-        out=tmp_path,
-    )
+    frame = run("count_calls,astar_dict,ida_star", [data], jobs=2)
     per_instance = frame.groupby("instance").worker.nunique()
     assert (per_instance == 1).all()
     assert frame.worker.nunique() == 2  # both workers took blocks
