@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.metadata import entry_points
 from typing import Any
 
 _ALL: list[dict[str, Any]] = []
 _SEALED: dict[int, dict[str, Any]] = {}
+_LOADED: set[str] = set()  # entry point groups imported so far
 
 
 def registry() -> dict[str, Any]:
@@ -28,6 +30,15 @@ def registry() -> dict[str, Any]:
 def seal(made: dict[str, Any]) -> None:
     """Record what ``made`` holds now as its built-ins."""
     _SEALED[id(made)] = dict(made)
+
+
+def load_entry_points(group: str) -> None:
+    """Import what installed packages offer under the entry point ``group``
+    (``npuzzle_harness.heuristics``, ``.generators``, ``.plots``), once."""
+    if group not in _LOADED:
+        _LOADED.add(group)
+        for ep in entry_points(group=group):
+            ep.load()
 
 
 @contextmanager

@@ -9,7 +9,6 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from importlib.metadata import entry_points
 
 from harness.datasets.jsonl import make_dataset
 from harness.datasets.labels import make_labeller, resolve_label
@@ -28,7 +27,7 @@ from harness.puzzle import (
     is_solvable,
     unrank,
 )
-from harness.registries import registry, seal
+from harness.registries import load_entry_points, registry, seal
 
 #: The built-in random generators (``harness datasets generate``; plugins add more:
 #: :func:`all_generators`); importers build fixed sets.
@@ -267,7 +266,6 @@ class GeneratorInfo:
 
 
 _REGISTRY: dict[str, GeneratorInfo] = registry()
-_entry_points_loaded = False
 
 
 def register_generator(
@@ -289,11 +287,7 @@ def register_generator(
 def all_generators() -> dict[str, GeneratorInfo]:
     """Every registered generator in registration order (built-ins first), after
     loading installed packages' entry points (group ``npuzzle_harness.generators``)."""
-    global _entry_points_loaded
-    if not _entry_points_loaded:
-        _entry_points_loaded = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            ep.load()
+    load_entry_points(ENTRY_POINT_GROUP)
     return dict(_REGISTRY)
 
 

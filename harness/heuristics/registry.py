@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from importlib.metadata import entry_points
 
 from harness.puzzle import Board, Grid
-from harness.registries import registry
+from harness.registries import load_entry_points, registry
 
 ENTRY_POINT_GROUP = "npuzzle_harness.heuristics"
 
@@ -145,7 +144,6 @@ class HeuristicInfo:
 
 
 _REGISTRY: dict[str, HeuristicInfo] = registry()
-_entry_points_loaded = False
 
 
 def register_heuristic(
@@ -191,31 +189,23 @@ def register_heuristic(
     return wrap
 
 
-def _load_entry_points() -> None:
-    global _entry_points_loaded
-    if not _entry_points_loaded:
-        _entry_points_loaded = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            ep.load()
-
-
 def all_heuristics() -> dict[str, HeuristicInfo]:
     """Every registered heuristic family, by name (sorted); installed packages'
     entry points (group ``npuzzle_harness.heuristics``) are loaded first."""
-    _load_entry_points()
+    load_entry_points(ENTRY_POINT_GROUP)
     return dict(sorted(_REGISTRY.items()))
 
 
 def registration_order() -> list[str]:
     """Heuristic names in the order they were registered."""
-    _load_entry_points()
+    load_entry_points(ENTRY_POINT_GROUP)
     return list(_REGISTRY)
 
 
 def make_heuristic(name: str, goal: Board, g: Grid) -> Heuristic:
     """Bind heuristic ``name`` to a goal; KeyError for an unknown name,
     ValueError when it does not apply to the grid."""
-    _load_entry_points()
+    load_entry_points(ENTRY_POINT_GROUP)
     if name not in _REGISTRY:
         raise KeyError(
             f"unknown heuristic {name!r}; known: {', '.join(sorted(_REGISTRY))}"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import matplotlib
@@ -23,7 +22,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from harness.registries import registry, seal  # noqa: E402
+from harness.registries import load_entry_points, registry, seal  # noqa: E402
 from harness.results import ANSWERED  # noqa: E402
 
 LINESTYLES = ("-", "--", "-.", ":")
@@ -104,7 +103,6 @@ class PlotData:
 ENTRY_POINT_GROUP = "npuzzle_harness.plots"
 #: Per-run plots in report order: name -> draw(PlotData) -> Plot.
 _PLOTS: dict[str, Callable[[PlotData], Plot]] = registry()
-_entry_points_loaded = False
 
 
 def register_plot(name: str, title: str | None = None):
@@ -126,16 +124,8 @@ def register_plot(name: str, title: str | None = None):
 
 def all_plots() -> dict[str, Callable[[PlotData], Plot]]:
     """Every registered per-run plot, in report order."""
-    _load_entry_points()
+    load_entry_points(ENTRY_POINT_GROUP)
     return dict(_PLOTS)
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded
-    if not _entry_points_loaded:
-        _entry_points_loaded = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            ep.load()
 
 
 def make_plots(
@@ -154,7 +144,7 @@ def make_plots(
         else inst
     )
     data = PlotData(inst, answered, solvable, styles, plot_dir, time_limit_s)
-    _load_entry_points()
+    load_entry_points(ENTRY_POINT_GROUP)
     plots = [draw(data) for draw in _PLOTS.values()]
     for p in plots:
         if p.skipped:

@@ -1,0 +1,72 @@
+"""The one extension mechanism: installed packages' entry points reach the
+heuristic, generator and plot registries through harness.registries, and
+scoped_registry forgets whatever a scope added to any of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import registries
+from harness.datasets import all_generators
+from harness.heuristics import all_heuristics
+from harness.report.plots import all_plots
+from harness.solver import load_plugin, scoped_registry
+
+PACKAGE = '''
+from harness.datasets import Drawn, register_generator
+from harness.heuristics import Heuristic, register_heuristic
+from harness.report.plots import Plot, register_plot
+
+
+@register_heuristic("ep_zero", "zero, from an entry point")
+def ep_zero(goal, grid):
+    return Heuristic("ep_zero", goal, grid, lambda board: 0)
+
+
+@register_generator("ep_goal", "the goal, from an entry point")
+def ep_goal(grid, goal, *, stream, count, **_):
+    return Drawn([goal], {"count": 1})
+
+
+@register_plot("ep_plot", "A plot from an entry point")
+def ep_plot(data):
+    return Plot("ep_plot", "A plot from an entry point", "", skipped="nothing")
+'''
+
+
+class _EntryPoint:
+    """What importlib.metadata gives for one entry point; load() imports it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self):
+        return load_plugin(str(self.path))
+
+
+def test_entry_points_fill_every_registry_and_scopes_forget_them(
+    tmp_path, monkeypatch
+) -> None:
+    package = tmp_path / "installed_package.py"
+    package.write_text(PACKAGE)
+    groups: list[str] = []
+
+    def entry_points(group: str):
+        groups.append(group)
+        return [_EntryPoint(package)] if group == "npuzzle_harness.heuristics" else []
+
+    with scoped_registry():
+        monkeypatch.setattr(registries, "entry_points", entry_points)
+        monkeypatch.setattr(registries, "_LOADED", set())
+        # one package may offer all three; the first group listed imports it
+        assert "ep_zero" in all_heuristics()
+        assert "ep_goal" in all_generators() and "ep_plot" in all_plots()
+        all_heuristics()
+        all_generators()
+        assert sorted(groups) == [
+            "npuzzle_harness.generators", "npuzzle_harness.heuristics",
+            "npuzzle_harness.plots",
+        ]  # each group asked once  # fmt: skip
+    monkeypatch.undo()
+    assert "ep_zero" not in all_heuristics()
+    assert "ep_goal" not in all_generators() and "ep_plot" not in all_plots()
