@@ -123,6 +123,14 @@ def test_cli_merge_and_its_errors(tmp_path) -> None:
     bad = CliRunner().invoke(app, ["merge", str(a), str(b), "--out", str(tmp_path / "o"),
                                    "--prefer", "oldest"])  # fmt: skip
     assert bad.exit_code == 2 and "the only choice is 'newest'" in bad.output
+    by_id = CliRunner().invoke(app, ["merge", a.name, b.name, "--results-dir",
+                                     str(tmp_path), "--out", str(tmp_path / "p")])
+    assert by_id.exit_code == 0, by_id.output
+    missing = CliRunner().invoke(app, ["merge", str(a), "nope", "--out",
+                                       str(tmp_path / "q")])
+    assert missing.exit_code == 2 and len(missing.stderr.strip().splitlines()) == 1
+    assert "run 'nope': no meta.json in nope or results/nope (see --results-dir)" in (
+        missing.stderr)  # fmt: skip
 
 
 def test_merge_unites_the_configs_values_as_it_does_the_labels(tmp_path) -> None:

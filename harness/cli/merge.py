@@ -7,15 +7,16 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.common import app, fail
+from harness import defaults
+from harness.cli.common import app, fail, run_dir
 
 
 @app.command()
 def merge(
     runs: Annotated[
         list[str],
-        typer.Argument(help="Run directories (or run ids under ./results).",
-                       show_default=False),
+        typer.Argument(help="Run directories or run ids (looked up in "
+                       "--results-dir).", show_default=False),
     ],
     out: Annotated[
         Path,
@@ -28,19 +29,15 @@ def merge(
             "started last (default: overlap is an error)."
         ),
     ] = None,
+    results_dir: Annotated[
+        Path, typer.Option(help="Where run ids are looked up (as `harness report`).")
+    ] = defaults.RESULTS_DIR,
 ) -> None:
     """Combine runs into one reportable run directory; every row keeps the run_id
     of the run that measured it. Then: harness report DIR."""
     from harness.reuse import ReuseError, merge as merge_runs
 
-    dirs = [
-        Path(r) if Path(r).exists() or not (Path("results") / r).is_dir()
-        else Path("results") / r
-        for r in runs
-    ]
-    for d in dirs:
-        if not d.is_dir():
-            raise fail(f"{d}: no such run directory")
+    dirs = [run_dir(r, results_dir) for r in runs]
     try:
         merged, warnings = merge_runs(dirs, out, prefer)
     except ReuseError as err:
