@@ -1,6 +1,6 @@
 """The README's promises that a test can keep: the two set-up commands lead the file,
-and its "Writing a solver / heuristic / generator" examples work as plugins exactly as
-printed."""
+and its "Writing a solver / heuristic / generator" and report plot examples work as
+plugins exactly as printed."""
 
 from __future__ import annotations
 
@@ -106,6 +106,22 @@ def test_writing_a_heuristic_and_a_generator_examples_run_as_one_plugin(
     assert set(rows.heuristic) == {"misplaced_plus"}
     assert len(rows) == 6 and set(rows.status) == {"solved"}
     assert (rows.path_length == rows.optimal_length).all()
+
+
+def test_writing_a_report_plot_example_runs_as_a_plugin(tmp_path: Path) -> None:
+    (example,) = [b for b in _blocks("python") if "@register_plot(" in b]
+    plugin = tmp_path / "my_plots.py"
+    plugin.write_text(example)
+    run = Path(__file__).parent / "data" / "run_fixture"
+    with scoped_registry():
+        result = CliRunner().invoke(
+            app, ["report", str(run), "--plugin", str(plugin), "--out", str(tmp_path)]
+        )
+    assert result.exit_code == 0, result.output
+    png = tmp_path / "plots" / "answered_count.png"
+    assert f"wrote {png}" in result.stdout.splitlines() and png.stat().st_size > 1000
+    assert "plots/answered_count.png" in (tmp_path / "report.html").read_text()
+    assert "harness report results/<run-id> --plugin my_plots.py" in README
 
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "compare-heuristics.toml"
