@@ -230,7 +230,7 @@ def run_arguments(exp: Experiment) -> dict[str, Any]:
     (``harness.run(config=...)`` gives arguments of its own precedence)."""
     o = exp.options
     out: dict[str, Any] = {
-        "solvers": exp.configs,
+        "solvers": list(exp.values.values()),  # parsed once, here
         "datasets": exp.dataset_specs,
         "pairs": exp.pair_set(),
     }

@@ -125,7 +125,8 @@ gc = true
     args = experiment.run_arguments(exp)
     assert args["executor"] == "dask" and args["scheduler"] == "tcp://10.0.0.5:8786"
     assert "jobs" not in args
-    assert args["solvers"] == ["bfs"] and args["datasets"] == ["8-seeds"]
+    assert [c.label for c in args["solvers"]] == ["bfs"]  # configs, not labels
+    assert args["datasets"] == ["8-seeds"]
     assert args["pairs"] == {("bfs", "8-seeds")}
     assert args["repeats"] == 2
     assert args["memory_pass"] is False and args["disable_gc"] is False
