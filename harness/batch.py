@@ -11,6 +11,8 @@ Standard library only.
 from __future__ import annotations
 
 from functools import cache
+from itertools import chain, repeat
+from operator import is_, itemgetter
 
 from harness.puzzle import BLANK_TOKENS, Board, Grid, apply_moves
 
@@ -34,7 +36,7 @@ def read_batch(text: str, g: Grid) -> list[Board] | None:
     if not words or len(words) % n or not values.keys() >= set(words):
         return None
     numbers = list(map(values.__getitem__, words))
-    boards = [tuple(numbers[i : i + n]) for i in range(0, len(numbers), n)]
+    boards = list(zip(*[iter(numbers)] * n))  # n at a time, as tuples
     for board in boards:
         if len(set(board)) != n:
             return None  # a duplicate (and so a missing tile): the slow path says which
@@ -95,3 +97,116 @@ def solvable_for(goal: Board, g: Grid):
         return inversions & 1 == need[board.index(0)]
 
     return solvable
+
+
+# ------------------------------------------------------------- whole batches
+#
+# The functions below take a whole batch at once, with numpy (imported when they
+# are first called, so a one-board ``harness solve`` never pays for it). They give
+# the same answers as the per-board functions above; anything they cannot decide
+# cheaply (an illegal move, a stray character) is left to those.
+
+
+def board_array(boards: list[Board], g: Grid):
+    """The boards as an int8 array of shape (len(boards), cells)."""
+    import numpy as np
+
+    flat = np.fromiter(chain.from_iterable(boards), np.int8, len(boards) * g.cells)
+    return flat.reshape(len(boards), g.cells)
+
+
+@cache
+def _parity_tables(goal: Board, g: Grid):
+    import numpy as np
+
+    where = np.zeros(g.cells, dtype=np.int8)
+    for cell, tile in enumerate(goal):
+        where[tile] = cell
+    gr, gc = divmod(goal.index(0), g.cols)
+    need = np.array(
+        [(abs(c // g.cols - gr) + abs(c % g.cols - gc)) & 1 for c in range(g.cells)],
+        dtype=np.int8,
+    )
+    first, second = np.triu_indices(g.cells, k=1)
+    return where, need, first, second
+
+
+def solvable_many(boards, goal: Board, g: Grid):
+    """``[is_solvable(b, goal, g) for b in boards]`` as a bool array, for an int8
+    array of boards (:func:`board_array`): the same inversion parity as
+    :func:`solvable_for`, counted over all pairs of cells at once."""
+    import numpy as np
+
+    where, need, first, second = _parity_tables(goal, g)
+    at = where[boards]  # the goal cell of each tile, in board order
+    inversions = np.count_nonzero(at[:, first] > at[:, second], axis=1)
+    blank = np.argmax(boards == 0, axis=1)
+    return (inversions & 1) == need[blank]
+
+
+@cache
+def _step_array(g: Grid):
+    """int16 (256, cells): the blank's cell after the move whose letter has that
+    byte; byte 0 (padding) stays where it is; -1 off the board or any other byte."""
+    import numpy as np
+
+    table = np.full((256, g.cells), -1, dtype=np.int16)
+    table[0] = np.arange(g.cells)
+    for cell, around in enumerate(g.neighbours):
+        for move, target in around:
+            table[ord(move), cell] = target
+    return table
+
+
+def replay_many(boards, answers: list, g: Grid):
+    """Replay every answer that is a move string from its board (an int8 array of
+    boards, :func:`board_array`). Returns ``(ends, clean, lengths)``: the boards reached
+    (int8 array) and a bool array, False where the answer is not a string or holds
+    an illegal or unknown move (``ends`` is then not to be trusted): those answers
+    are for :func:`replay` to judge, one by one; and the answers' lengths (0 for
+    anything but a string). Longest answers first, so step
+    ``s`` touches only the boards whose answers are longer than ``s``."""
+    import numpy as np
+
+    n = len(answers)
+    clean = np.fromiter(map(is_, map(type, answers), repeat(str)), dtype=bool, count=n)
+    texts = [a if a.__class__ is str else "" for a in answers]
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    order = np.argsort(-lengths, kind="stable")
+    if n > 1:
+        texts = itemgetter(*order.tolist())(texts)
+    # one byte per character: anything non-ASCII becomes "?", not a move
+    codes = np.frombuffer("".join(texts).encode("ascii", "replace"), dtype=np.uint8)
+    ranked = lengths[order]
+    longest = int(ranked[0]) if n else 0
+    ends = boards[order]
+    if longest:
+        inside = np.arange(longest) < ranked[:, None]
+        padded = np.zeros((n, longest), dtype=np.uint8)
+        padded[inside] = codes
+        if not codes.all():  # a NUL byte would read as padding
+            clean[order] &= ~((padded == 0) & inside).any(axis=1)
+        padded = np.ascontiguousarray(padded.T)
+        # boards still moving at step s: the first active[s] (lengths descend)
+        active = np.count_nonzero(ranked[None, :] > np.arange(longest)[:, None], 1)
+        steps = _step_array(g)
+        flat = ends.reshape(-1)
+        base = np.arange(n, dtype=np.int64) * g.cells
+        at = base + np.argmax(ends == 0, axis=1)  # the blank, as a flat index
+        bad = np.zeros(n, dtype=bool)
+        for s in range(longest):
+            k = active[s]
+            here = at[:k]
+            target = steps[padded[s, :k], here - base[:k]]
+            off = target < 0
+            if off.any():
+                bad[:k] |= off
+                target[off] = (here - base[:k])[off]
+            target = target + base[:k]
+            flat[here] = flat[target]
+            flat[target] = 0
+            at[:k] = target
+        clean[order] &= ~bad
+    back = np.empty_like(order)
+    back[order] = np.arange(n)
+    return ends[back], clean, lengths

@@ -71,6 +71,17 @@ class SolveFn(Protocol):
     ) -> Moves | None: ...
 
 
+class SolveManyFn(Protocol):
+    """A whole batch in one call: ``starts`` is an int8 array (boards, cells); the
+    answers are what ``solve`` returns for each board, and ``counts`` an int64
+    array (boards, 4) of what it counts: expanded, generated, max_frontier,
+    iterations (no ``extra``)."""
+
+    def __call__(
+        self, starts: Any, goal: Board, grid: Grid, *, heuristic: Heuristic | None
+    ) -> tuple[list[Moves | None], Any]: ...
+
+
 #: refuses(grid, optimal_depth_or_None, heuristic_name_or_None) -> reason or None
 Refusal = Callable[[Grid, "int | None", "str | None"], "str | None"]
 #: prepare(grid, goal, heuristic) -> None: compile kernels, build tables (set-up time)
@@ -105,6 +116,9 @@ class SolverSpec:
     #: ``TILE_COST``, ``kernel("ida")``, ...): every registered heuristic that
     #: provides them all is taken, plugins' included. Empty: ``listed`` or blind.
     needs: tuple[Capability, ...] = ()
+    #: Optional batch entry point (``harness solve`` uses it): the same answers
+    #: and counters as ``solve`` board by board, without a Python call per board.
+    solve_many: SolveManyFn | None = None
 
     @property
     def heuristics(self) -> tuple[str, ...]:
@@ -193,6 +207,7 @@ def register(
     prepare: Prepare | None = None,
     budget_seconds: float = BUDGET_SECONDS,
     sizes: str = "any",
+    many: SolveManyFn | None = None,
 ) -> Callable[[SolveFn], SolveFn]:
     """Decorator adding a solver under ``name`` (module stem == registry key).
 
@@ -201,7 +216,8 @@ def register(
     that provides them; a name outside :class:`Capability` is a ValueError here.
     ``heuristics`` instead lists names (a fixed list); neither: blind search.
     ``default_heuristic`` is used when the user names the solver bare (default:
-    the first listed).
+    the first listed). ``many``: a batch entry point (:class:`SolveManyFn`)
+    giving the same answers and counters as ``solve``.
     """
     if heuristics and needs:
         raise ValueError(f"solver {name!r}: give heuristics or needs, not both")
@@ -226,6 +242,7 @@ def register(
             budget_seconds=budget_seconds,
             sizes=sizes,
             module=solve.__module__,
+            solve_many=many,
         )
         return solve
 

@@ -33,7 +33,7 @@ from harness.heuristics import (
     kernel,
     make_heuristic,
 )
-from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
+from harness.puzzle import MOVE_ORDER, Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register
 
 #: Deepest known optimum taken on boards larger than 3x3, per heuristic, so a
@@ -83,6 +83,7 @@ def _kernel(goal: Board, g: Grid, heuristic: Heuristic) -> Kernel:
     return result
 
 
+MOVE_INDEX = {m: i for i, m in enumerate(MOVE_ORDER)}
 _goal_arrays: dict[tuple, Any] = {}
 _path_buffer: list = []
 
@@ -120,8 +121,78 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     _run(near, goal, g, h, np.zeros(4, dtype=np.int64))
 
 
+_LETTERS: list = []
+
+
+def _width(g: Grid) -> int:
+    """Moves kept per board by :func:`solve_many` (3x3 optima are at most 31 moves,
+    4x4 at most 80); a longer path is solved again on its own."""
+    return 32 if g.cells <= 9 else 256
+
+
+def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None = None):
+    """:func:`solve` for a batch (an int8 array of boards): solvability for all
+    at once, then one kernel call for the batch (``harness.kernels.*_many``), so
+    no Python call, argument checking or stack allocation per board. Same
+    answers and counters as :func:`solve` board by board."""
+    import numpy as np
+
+    from harness import kernels
+    from harness.batch import solvable_many
+
+    h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, grid)
+    k = _kernel(goal, grid, h)
+    n = len(starts)
+    todo = solvable_many(starts, goal, grid)
+    boards = np.array(starts, dtype=np.int8)  # a copy: the kernel moves tiles
+    stats = np.zeros((n, 4), dtype=np.int64)
+    lengths = np.zeros(n, dtype=np.int64)
+    width = _width(grid)
+    moves = np.zeros((n, width), dtype=np.int8)
+    target = np.array(goal, dtype=np.int8)
+    nbr = kernels.neighbour_array(grid)
+    driver = getattr(kernels, f"{k.function}_many", None)
+    if driver is None:  # a kernel without a batch driver: one call per board
+        for i in np.flatnonzero(todo).tolist():
+            path_stats = stats[i]
+            moves_i = _run(tuple(starts[i].tolist()), goal, grid, h, path_stats)
+            lengths[i] = len(moves_i)
+            if len(moves_i) <= width:
+                moves[i, : len(moves_i)] = [MOVE_INDEX[m] for m in moves_i]
+    else:
+        per_board = ()
+        if k.start_args is not None:
+            firsts = [k.start_args(tuple(b)) for b in starts[todo].tolist()]
+            per_board = tuple(
+                np.zeros(n, dtype=np.int64) for _ in range(len(firsts[0]) if firsts else 0)
+            )
+            for j, column in enumerate(per_board):
+                column[todo] = [f[j] for f in firsts]
+            if not firsts:  # nothing to solve: the driver's types need no ids
+                per_board = None
+        if per_board is not None:
+            driver(boards, todo, target, nbr, stats, moves, lengths, *per_board, *k.args)
+    if (lengths[todo] < 0).any():
+        raise RuntimeError(f"ida_star_jit: no path within {kernels.MAX_PATH} moves")
+    if not _LETTERS:
+        _LETTERS.append(np.frombuffer(MOVE_ORDER.encode(), dtype=np.uint8))
+    shown = np.where(lengths <= width, lengths, 0)
+    text = np.zeros((n, width + 1), dtype=np.uint8)
+    text[:, :width] = _LETTERS[0][moves]
+    text[np.arange(n), shown] = ord("\n")
+    keep = np.arange(width + 1) <= shown[:, None]
+    answers: list = text[keep].tobytes().decode("ascii").split("\n")[:-1]
+    for i in np.flatnonzero(~todo).tolist():
+        answers[i] = None
+    for i in np.flatnonzero(lengths > width).tolist():  # beyond the batch's width
+        stats[i] = 0
+        answers[i] = _run(tuple(starts[i].tolist()), goal, grid, h, stats[i])
+    return answers, stats
+
+
 @register(
     "ida_star_jit",
+    many=solve_many,
     optimal=True,
     needs=(kernel("ida"),),  # any heuristic with a compiled IDA* kernel
     default_heuristic="manhattan",

@@ -22,6 +22,7 @@ lists (~0.1 s).
 
 from __future__ import annotations
 
+from math import factorial
 from typing import Any
 
 from harness.heuristics import Heuristic
@@ -136,8 +137,47 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     _walk_tables(goal, g)
 
 
+def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None = None):
+    """:func:`solve` for a whole batch (an int8 array of boards), with numpy: every
+    rank at once, then one gather per step over the boards still walking (longest
+    first). Same answers and counters as :func:`solve` board by board."""
+    if grid.cells > _MAX_CELLS:
+        raise ValueError(f"table: {grid.label} has no exact table")
+    import numpy as np
+
+    step, dist = step_table(goal, grid)
+    n, cells = starts.shape
+    first, second = np.triu_indices(cells, k=1)
+    weight = np.array([factorial(cells - 1 - i) for i in range(cells)], np.int64)
+    at = (starts[:, second] < starts[:, first]) @ weight[first]  # Lehmer ranks
+    lengths = dist[at].astype(np.int64)  # -1: unsolvable
+    walked = np.maximum(lengths, 0)
+    order = np.argsort(-walked, kind="stable")
+    longest = int(walked[order[0]]) if n else 0
+    # one row per board: its letters, then a newline (unsolvable: an empty line)
+    text = np.zeros((n, longest + 1), dtype=np.uint8)
+    letters = np.frombuffer(MOVE_ORDER.encode(), dtype=np.uint8)
+    ranked = walked[order]
+    where = at[order]
+    for s in range(longest):
+        k = int(np.count_nonzero(ranked > s))
+        entry = step[where[:k]]
+        text[order[:k], s] = letters[entry & 3]
+        where[:k] = entry >> 2
+    text[np.arange(n), walked] = ord("\n")
+    keep = np.arange(longest + 1) <= walked[:, None]
+    answers: list = text[keep].tobytes().decode("ascii").split("\n")[:-1]
+    for i in np.flatnonzero(lengths < 0).tolist():
+        answers[i] = None
+    counts = np.zeros((n, 4), dtype=np.int64)
+    counts[:, 0] = counts[:, 1] = walked
+    counts[:, 2] = lengths >= 0
+    return answers, counts
+
+
 @register(
     "table",
+    many=solve_many,
     optimal=True,
     refuses=_refuses,
     prepare=_prepare,

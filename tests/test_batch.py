@@ -117,3 +117,94 @@ def test_solvable_for_on_other_sizes() -> None:
                 board = tuple(cells)
                 assert solvable(board) == by_cycles(board, goal, g)
                 assert is_solvable(board, goal, g) == by_cycles(board, goal, g)
+
+
+# ------------------------------------------------------------- whole batches
+
+
+def random_boards(g, count, rng):
+    out = []
+    for _ in range(count):
+        cells = list(range(g.cells))
+        rng.shuffle(cells)
+        out.append(tuple(cells))
+    return out
+
+
+def odd_answers(boards, goal, g, rng):
+    """Per board: a shortest path (the table's, up to 9 cells), None, a random string of
+    moves (often illegal or ending elsewhere), an unknown letter, a NUL byte,
+    a non-ASCII letter, "", or something that is not a string."""
+    from harness.solver import Counters
+    from solvers.table import solve as table
+
+    answers = []
+    for board in boards:
+        kind = rng.randrange(10)
+        if kind < 4 and g.cells <= 9:
+            answers.append(table(board, goal, g, counters=Counters()))
+        elif kind < 6:
+            answers.append(None)
+        elif kind == 6:
+            answers.append("".join(rng.choice("udlr") for _ in range(rng.randrange(9))))
+        elif kind == 7:
+            answers.append(rng.choice(["uldx", "ud\x00l", "ué", "", "r"]))
+        elif kind == 8:
+            answers.append(rng.choice([17, b"ul", ["u"]]))
+        else:
+            answers.append("".join(rng.choice("udlr") for _ in range(rng.randrange(30))))
+    return answers
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3), (3, 2), (4, 4), (5, 5)])
+def test_batched_replay_and_solvability_equal_the_board_by_board_ones(shape) -> None:
+    from harness.batch import board_array, replay_many, solvable_many
+
+    g = grid(*shape)
+    rng = random.Random(sum(shape))
+    for goal_name in ("standard", "blank-first"):
+        goal = goal_board(goal_name, g)
+        boards = [goal, *random_boards(g, 400, rng)]
+        answers = odd_answers(boards, goal, g, rng)
+        arrays = board_array(boards, g)
+        assert arrays.tolist() == [list(b) for b in boards]
+        solvable = solvable_for(goal, g)
+        assert solvable_many(arrays, goal, g).tolist() == [solvable(b) for b in boards]
+        ends, clean, lengths = replay_many(arrays, answers, g)
+        for i, (board, moves) in enumerate(zip(boards, answers)):
+            if not isinstance(moves, str):
+                assert not clean[i] and lengths[i] == 0
+                continue
+            assert lengths[i] == len(moves)
+            try:
+                end = replay(board, moves, g)
+            except IllegalMoveError:
+                assert not clean[i], (board, moves)
+            else:
+                assert clean[i] and tuple(ends[i]) == end, (board, moves)
+
+
+def test_judge_many_equals_judge_verdicts_and_messages_included() -> None:
+    from harness.measure.judge import judge, judge_many
+    from harness.solver import Counters
+    from solvers.table import solve as table
+
+    rng = random.Random(5)
+    for g in (G3, grid(2, 3), grid(4)):
+        goal = goal_board("standard", g)
+        boards = [goal, *random_boards(g, 300, rng)]
+        answers = odd_answers(boards, goal, g, rng)
+        if g.cells <= 9:  # correct answers, and correct ones made wrong
+            for i in range(0, len(boards), 3):
+                answers[i] = table(boards[i], goal, g, counters=Counters())
+            for i in range(1, len(boards), 7):
+                path = table(boards[i], goal, g, counters=Counters())
+                answers[i] = path[:-1] if path else path
+        answers[0] = ""  # the goal itself: solved in no move
+        solvable = solvable_for(goal, g)
+        expected = [
+            judge(a, b, goal, g, solvable=solvable(b)) for a, b in zip(answers, boards)
+        ]
+        assert judge_many(answers, boards, goal, g) == expected
+        kinds = {v.status for v in expected}
+        assert kinds == {"solved", "unsolvable", "invalid"}, kinds

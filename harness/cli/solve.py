@@ -29,7 +29,7 @@ import typer
 
 from harness.batch import read_batch, solvable_for
 from harness.cli.common import app, fail, load_plugins, size_and_goal
-from harness.measure.judge import judge
+from harness.measure.judge import judge, judge_many
 from harness.puzzle import (
     GOAL_NAMES,
     MAX_SIDE,
@@ -213,7 +213,7 @@ def solve(
     """Solve boards read from standard input (tokens until end of file): one line
     per board, the blank's moves (u d l r) or 'unsolvable'."""
     from harness.heuristics import make_heuristic
-    from harness.solver import Counters, parse_config
+    from harness.solver import parse_config
 
     g, target = size_and_goal(size or "3x3", goal)  # bad options fail before stdin
     programs = load_extensions(plugin, exec_)
@@ -257,8 +257,114 @@ def solve(
             f"--solver {config.label}: {err.args[0] if err.args else err}"
         ) from None
 
+    if stats:
+        _solve_with_stats(boards, target, g, config, h)
+    else:
+        solve_boards(boards, target, g, config, h)
+
+
+#: Boards solved and judged together grow from 1 by doubling, up to this many, while
+#: a group takes less than CHUNK_SECONDS: slow solvers still answer board by board,
+#: and a batch of 3x3 boards is judged (replayed) in groups of thousands at once.
+MAX_CHUNK = 4096
+CHUNK_SECONDS = 0.05
+#: Groups smaller than this are solved and judged board by board (no numpy import,
+#: no batch entry point).
+MIN_BATCH = 64
+
+
+def solve_boards(boards: list[Board], target: Board, g: Grid, config, h) -> None:
+    """Solve every board, judge every answer, print one line per board (the answers
+    before a wrong one, then a one-line error). Boards go in growing groups: the
+    solver's ``solve_many`` (one call per group) when it has one, else ``solve``
+    per board; a group's answers are replayed together (:func:`judge_many`)."""
     # Answers go out through sys.stdout (block-buffered when piped, line-buffered
     # on a terminal): typer.echo per line costs more than a 3x3 solve.
+    write = sys.stdout.write
+    clock = time.perf_counter
+    solvable = solvable_for(target, g)
+    many = config.spec.solve_many
+    if len(boards) >= MIN_BATCH:  # set-up, before the first answer:
+        from harness.batch import board_array
+
+        first = board_array(boards[:1], g)  # imports numpy, for judge_many
+        if many is not None:  # the batch entry point's code compiled or loaded
+            many(first, target, g, heuristic=h)
+    done = 0
+    size = 1
+    while done < len(boards):
+        part = boards[done : done + size]
+        began = clock()
+        answers = arrays = error = None
+        if many is not None and len(part) >= MIN_BATCH:
+            answers, arrays = _solve_many(part, target, g, config, h)
+        if answers is None:
+            answers, error = _solve_each(part, done, target, g, config, h)
+        if len(answers) < MIN_BATCH:
+            verdicts = [
+                judge(a, b, target, g, solvable=lambda b=b: solvable(b))
+                for a, b in zip(answers, part)
+            ]
+        else:
+            verdicts = judge_many(answers, part, target, g, boards=arrays)
+        for j, verdict in enumerate(verdicts):
+            if not verdict.ok:
+                _write(write, answers[:j])
+                sys.stdout.flush()  # the answers before it are out, in order
+                raise fail(f"board {done + j + 1}: {config.label}: {verdict.message}", 1)
+        _write(write, answers)
+        if error is not None:
+            sys.stdout.flush()
+            raise fail(error, code=1)
+        done += len(part)
+        if clock() - began < CHUNK_SECONDS:
+            size = min(2 * size, MAX_CHUNK)
+
+
+def _write(write, answers: list) -> None:
+    if answers:
+        write("\n".join(["unsolvable" if a is None else a for a in answers]) + "\n")
+
+
+def _solve_each(part, done, target, g, config, h):
+    """(answers, error): ``solve`` per board, up to the first that raises (a solver
+    bug must not become a traceback: the error names it)."""
+    from harness.solver import Counters
+
+    solve_one = config.spec.solve
+    answers: list = []
+    try:
+        for board in part:
+            answers.append(
+                solve_one(board, target, g, counters=Counters(), heuristic=h)
+            )
+    except Exception as err:
+        return answers, (
+            f"board {done + len(answers) + 1}: {config.label} failed: "
+            f"{type(err).__name__}: {err}"
+        )
+    return answers, None
+
+
+def _solve_many(part, target, g, config, h):
+    """(answers, the boards as an array) from the solver's ``solve_many``, or
+    (None, None) when it raises: the group is then solved board by board, which
+    names the board and the error."""
+    from harness.batch import board_array
+
+    arrays = board_array(part, g)
+    try:
+        answers, _counts = config.spec.solve_many(arrays, target, g, heuristic=h)
+    except Exception:
+        return None, None
+    return list(answers), arrays
+
+
+def _solve_with_stats(boards, target, g, config, h) -> None:
+    """Board by board, each clocked, with its counters on stderr (``--stats``)."""
+    from harness.solver import Counters
+
+    spec = config.spec
     write = sys.stdout.write
     solve_one = spec.solve
     clock = time.perf_counter
@@ -278,16 +384,15 @@ def solve(
         seconds = clock() - started
         _check(moves, board, target, g, number, name, solvable)
         write("unsolvable\n" if moves is None else moves + "\n")
-        if stats:
-            sys.stdout.flush()
-            length = "unsolvable" if moves is None else f"{len(moves)} moves"
-            counts = " ".join(f"{k}={v}" for k, v in counters.as_dict().items())
-            if spec.external is not None:  # a program reports no counters
-                counts = "counters: none (external program)"
-            typer.echo(
-                f"board {number}: {length}, {seconds:.4f} s, {name}, {counts}",
-                err=True,
-            )
+        sys.stdout.flush()
+        length = "unsolvable" if moves is None else f"{len(moves)} moves"
+        counts = " ".join(f"{k}={v}" for k, v in counters.as_dict().items())
+        if spec.external is not None:  # a program reports no counters
+            counts = "counters: none (external program)"
+        typer.echo(
+            f"board {number}: {length}, {seconds:.4f} s, {name}, {counts}",
+            err=True,
+        )
 
 
 def _check_refusal(config, g: Grid, target: Board, force: bool) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.batch import replay
+from harness.batch import replay, replay_many, solvable_many
 from harness.puzzle import Board, Grid, IllegalMoveError, format_board
 
 
@@ -104,3 +104,46 @@ def judge(
             None,  # the label is proved wrong: optimality unknown, not True
         )
     return _clean(length, length == optimum)
+
+
+def judge_many(
+    answers: list,
+    starts: list[Board],
+    goal: Board,
+    g: Grid,
+    *,
+    boards=None,
+) -> list[Verdict]:
+    """``[judge(a, s, goal, g, solvable=is_solvable(s, goal, g)) for a, s in ...]``
+    for a whole batch (no optimum), with every move string replayed at once
+    (:func:`harness.batch.replay_many`) and solvability decided at once for the
+    boards said unsolvable. Answers that are not clean paths to the goal, and
+    unsolvable claims on solvable boards, go through :func:`judge` itself, so every
+    verdict and message is the one it gives. ``boards``: ``starts`` as an int8
+    array (:func:`harness.batch.board_array`), when the caller has it."""
+    import numpy as np
+
+    from harness.batch import board_array
+
+    if boards is None:
+        boards = board_array(starts, g)
+    ends, clean, lengths = replay_many(boards, answers, g)
+    reached = clean & (ends == np.array(goal, dtype=np.int8)).all(axis=1)
+    longest = int(lengths.max()) if len(answers) else 0
+    cleans = [_clean(length, None) for length in range(longest + 1)]
+    verdicts = list(map(cleans.__getitem__, lengths.tolist()))  # if reached
+    others = np.flatnonzero(~reached)
+    if not len(others):
+        return verdicts
+    claims = others[[answers[i] is None for i in others.tolist()]]
+    can = solvable_many(boards[claims], goal, g).tolist() if len(claims) else []
+    for i, solvable in zip(claims.tolist(), can):
+        verdicts[i] = (
+            judge(None, starts[i], goal, g, solvable=True) if solvable else _UNSOLVABLE
+        )
+    for i in np.setdiff1d(others, claims, assume_unique=True).tolist():
+        verdicts[i] = judge(
+            answers[i], starts[i], goal, g,
+            solvable=lambda i=i: bool(solvable_many(boards[i : i + 1], goal, g)[0]),
+        )  # fmt: skip
+    return verdicts
