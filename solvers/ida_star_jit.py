@@ -7,6 +7,9 @@ move touches, walking distance by one step in its row or column state table,
 pattern databases by re-indexing only the moved tile's group (and its mirrored
 group). Kernels live in :mod:`harness.kernels`.
 
+``solve_many`` (for ``harness solve``) solves a batch in one kernel call, through
+a ``*_many`` driver per kernel.
+
 Optimal: with an admissible heuristic (all offered ones). Unsolvable boards return
 None at once (``is_solvable``), since IDA* keeps no closed set.
 

@@ -10,6 +10,9 @@ four moves: the speed limit every search solver is measured against (about 2 us 
 3x3 board). Works for any goal on grids of at most 9 cells (2x2, 2x3, 3x2, 3x3),
 the oracle's range.
 
+``solve_many`` walks a whole batch with numpy (about 0.5 us per 3x3 board), for
+``harness solve``.
+
 Optimal by construction. Unsolvable boards (distance -1) return None.
 
 Counters: no search happens; expanded = generated = boards walked (the path

@@ -208,3 +208,39 @@ def test_judge_many_equals_judge_verdicts_and_messages_included() -> None:
         assert judge_many(answers, boards, goal, g) == expected
         kinds = {v.status for v in expected}
         assert kinds == {"solved", "unsolvable", "invalid"}, kinds
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "",  # plain: read by characters
+        "1 2 3 x 4 6 7 5 8\u00a0",  # a no-break space: whitespace to str.split()
+        "1\t2 3\x0bx 4 6\x0c7 5 8\r\n",
+        "123x46758",  # compact word
+        "1 2 3 / x 4 6 / 7 5 8",  # row separators
+        "1 2 3 x 4 6 7 5 5",  # duplicate
+        "1 2 3 x 4 6 7 5 10",  # a two-character token
+        "1 2 3 x 4 6 7 5 é",
+        "1 2 3 x 4 6 7 5",  # incomplete
+    ],
+)
+def test_long_batches_read_like_the_precise_reader(tail) -> None:
+    """Long inputs are read character by character; whatever that reader does not
+    take goes on to the token reader, and the boards never differ."""
+    from harness.puzzle import BoardError
+
+    rng = random.Random(len(tail))
+    lines = [
+        " ".join("x" if t == 0 else str(t) for t in board)
+        for board in random_boards(G3, 300, rng)
+    ]
+    text = "\n".join([*lines, tail]) + "\n"
+    got = read_batch(text, G3)
+    try:
+        expected = slow_read(text, G3)
+    except BoardError:
+        assert got is None
+    else:
+        assert got is None or got == expected
+        if not tail:
+            assert got == expected

@@ -3,9 +3,10 @@ counters gate, ``harness solve`` and the dataset labeller.
 
 An answer is a move string or ``None`` (unsolvable). Every move string is replayed
 from the start board (:func:`harness.batch.replay`: ``apply_moves`` by lookup table,
-same errors); its length is compared with the known optimum. Standard library,
-:mod:`harness.puzzle` and :mod:`harness.batch` only (workers and the labeller
-import it).
+same errors); its length is compared with the known optimum. :func:`judge_many`
+judges a batch at once (numpy, imported when called) with the same verdicts.
+Standard library, :mod:`harness.puzzle` and :mod:`harness.batch` only (workers and
+the labeller import it).
 """
 
 from __future__ import annotations
