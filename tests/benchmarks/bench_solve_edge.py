@@ -8,8 +8,17 @@ Every figure comes from the real command (``harness.cli.main``, boards on standa
 input, answers on standard output, every answer replayed and checked) in a fresh
 process, clocked inside it: reading the batch divided by N, plus the time from the
 first answer written to the end of the output divided by N - 1 (each board's
-solve, checks and output), so start-up and set-up stay out; best of ``--repeats``
-batches, after a warm-up batch. CPU is the process's own (``time.process_time``).
+solve, checks and output), so start-up and set-up stay out (the interpreter, the
+imports -- numpy included, which ``harness solve`` imports up front for a long
+input --, ``prepare``, the batch entry point's compiled code loaded); best of
+``--repeats`` batches, after a warm-up batch. CPU is the process's own
+(``time.process_time``). Boards go in groups (1, 2, 4, ... 4096), so the first
+answer comes after one board.
+
+Under each figure, the CPU parts per board (of the batch with the best CPU):
+``read`` (the batch reader), ``solve`` (the solver's calls, ``solve_many`` or
+``solve`` per board), ``judge`` (replay and solvability), ``write`` (the output
+lines), ``other`` (the rest: the group loop, the first board, the flush at exit).
 
 - ``noop``: a solver that returns a precomputed answer (a dict lookup): what
   ``harness solve`` itself costs per board (read, parse, solvability, replay,
