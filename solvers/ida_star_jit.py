@@ -164,7 +164,11 @@ def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None =
                 moves[i, : len(moves_i)] = [MOVE_INDEX[m] for m in moves_i]
     else:
         per_board = ()
-        if k.start_args is not None:
+        if k.start_args_many is not None:
+            per_board = tuple(
+                np.where(todo, column, 0) for column in k.start_args_many(boards)
+            )
+        elif k.start_args is not None:
             firsts = [k.start_args(tuple(b)) for b in starts[todo].tolist()]
             per_board = tuple(
                 np.zeros(n, dtype=np.int64) for _ in range(len(firsts[0]) if firsts else 0)

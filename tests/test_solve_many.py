@@ -91,6 +91,43 @@ def test_ida_star_jit_many_equals_ida_star_jit(heuristic) -> None:
             assert_same(spec, some, goal, g, h)
 
 
+def test_walking_distance_ids_of_a_batch_equal_ids() -> None:
+    from harness.heuristics.walking_distance import walking_distance
+
+    for shape in ((3, 3), (2, 3), (3, 4), (4, 4), (4, 2)):
+        g = grid(*shape)
+        for goal_name in ("standard", "blank-first", "spiral"):
+            try:
+                goal = goal_board(goal_name, g)
+            except ValueError:
+                continue
+            wd = walking_distance(goal, g)
+            boards = [goal, *random_boards(g, 200, 7)]
+            rows, cols = wd.ids_many(board_array(boards, g))
+            assert list(zip(rows.tolist(), cols.tolist())) == [wd.ids(b) for b in boards]
+
+
+def test_ida_star_jit_many_with_start_args_board_by_board(monkeypatch) -> None:
+    """A kernel whose start arguments come one board at a time (no
+    ``start_args_many``) gives the same batch."""
+    import dataclasses
+
+    import solvers.ida_star_jit as module
+
+    spec = all_solvers()["ida_star_jit"]
+    g = grid(3)
+    goal = goal_board("standard", g)
+    h = make_heuristic("walking_distance", goal, g)
+    spec.prepare(g, goal, h)
+    kernel = module._kernel(goal, g, h)
+    assert kernel.start_args_many is not None
+    monkeypatch.setattr(
+        module, "_kernel",
+        lambda *a: dataclasses.replace(kernel, start_args_many=None),
+    )  # fmt: skip
+    assert_same(spec, [goal, *random_boards(g, 40, 8)], goal, g, h)
+
+
 def test_ida_star_jit_many_without_a_batch_kernel_or_past_its_width(
     monkeypatch,
 ) -> None:

@@ -14,6 +14,7 @@ solver whose needs it meets, without being named by any solver.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -79,11 +80,14 @@ def capabilities(owner: str, names: Iterable[str]) -> tuple[Capability, ...]:
 class Kernel:
     """How a compiled solver evaluates a heuristic: the kernel function's name in
     :mod:`harness.kernels`, the heuristic's arrays it takes, and (when the kernel
-    needs them) arguments computed from each start board, passed first."""
+    needs them) arguments computed from each start board, passed first;
+    ``start_args_many`` computes them for an int8 array of boards at once (one
+    array per argument), for batch entry points."""
 
     function: str
     args: tuple
     start_args: Callable[[Board], tuple] | None = None
+    start_args_many: Callable[[Any], tuple] | None = None
 
 
 #: kernel builder: heuristic -> Kernel. Called once per goal and grid, at set-up.

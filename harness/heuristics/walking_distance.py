@@ -36,6 +36,7 @@ class WalkingDistance:
     row_ids: dict[tuple, int] = field(repr=False)
     col_ids: dict[tuple, int] = field(repr=False)
     arrays: dict[str, Any] = field(repr=False)
+    _coded_memo: dict[str, tuple] = field(default_factory=dict, repr=False)
 
     def ids(self, board: Board) -> tuple[int, int]:
         """(row state id, column state id) of a board."""
@@ -52,6 +53,54 @@ class WalkingDistance:
         row_key = (tuple(map(tuple, rows)), blank_row)
         col_key = (tuple(map(tuple, cols)), blank_col)
         return self.row_ids[row_key], self.col_ids[col_key]
+
+    def ids_many(self, boards) -> tuple[Any, Any]:
+        """:meth:`ids` of every board of an int8 array (boards, cells), as two
+        int64 arrays (-1 where a board's counts are no state of the tables): each
+        count matrix (and blank line) is coded as one integer and looked up among
+        the coded states."""
+        return (
+            self._ids_many(boards, self.grid.rows, self.grid.cols, "row"),
+            self._ids_many(boards, self.grid.cols, self.grid.rows, "col"),
+        )
+
+    def _ids_many(self, boards, lines: int, width: int, side: str):
+        import numpy as np
+
+        g = self.grid
+        codes, ids = self._coded(side, lines, width)
+        cell = np.arange(g.cells)
+        line_of = cell // g.cols if side == "row" else cell % g.cols
+        goal_line = np.array(self.goal_row if side == "row" else self.goal_col)
+        weight = (width + 1) ** np.arange(lines * lines, dtype=np.int64)
+        # the digit of (line of the cell, goal line of its tile), blank excluded
+        digit = weight[line_of[None, :] * lines + goal_line[boards]]
+        code = np.where(boards != 0, digit, 0).sum(axis=1)
+        blank = line_of[np.argmax(boards == 0, axis=1)]
+        code += blank * (width + 1) ** (lines * lines)
+        at = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
+        return np.where(codes[at] == code, ids[at], -1)  # -1: not a state
+
+    def _coded(self, side: str, lines: int, width: int):
+        """(sorted codes, their ids) of every row or column state (memoized)."""
+        found = self._coded_memo.get(side)
+        if found is None:
+            import numpy as np
+
+            table = self.row_ids if side == "row" else self.col_ids
+            base = width + 1
+            coded = {}
+            for (counts, blank), state in table.items():
+                code = sum(
+                    n * base ** (r * lines + k)
+                    for r, line in enumerate(counts)
+                    for k, n in enumerate(line)
+                )
+                coded[code + blank * base ** (lines * lines)] = state
+            keys = np.array(sorted(coded), dtype=np.int64)
+            found = (keys, np.array([coded[k] for k in keys.tolist()], np.int64))
+            self._coded_memo[side] = found
+        return found
 
     def estimate(self, board: Board) -> int:
         row, col = self.ids(board)
@@ -149,6 +198,7 @@ def _ida_kernel(h: Heuristic) -> Kernel:
         (a["row_dist"], a["row_next"], a["col_dist"], a["col_next"], a["goal_row"],
          a["goal_col"]),
         start_args=h.data.ids,  # the start's count states lead the tables
+        start_args_many=h.data.ids_many,
     )  # fmt: skip
 
 
