@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import connection
 from typing import Protocol
@@ -112,14 +112,19 @@ class LocalPool:
         *,
         priority: Callable[[Task], float] | None = None,
         pin: bool = False,
+        cores: Sequence[int] | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
+        """``pin``: worker i on core i of ``cores`` (default: the cores this process
+        may use), round robin. ``env``: the workers' environment (default: ours)."""
         if jobs < 1:
             raise ValueError("jobs must be at least 1")
         self.jobs = jobs
         self._log_path = log_path
+        self._env = env
         self._slots = [_Slot(i) for i in range(jobs)]
         if pin:  # worker i on core i (round robin over the cores we may use)
-            cores = available_cores()
+            cores = list(cores) if cores else available_cores()
             for slot in self._slots:
                 slot.cpu = cores[slot.index % len(cores)] if cores else None
         self._queues: dict[tuple, deque[Task]] = {}
@@ -187,10 +192,14 @@ class LocalPool:
         self._outstanding = 0
 
     def withdraw(self) -> list[Task]:
-        """Take back every task not yet handed to a worker (the running ones finish
+        """Take back every task not yet handed to a worker, and every block no
+        worker has begun (the running tasks, and the rest of a begun block, finish
         and are still reported by :meth:`events`)."""
         out = [t for queue in self._queues.values() for t in queue]
         self._queues.clear()
+        held = {s.block for s in self._slots}
+        for block in [b for b in self._blocks if b not in held]:
+            out.extend(self._blocks.pop(block))
         self._outstanding -= len(out)
         return out
 
@@ -270,6 +279,7 @@ class LocalPool:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                env=self._env,
             )
         finally:
             os.close(child_fd)
