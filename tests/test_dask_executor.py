@@ -41,10 +41,14 @@ from harness.solver import register
 
 @register("whoami", optimal=False, budget_seconds=5)
 def whoami(start, goal, grid, *, counters, heuristic):
-    """Reports the process that ran it, and whether it is the shipped copy."""
+    """Reports the process that ran it, whether it is the shipped copy, the
+    variables a Dask nanny sets (-1: unset) and how many cores it may use."""
     counters.extra["pid"] = os.getpid()
     counters.extra["ppid"] = os.getppid()
     counters.extra["shipped"] = int("npuzzle-harness-plugins" in __file__)
+    for key in ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS", "PYTHONHASHSEED"):
+        counters.extra[key.lower()] = int(os.environ.get(key, "-1"))
+    counters.extra["cores"] = len(os.sched_getaffinity(0))
     return None if start != goal else ""
 '''
 
@@ -217,6 +221,16 @@ def test_cluster_rows_equal_local_rows(plugin, tmp_path, cluster):
     who = dask[(dask["config"] == "whoami") & (dask["status"] != "skipped")]
     extras = [json.loads(e) for e in who["extra"]]
     assert extras and all(e["shipped"] == 1 for e in extras)
+    # measured in the client's environment (not the nanny's), pinned like locally
+    here = [json.loads(e) for e in local[local["config"] == "whoami"]["extra"] if e]
+    nanny_set = ("malloc_trim_threshold_", "omp_num_threads", "pythonhashseed")
+    assert {tuple(e[k] for k in nanny_set) for e in extras} == {
+        tuple(e[k] for k in nanny_set) for e in here
+    }
+    assert os.environ.get("MALLOC_TRIM_THRESHOLD_") is not None or all(
+        e["malloc_trim_threshold_"] == -1 for e in extras
+    )
+    assert {e["cores"] for e in extras} == {e["cores"] for e in here} == {1}
     assert all(e["ppid"] in worker_pids and e["pid"] not in worker_pids for e in extras)
     # placement names a worker (and through it a host) for every cell
     placed = {tuple(c) for cells in meta["placement"].values() for c in cells}

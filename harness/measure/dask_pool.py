@@ -19,12 +19,22 @@ solvers themselves and use their own on-disk caches. Back: :class:`BatchResult` 
 each finished cell's attempts and set-ups, the cells the batch left for later, and
 the worker's host, address and CPU model.
 
-Batching (overhead): a batch holds up to ``max_batch`` cells of one config, and the
-grid is cut into at least ``BATCHES_PER_SLOT`` batches per measuring slot so the
-slots finish together. A batch stops taking new cells after ``slice_seconds`` and
-hands the rest back to be queued again, so rows reach ``rows.csv`` at least that
-often per slot and a slow config never pins one worker while others idle. Dask's
-cost is then one task round trip (measured ~15 ms here) per batch, not per cell.
+Batching (overhead): in the runner's interleaved order (the default) a batch is one
+instance block -- every config on one instance, in the block's order -- as one
+local worker runs a block; tiny blocks are packed (at most
+``BLOCK_BATCHES_PER_SLOT`` batches per slot). Costliest blocks go first (the
+runner's cost model, as the local pool). Otherwise a batch holds up to
+``max_batch`` cells of one config, at least ``BATCHES_PER_SLOT`` batches per
+slot. A batch stops taking new cells (or blocks) after ``slice_seconds`` and hands
+the rest back to be queued again, so a slow batch never pins one worker while
+others idle. Dask's cost is then one scheduler round trip (~15 ms here) per batch,
+not per cell.
+
+Same conditions as a local cell: the measuring process runs in the client's values
+of the variables a Dask nanny sets (``NANNY_ENV``: malloc trimming, BLAS threads,
+hash seed), pinned to its own core of its host when the plan pins (``core_plan``),
+and the LocalCluster we start keeps Dask's own periodic work low
+(``SCHEDULER_CONFIG``).
 
 This module is imported by the client only when ``--executor dask`` is chosen, and
 by Dask workers (``run_batch``); ``distributed`` is imported inside functions.
@@ -46,12 +56,17 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.measure.pool import ExecutorError, LocalPool, fill_not_run
+from harness.measure.pool import (
+    ExecutorError,
+    LocalPool,
+    available_cores,
+    fill_not_run,
+)
 from harness.measure.worker import (
     Attempt,
     Event,
@@ -67,6 +82,9 @@ DEFAULT_SLICE_SECONDS = 2.0
 DEFAULT_MAX_BATCH = 64
 #: Cut the grid into at least this many batches per measuring slot (load balance).
 BATCHES_PER_SLOT = 4
+#: Instance blocks (interleaved order): one per batch, unless that makes more than
+#: this many batches per slot; then small blocks share a batch.
+BLOCK_BATCHES_PER_SLOT = 32
 #: Optional worker resource: how many measurements a Dask worker may run at once
 #: (``dask worker --resources measure=2``). Without it, each worker thread is one.
 RESOURCE = "measure"
@@ -75,9 +93,39 @@ RESOURCE = "measure"
 LOST_BATCH_RETRIES = 1
 #: Seconds to reach a scheduler (and for it to have a worker) before giving up.
 CONNECT_TIMEOUT = 30.0
-#: Dask scheduler setting for the LocalCluster we start: a task whose worker died
-#: fails at once (KilledWorker) instead of being re-run by Dask; we decide.
-SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": 0}
+#: Dask settings for the LocalCluster we start. ``allowed-failures`` 0: a task whose
+#: worker died fails at once (KilledWorker) instead of being re-run by Dask; we
+#: decide. ``worker-saturation`` 1.0: a worker gets its next batch when it finishes
+#: one (Dask's default 1.1 sends one ahead, which then waits behind a long batch
+#: while another worker idles: seconds at the end of a run, against ~15 ms per
+#: batch of waiting for the scheduler). The rest quiets the Dask processes' own
+#: periodic work, which shares the cores with the measuring processes: the
+#: worker's statistical profiler (a stack sample every 10 ms while a task runs),
+#: the event-loop health tick (every 20 ms), the system and memory monitors.
+#: Measured with two workers each running a task: ~13% of one core with Dask's
+#: defaults, ~2% with these. (README: the cluster section, for your own cluster.)
+SCHEDULER_CONFIG = {
+    "distributed.scheduler.allowed-failures": 0,
+    "distributed.scheduler.worker-saturation": 1.0,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.system-monitor.gil.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+#: Set by a Dask nanny for its worker (so for every process the worker starts), and
+#: able to change a solver's speed or behaviour: glibc's malloc trimming
+#: (``MALLOC_TRIM_THRESHOLD_``), BLAS threads, the str hash seed. Besides these, the
+#: keys of the worker's ``distributed.nanny.pre-spawn-environ``. The measuring
+#: process gets the client's values instead (unset where the client has none), so a
+#: cell runs in the environment it would run in locally.
+NANNY_ENV = (
+    "MALLOC_TRIM_THRESHOLD_",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "PYTHONHASHSEED",
+)
 
 
 class DaskUnavailable(ImportError):
@@ -105,6 +153,11 @@ class Batch:
     log_path: str | None = None
     #: external programs the cells run: (solver, file, sha256 on the client)
     programs: tuple[tuple[str, str, str], ...] = ()
+    #: the client's values of the nanny-set variables (None: unset), see NANNY_ENV
+    environ: dict[str, str | None] = field(default_factory=dict)
+    #: Dask worker address -> the cores its measuring processes are pinned to
+    #: (None: no pinning; a worker not named here runs unpinned)
+    cores: dict[str, tuple[int, ...]] | None = None
 
 
 @dataclass(slots=True)
@@ -113,6 +166,7 @@ class CellResult:
     attempts: list[Attempt]
     setups: list[Setup]
     h_start: int | None
+    cpu: int | None = None  # the core its measuring process was pinned to
 
 
 @dataclass(slots=True)
@@ -157,6 +211,7 @@ def host_info() -> dict[str, Any]:
     return {
         "cpu_model": _cpu_model(),
         "cpu_count": cores,
+        "cores": available_cores(),
         "platform": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
     }
@@ -165,7 +220,9 @@ def host_info() -> dict[str, Any]:
 # ---------------------------------------------------------------- worker side
 
 
-_POOLS: list[LocalPool] = []  # idle measuring pools of this Dask worker process
+#: idle measuring pools of this Dask worker process, by (environment, core)
+_POOLS: dict[tuple, list[LocalPool]] = {}
+_BUSY: dict[int, int | None] = {}  # id of a pool running a batch -> its core
 _POOLS_LOCK = threading.Lock()
 _INFO: dict[str, Any] | None = None
 
@@ -198,27 +255,79 @@ def worker_info(dask_worker: Any = None) -> dict[str, Any]:
     return info
 
 
-def _take_pool(info: dict[str, Any], log_path: str | None) -> LocalPool:
-    with _POOLS_LOCK:
-        if _POOLS:
-            return _POOLS.pop()
-    folder = info.get("local_directory") or tempfile.gettempdir()
-    log = log_path or os.path.join(folder, "npuzzle-harness-workers.log")
-    return LocalPool(1, log_path=log)
+def measuring_env(environ: dict[str, str | None]) -> dict[str, str]:
+    """This process's environment with the nanny-set variables (NANNY_ENV and the
+    worker's ``pre-spawn-environ`` keys) as ``environ`` (the client's) has them."""
+    keys = set(NANNY_ENV) | set(environ)
+    try:
+        import dask
+
+        keys |= set(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {})
+    except ImportError:
+        pass
+    env = dict(os.environ)
+    for key in keys:
+        value = environ.get(key)
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
 
 
-def _give_back(pool: LocalPool) -> None:
+def _take_pool(info: dict[str, Any], batch: Batch) -> tuple[LocalPool, tuple]:
+    """An idle measuring pool for this batch's environment, pinned to a core of
+    this worker's that no other running batch of this worker uses (several
+    threads per worker: one core each), or a new one."""
+    env = measuring_env(batch.environ)
+    cores = (batch.cores or {}).get(info.get("address", ""), ())
+    stale: list[LocalPool] = []
     with _POOLS_LOCK:
-        _POOLS.append(pool)
+        core = None
+        if cores:
+            busy = list(_BUSY.values())
+            free = [c for c in cores if c not in busy]
+            core = free[0] if free else cores[len(busy) % len(cores)]
+        key = (tuple(sorted(env.items())), core)
+        idle = _POOLS.get(key)
+        pool = idle.pop() if idle else None
+        if pool is None:  # pools of other settings on this core: retire them
+            for other in [k for k in _POOLS if k[1] == core]:
+                stale += _POOLS.pop(other)
+            folder = info.get("local_directory") or tempfile.gettempdir()
+            log = batch.log_path or os.path.join(folder, "npuzzle-harness-workers.log")
+            pool = LocalPool(
+                1,
+                log_path=log,
+                pin=core is not None,
+                cores=None if core is None else [core],
+                env=env,
+            )
+        _BUSY[id(pool)] = core
+    for old in stale:
+        old.shutdown(cancel=True)
+    return pool, key
+
+
+def _give_back(pool: LocalPool, key: tuple[Any, ...]) -> None:
+    with _POOLS_LOCK:
+        _BUSY.pop(id(pool), None)
+        _POOLS.setdefault(key, []).append(pool)
+
+
+def _drop(pool: LocalPool) -> None:
+    with _POOLS_LOCK:
+        _BUSY.pop(id(pool), None)
+    pool.shutdown(cancel=True)
 
 
 @atexit.register
 def _close_pools() -> None:
     with _POOLS_LOCK:
-        pools = list(_POOLS)
+        pools = [p for idle in _POOLS.values() for p in idle]
         _POOLS.clear()
     for pool in pools:
-        pool.shutdown()
+        pool.shutdown(cancel=True)  # idle: nothing to lose, and a quicker exit
 
 
 def _plugin_copies(sources: dict[str, str]) -> dict[str, str]:
@@ -268,7 +377,7 @@ def run_batch(batch: Batch) -> BatchResult:
         t.id: dataclasses.replace(t, plugins=tuple(local.get(p, p) for p in t.plugins))
         for t in batch.tasks
     }
-    pool = _take_pool(info, batch.log_path)
+    pool, key = _take_pool(info, batch)
     pool.reap_idle()  # a measuring process that died between batches is replaced
     healthy = True
     try:
@@ -286,6 +395,7 @@ def run_batch(batch: Batch) -> BatchResult:
                     [_relabel_attempt(a, info) for a in event.attempts],
                     setups,
                     event.h_start,
+                    event.cpu,
                 )
             )
             if not withdrawn and time.monotonic() >= deadline:
@@ -302,9 +412,9 @@ def run_batch(batch: Batch) -> BatchResult:
         out.remaining = ()
     finally:
         if healthy:
-            _give_back(pool)
+            _give_back(pool, key)
         else:
-            pool.shutdown(cancel=True)
+            _drop(pool)
     return out
 
 
@@ -411,6 +521,13 @@ class DaskExecutor:
         distributed = import_distributed()
         import dask
 
+        #: the nanny-set variables as this client has them, before a LocalCluster's
+        #: nannies change them here too; measuring processes get these values
+        self.environ = client_environ()
+        #: pin each worker's measuring processes to cores (plan.pin, via set_pin)
+        self.pin = True
+        self.cores: dict[str, tuple[int, ...]] = {}
+        self._priority: Any = None
         if connect_timeout is None:
             connect_timeout = CONNECT_TIMEOUT
         self.scheduler = scheduler
@@ -422,6 +539,7 @@ class DaskExecutor:
         self._by_id: dict[int, Task] = {}
         #: future key -> (future, batch, times its worker was lost)
         self._futures: dict[str, tuple[Any, Batch, int]] = {}
+        self._priorities: dict[int, int] = {}  # batch id -> its Dask priority
         self._next_batch = 0
         self.workers: dict[str, dict[str, Any]] = {}  # address -> worker info
         self.lost_batches: list[dict[str, Any]] = []
@@ -435,14 +553,23 @@ class DaskExecutor:
                 # Its worker processes share the terminal's process group: started
                 # with SIGINT ignored (inherited), a Ctrl-C reaches the harness
                 # alone, which closes the cluster (no tracebacks from workers).
-                with dask.config.set(SCHEDULER_CONFIG), _sigint_ignored():
-                    self._cluster = distributed.LocalCluster(
-                        n_workers=n,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        silence_logs=logging.ERROR,
-                    )
+                try:
+                    with dask.config.set(SCHEDULER_CONFIG), _sigint_ignored():
+                        self._cluster = distributed.LocalCluster(
+                            n_workers=n,
+                            threads_per_worker=1,
+                            processes=True,
+                            dashboard_address=None,
+                            # its HTTP server (metrics only) on a free loopback
+                            # port: not 8787, which may be taken (a warning)
+                            scheduler_kwargs={
+                                "dashboard": False,
+                                "dashboard_address": "127.0.0.1:0",
+                            },
+                            silence_logs=logging.ERROR,
+                        )
+                finally:  # its nannies set their variables in this process too
+                    restore_environ(self.environ)
                 self._client = distributed.Client(self._cluster)
             else:
                 self._client = distributed.Client(
@@ -496,6 +623,7 @@ class DaskExecutor:
                     "worker"
                 )
             self.workers[address] = report
+        self.cores = core_plan(self.workers, bool(self.resources))
         if self.programs:
             self._check_programs()
 
@@ -526,6 +654,15 @@ class DaskExecutor:
         log to the run's workers.log, as a local run's do."""
         if self._cluster is not None:
             self.log_path = str(Path(run_dir) / "workers.log")
+
+    def set_pin(self, pin: bool) -> None:
+        """Pin measuring processes to cores (``plan.pin``), as the local pool does."""
+        self.pin = pin
+
+    def prioritize(self, priority) -> None:
+        """Expected seconds of a task (the runner's cost model): blocks of cells are
+        batched costliest first, as the local pool hands them out."""
+        self._priority = priority
 
     def warnings(self) -> list[str]:
         """Cores shared by more measurements than a host has (honesty of times)."""
@@ -571,6 +708,12 @@ class DaskExecutor:
             "slice_seconds": self.slice_seconds,
             "max_batch": self.max_batch,
             "batches_per_slot": BATCHES_PER_SLOT,
+            "batching": "whole instance blocks (interleaved order), else cells of "
+            "one config",
+            "pinning": (
+                {a: list(c) for a, c in self.cores.items()} if self.pin else None
+            ),
+            "measuring_env": dict(self.environ),
         }
 
     # ---- Executor interface
@@ -584,23 +727,26 @@ class DaskExecutor:
 
         sources = _plugin_sources(self._tasks)
         batch_size = batch_cells(len(self._tasks), self.jobs, self.max_batch)
-        pending = deque(self._tasks)
+        pending = self._tasks
         self._tasks = []
         completed = distributed.as_completed()
-        for chunk in _chunks(pending, batch_size):
+        for chunk in self._batches(pending, batch_size):
             completed.add(self._submit(chunk, sources))
         for future in completed:
             _, batch, losses = self._futures.pop(future.key)
+            priority = self._priorities.pop(batch.id, 0)
             try:
                 result: BatchResult = future.result()
             except Exception as err:  # the Dask worker died under the batch
                 future.release()
-                yield from self._lost(batch, losses, err, completed, sources)
+                yield from self._lost(batch, losses, err, completed, sources, priority)
                 continue
             future.release()
             if result.refused:
                 raise DaskSetupError(result.refused)
-            self.workers.setdefault(result.worker["address"], result.worker)
+            if result.worker["address"] not in self.workers:  # joined later
+                self.workers[result.worker["address"]] = result.worker
+                self.cores = core_plan(self.workers, bool(self.resources))
             for cell in result.cells:
                 task = self._by_id.pop(cell.task_id)
                 yield TaskStarted(task, 0)
@@ -612,6 +758,7 @@ class DaskExecutor:
                     worker=0,
                     worker_id=result.worker["address"],
                     host=result.worker["host"],
+                    cpu=cell.cpu,
                 )
             if result.remaining:
                 rest = [self._by_id[i] for i in result.remaining]
@@ -620,10 +767,19 @@ class DaskExecutor:
                 size = batch_size
                 if idle > 1:
                     size = min(size, math.ceil(len(rest) / idle))
-                for chunk in _chunks(deque(rest), size):
-                    completed.add(self._submit(chunk, sources))
+                for chunk in self._batches(rest, size):
+                    completed.add(self._submit(chunk, sources, priority=priority))
 
-    def _submit(self, tasks: Sequence[Task], sources: dict[str, str], losses: int = 0):
+    def _batches(self, tasks: Sequence[Task], size: int) -> list[list[Task]]:
+        return plan_batches(tasks, size, self.jobs, self._priority)
+
+    def _submit(
+        self,
+        tasks: Sequence[Task],
+        sources: dict[str, str],
+        losses: int = 0,
+        priority: int | None = None,
+    ):
         batch = Batch(
             self._next_batch,
             tuple(tasks),
@@ -636,6 +792,8 @@ class DaskExecutor:
             self.slice_seconds,
             self.log_path,
             self._programs_for(tasks),
+            self.environ,
+            self.cores if self.pin else None,
         )
         self._next_batch += 1
         self.batches += 1
@@ -646,9 +804,10 @@ class DaskExecutor:
             pure=False,
             retries=0,
             resources=self.resources,
-            priority=-batch.id,
+            priority=-batch.id if priority is None else priority,
         )
         self._futures[future.key] = (future, batch, losses)
+        self._priorities[batch.id] = -batch.id if priority is None else priority
         return future
 
     def _known_workers(self) -> dict[str, dict[str, Any]]:
@@ -667,14 +826,17 @@ class DaskExecutor:
         names = {t.config.solver for t in tasks}
         return tuple(n for n in self.programs if n[0] in names)
 
-    def _lost(self, batch: Batch, losses: int, err: BaseException, completed, sources):
+    def _lost(
+        self, batch: Batch, losses: int, err: BaseException, completed, sources,
+        priority: int = 0,
+    ):  # fmt: skip
         reason = f"{type(err).__name__}: {err}".strip()
         retried = losses < LOST_BATCH_RETRIES
         self.lost_batches.append(
             lost_entry(batch, err, self._known_workers(), losses + 1, retried, reason)
         )
         if retried:
-            completed.add(self._submit(batch.tasks, sources, losses + 1))
+            completed.add(self._submit(batch.tasks, sources, losses + 1, priority))
             return
         for task in batch.tasks:
             self._by_id.pop(task.id, None)
@@ -713,6 +875,7 @@ class DaskExecutor:
                 cluster.close(timeout=10)
             except Exception:
                 pass
+            restore_environ(self.environ)  # a nanny restarting a worker set them
         self._tasks = []
 
 
@@ -762,6 +925,43 @@ def batch_cells(cells: int, slots: int, max_batch: int = DEFAULT_MAX_BATCH) -> i
     return max(1, min(max_batch, math.ceil(cells / (max(1, slots) * BATCHES_PER_SLOT))))
 
 
+def plan_batches(
+    tasks: Sequence[Task],
+    size: int,
+    slots: int,
+    priority: Callable[[Task], float] | None = None,
+) -> list[list[Task]]:
+    """The Dask tasks for these cells. Cells with a block (the runner's interleaved
+    order: one instance, every config) go in whole blocks, as one local worker
+    runs a block: one block per batch, costliest first by ``priority`` (tiny
+    blocks packed: at most BLOCK_BATCHES_PER_SLOT batches per slot). Small
+    batches keep the tail short; each costs one scheduler round trip (~15 ms)
+    while its worker waits. Other cells: up to ``size`` consecutive cells of one
+    set-up."""
+    pack = math.ceil(len(tasks) / (max(1, slots) * BLOCK_BATCHES_PER_SLOT))
+    blocks: dict[int, list[Task]] = {}
+    loose: deque[Task] = deque()
+    for task in tasks:
+        if task.block is None:
+            loose.append(task)
+        else:
+            blocks.setdefault(task.block, []).append(task)
+    ordered = list(blocks.values())
+    if priority is not None:
+        ordered.sort(key=lambda b: -sum(priority(t) for t in b))
+    out: list[list[Task]] = []
+    batch: list[Task] = []
+    for block in ordered:
+        batch += block
+        if len(batch) >= pack:
+            out.append(batch)
+            batch = []
+    if batch:
+        out.append(batch)
+    out += _chunks(loose, size)
+    return out
+
+
 def _chunks(tasks: deque[Task], size: int) -> Iterator[list[Task]]:
     """Batches of ``size`` consecutive tasks of one set-up (config, size, goal)."""
     chunk: list[Task] = []
@@ -788,4 +988,54 @@ def _plugin_sources(tasks: Sequence[Task]) -> dict[str, str]:
             out[target] = path.read_text(encoding="utf-8")
         elif target.endswith(".toml"):
             out[target] = toml_text(programs_of(target))
+    return out
+
+
+def client_environ() -> dict[str, str | None]:
+    """This process's values of the variables a Dask nanny sets (see NANNY_ENV)."""
+    keys = set(NANNY_ENV)
+    try:
+        import dask
+
+        keys |= set(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {})
+    except ImportError:
+        pass
+    return {key: os.environ.get(key) for key in sorted(keys)}
+
+
+def restore_environ(environ: dict[str, str | None]) -> None:
+    """Put these variables back as they were (a LocalCluster's nannies run in this
+    process and set them here too, where later local runs would inherit them)."""
+    for key, value in environ.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def core_plan(
+    workers: dict[str, dict[str, Any]], by_resource: bool = False
+) -> dict[str, tuple[int, ...]]:
+    """Cores for each Dask worker's measuring processes, one per slot: host by host,
+    worker by worker (in name order), consecutive cores of the worker's own
+    affinity, round robin; so two measurements on one host share a core only when
+    the host has fewer cores than slots (which the run warns about)."""
+
+    def order(item: tuple[str, dict[str, Any]]) -> tuple:
+        address, w = item
+        name = str(w.get("name", ""))
+        return (str(w.get("host", "")), not name.isdigit(), int(name) if name.isdigit()
+                else 0, name, address)  # fmt: skip
+
+    out: dict[str, tuple[int, ...]] = {}
+    taken: dict[tuple[str, tuple[int, ...]], int] = {}
+    for address, w in sorted(workers.items(), key=order):
+        cores = tuple(w.get("cores") or ())
+        if not cores:
+            continue
+        slots = (w.get("resources") or {}).get(RESOURCE, 0) if by_resource else 0
+        slots = int(slots or w.get("nthreads") or 1)
+        first = taken.get((w.get("host", ""), cores), 0)
+        out[address] = tuple(cores[(first + j) % len(cores)] for j in range(slots))
+        taken[(w.get("host", ""), cores)] = first + slots
     return out

@@ -1045,6 +1045,9 @@ def execute(
     set_run_dir = getattr(executor, "set_run_dir", None)
     if set_run_dir is not None:
         set_run_dir(run_dir)
+    set_pin = getattr(executor, "set_pin", None)  # a cluster: pin as plan.pin says
+    if set_pin is not None:
+        set_pin(plan.pin)
     note_executor(meta, executor)
     res.write_meta(run_dir, meta)
     progress.start(total, done, failures)
