@@ -1,26 +1,35 @@
 """Dask executor overhead and scaling: the figures of issue 12 (not a pytest file).
 
-    .venv/bin/python tests/benchmarks/bench_dask.py              # overhead, 2 rounds
-    .venv/bin/python tests/benchmarks/bench_dask.py --rounds 3 --scale 8-uniform
+    .venv/bin/python tests/benchmarks/bench_dask.py             # overhead, 2 rounds
+    .venv/bin/python tests/benchmarks/bench_dask.py --scale     # scale check
 
-Overhead: the same grid (default ``--datasets 8-mini --solvers all``) through
-``LocalPool`` with 2 jobs and through a 2-worker LocalCluster (``--executor dask
---jobs 2``), interleaved round by round so load drifts hit both alike. Printed: wall
-time of each, the dask/local wall ratio (goal <= 1.15) and the per-cell overhead
-(wall difference / cells). Wall time is the runner's ``execute`` (cells in, rows
-stored), plus, for Dask, starting and closing the LocalCluster, which a user pays too.
+Overhead: the same grid (default ``--datasets 8-mini --solvers all``) through the
+local pool with 2 jobs and through a 2-worker LocalCluster (``--executor dask
+--jobs 2``), interleaved local, dask, local, dask ... so load drifts hit both
+alike. Each run's wall time is split into: start (the executor: for Dask, importing
+distributed and starting the LocalCluster, its two worker processes and the
+check of their code), cells (the runner's ``execute`` until the last row is stored)
+and close (shutting the executor down: for Dask, closing the cluster). Printed:
+the dask/local ratio of the whole wall (what a user waits for) and of the cells
+phase alone (without start-up and close), each with the overhead per cell (wall
+difference / cells), medians over the rounds. The goal of issue 12 is <= 1.15.
 
-Scale (``--scale DATASETS``): the grid on a 1-worker and on a 2-worker LocalCluster;
-prints both walls and the ideal-speedup efficiency T1 / (2 x T2). On a machine with
-2 cores shared with other work this is a lower bound of what 2 free cores give.
+Scale (``--scale``): the same grid on a 1-worker and on a 2-worker LocalCluster,
+interleaved (1, 2, 2, 1, ...); prints both walls and the ideal-speedup efficiency
+T1 / (2 x T2) with the load average. The default scale grid (``--scale-solvers``)
+takes about 1 min on 1 worker and 30 s on 2 on a quiet 2-core machine: with one
+round pair and the warm-up, about 2.5 minutes. On a machine whose cores are
+shared with other work, the efficiency says little (printed anyway).
 
-Set-up (numba compilation, pattern databases) is warmed by one untimed local run
-first, so neither side pays a cold cache the other does not.
+Before timing, one untimed local run of the first two instances of each dataset
+warms the caches (numba's compiled kernels, pattern databases), so no timed run
+pays a cold cache that another does not (``--no-warm`` skips it).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import tempfile
@@ -29,15 +38,28 @@ import time
 from harness import results as res
 from harness.measure import runner
 
+#: configs of the default scale grid: on 8-mini, ~1 min of cells on one core
+SCALE_SOLVERS = "astar_dict,astar_cantor_jit,ida_star,ida_star_jit[manhattan]"
+
 
 def load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
 
 
-def one_run(plan, executor: str, jobs: int) -> tuple[float, int, dict]:
-    """Wall seconds of one run (executor start and close included), cells, and
-    details: the seconds spent starting the executor, rows, failures."""
+@dataclasses.dataclass
+class Timing:
+    wall: float  # start + cells + close
+    start: float
+    cells: float
+    close: float
+    count: int
+    info: dict
+
+
+def one_run(plan, executor: str, jobs: int) -> Timing:
+    """One run in a fresh run directory, its wall time split into start (the
+    executor), cells (until the last row is stored) and close (the executor)."""
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
         if executor == "dask":
@@ -45,78 +67,121 @@ def one_run(plan, executor: str, jobs: int) -> tuple[float, int, dict]:
             run_dir, meta = runner.start(plan, out, jobs=chosen.jobs, argv=["bench"])
         else:
             run_dir, meta = runner.start(plan, out, jobs=jobs, argv=["bench"])
-            chosen = runner.make_executor(jobs, run_dir)
-        started = time.perf_counter() - t0
+            chosen = runner.make_executor(jobs, run_dir, pin=plan.pin)
+        t1 = time.perf_counter()
+        shutdown = chosen.shutdown
+        closing: list[float] = []
+
+        def timed_shutdown(**kw) -> None:
+            t = time.perf_counter()
+            shutdown(**kw)
+            closing.append(time.perf_counter() - t)
+
+        chosen.shutdown = timed_shutdown  # type: ignore[method-assign]
         outcome = runner.execute(plan, run_dir, meta, executor=chosen)
-        wall = time.perf_counter() - t0
+        t2 = time.perf_counter()
         stored = res.read_row_dicts(run_dir)
+    close = sum(closing)
     bad = sum(r["status"] in ("error", "timeout") for r in stored)
-    batches = getattr(chosen, "batches", None)
-    info = {"start_s": round(started, 2), "rows": len(stored), "error_or_timeout": bad}
-    if batches is not None:
-        info["batches"] = batches
-    return wall, outcome.total, info
+    # the timed solves' own wall time: more under Dask = the solves were slowed
+    # (by Dask's processes, say), not only the hand-offs between them
+    timed = [r for r in stored if r["measure"] == "time"]
+    solves = sum(float(r["seconds"] or 0) for r in timed)
+    info = {"rows": len(stored), "failed": bad, "solves_s": round(solves, 2)}
+    if getattr(chosen, "batches", None) is not None:
+        info["batches"] = chosen.batches
+    return Timing(t2 - t0, t1 - t0, t2 - t1 - close, close, outcome.total, info)
+
+
+def warm(plan) -> None:
+    """Set-ups (compiled kernels, tables) into the caches: a short local run."""
+    small = dataclasses.replace(
+        plan,
+        datasets=[dataclasses.replace(d, instances=d.instances[:2])
+                  for d in plan.datasets],
+        repeats=1, warmup=0, memory_pass=False,
+    )  # fmt: skip
+    t = time.perf_counter()
+    one_run(small, "local", 2)
+    print(f"warm-up (local, 2 instances per dataset): {time.perf_counter() - t:.1f} s")
+
+
+def overhead(args) -> None:
+    plan = runner.make_plan(args.solvers, args.datasets, repeats=args.repeats)
+    print(f"overhead: --solvers {args.solvers} --datasets {args.datasets}, repeats "
+          f"{args.repeats} + warm-up solve + memory pass; {load()}")  # fmt: skip
+    if not args.no_warm:
+        warm(plan)
+    runs: dict[str, list[Timing]] = {"local": [], "dask": []}
+    for r in range(args.rounds):
+        for kind in ("local", "dask") if r % 2 == 0 else ("dask", "local"):
+            t = one_run(plan, kind, 2)
+            runs[kind].append(t)
+            print(f"round {r + 1} {kind:5s}: wall {t.wall:7.2f} s = start "
+                  f"{t.start:5.2f} + cells {t.cells:7.2f} + close {t.close:5.2f}; "
+                  f"{t.count} cells {t.info} ({load()})")  # fmt: skip
+    cells = runs["local"][-1].count
+
+    def report(name: str, of) -> None:
+        local = statistics.median(of(t) for t in runs["local"])
+        dask = statistics.median(of(t) for t in runs["dask"])
+        per_round = ", ".join(
+            f"{of(d) / of(x):.3f}"
+            for d, x in zip(runs["dask"], runs["local"], strict=True)
+        )
+        print(f"{name}: local {local:.2f} s, dask {dask:.2f} s; dask/local "
+              f"{dask / local:.3f} (goal <= 1.15; rounds: {per_round}); overhead "
+              f"{1e3 * (dask - local) / cells:+.1f} ms per cell over {cells} "
+              f"cells")  # fmt: skip
+
+    report("with start-up and close (whole wall)", lambda t: t.wall)
+    report("without start-up and close (cells)", lambda t: t.cells)
+    print(f"dask start-up {statistics.median(t.start for t in runs['dask']):.2f} s, "
+          f"close {statistics.median(t.close for t in runs['dask']):.2f} s "
+          f"(medians); {load()}")  # fmt: skip
+
+
+def scale(args) -> None:
+    solvers = args.scale_solvers
+    plan = runner.make_plan(solvers, args.scale_datasets, repeats=args.repeats)
+    print(f"scale: --solvers {solvers} --datasets {args.scale_datasets}, repeats "
+          f"{args.repeats} + warm-up solve + memory pass; {load()}")  # fmt: skip
+    if not args.no_warm:
+        warm(plan)
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    count = 0
+    for r in range(args.rounds):
+        for workers in (1, 2) if r % 2 == 0 else (2, 1):
+            t = one_run(plan, "dask", workers)
+            walls[workers].append(t.wall)
+            count = t.count
+            print(f"round {r + 1}, {workers} worker(s): wall {t.wall:7.2f} s (start "
+                  f"{t.start:.2f}, close {t.close:.2f}); {t.count} cells {t.info} "
+                  f"({load()})")  # fmt: skip
+    t1, t2 = statistics.median(walls[1]), statistics.median(walls[2])
+    print(f"scale ({count} cells): 1 worker {t1 / 60:.2f} min, 2 workers "
+          f"{t2 / 60:.2f} min; speed-up {t1 / t2:.2f}, efficiency T1/(2 T2) "
+          f"{t1 / (2 * t2):.2f} ({load()})")  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="8-mini")
     ap.add_argument("--solvers", default="all")
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="rounds (each: both sides once, interleaved)")  # fmt: skip
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--scale-only", action="store_true",
-                    help="only the scale check")  # fmt: skip
     ap.add_argument("--no-warm", action="store_true",
                     help="skip the warm-up run (caches already warm)")  # fmt: skip
-    ap.add_argument("--scale-solvers", default=None,
-                    help="solvers of the scale check (default: --solvers)")  # fmt: skip
-    ap.add_argument("--scale", default=None, metavar="DATASETS",
-                    help="also run the scale check on these datasets")  # fmt: skip
+    ap.add_argument("--scale", action="store_true",
+                    help="run the scale check (1 vs 2 workers)")  # fmt: skip
+    ap.add_argument("--scale-solvers", default=SCALE_SOLVERS)
+    ap.add_argument("--scale-datasets", default="8-mini")
     args = ap.parse_args()
-
-    plan = runner.make_plan(args.solvers, args.datasets, repeats=args.repeats)
-    print(f"grid: --solvers {args.solvers} --datasets {args.datasets}, "
-          f"repeats {args.repeats}, memory pass; {load()}")  # fmt: skip
-    if not args.no_warm:
-        t = time.perf_counter()
-        one_run(plan, "local", 2)  # warm caches (numba, pattern databases)
-        print(f"warm-up run (local, 2 jobs): {time.perf_counter() - t:.1f} s")
-
-    walls: dict[str, list[float]] = {"local": [], "dask": []}
-    cells = 0
-    for r in range(args.rounds if not args.scale_only else 0):
-        for kind in ("local", "dask") if r % 2 == 0 else ("dask", "local"):
-            wall, cells, info = one_run(plan, kind, 2)
-            walls[kind].append(wall)
-            print(f"round {r + 1} {kind:5s}: {wall:7.2f} s  {cells} cells  {info}  "
-                  f"({load()})")  # fmt: skip
-    if walls["local"]:
-        report(walls, cells)
     if args.scale:
         scale(args)
-
-
-def report(walls: dict[str, list[float]], cells: int) -> None:
-    local, dask = statistics.median(walls["local"]), statistics.median(walls["dask"])
-    print(f"median wall: local {local:.2f} s, dask {dask:.2f} s; "
-          f"dask/local ratio {dask / local:.3f} (goal <= 1.15); "
-          f"per-cell overhead {1e3 * (dask - local) / cells:+.2f} ms over {cells} "
-          f"cells")  # fmt: skip
-    ratios = [d / x for d, x in zip(walls["dask"], walls["local"], strict=True)]
-    print("per-round ratios: " + ", ".join(f"{x:.3f}" for x in ratios))
-
-
-def scale(args) -> None:
-    solvers = args.scale_solvers or args.solvers
-    splan = runner.make_plan(solvers, args.scale, repeats=args.repeats)
-    if not args.no_warm:
-        one_run(splan, "local", 2)
-    w1, n, _ = one_run(splan, "dask", 1)
-    w2, _, _ = one_run(splan, "dask", 2)
-    print(f"scale (--solvers {solvers} --datasets {args.scale}, {n} cells): "
-          f"1 worker {w1 / 60:.2f} min, 2 workers {w2 / 60:.2f} min; "
-          f"speed-up {w1 / w2:.2f}, efficiency {w1 / (2 * w2):.2f} "
-          f"({load()})")  # fmt: skip
+    else:
+        overhead(args)
 
 
 if __name__ == "__main__":
