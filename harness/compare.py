@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.results import ANSWERED, SEVERITY
+from harness.results import ANSWERED, READABLE_VERSIONS, SEVERITY
 
 if TYPE_CHECKING:  # pandas is imported lazily: this module is reached from the CLI
     import pandas as pd
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pandas is imported lazily: this module is reached from the 
     from harness.analysis import Run
 
 EXIT_OK, EXIT_REGRESSION, EXIT_INCOMPARABLE = 0, 1, 2
-SUPPORTED_SCHEMAS = (1, 2, 3)
+SUPPORTED_SCHEMAS = READABLE_VERSIONS  # the reader migrates older ones
 CELL_KEY = ["solver", "heuristic", "dataset", "instance"]
 COUNTERS = [
     "expanded",

@@ -12,8 +12,11 @@ BUDGET_SECONDS = 60.0
 SETUP_TIMEOUT = 600.0
 #: Where runs are stored and looked up, relative to the working directory.
 RESULTS_DIR = Path("results")
-#: Timed solves per cell.
+#: Timed solves per cell (with the adaptive stop: at most).
 REPEATS = 3
+#: Adaptive stop: a cell stops repeating once the repeats left could not move its
+#: median by more than this factor (harness.measure.stopping); 0: all repeats.
+ADAPTIVE = 0.04
 #: MB of address space one solve may add to its worker (0: no limit).
 MEMORY_LIMIT_MB = 4096
 #: Untimed solves per cell before the timed repeats: without one, repeat 0 ran 4-10%

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 3  # bump on any change of columns or their meaning
+SCHEMA_VERSION = 4  # bump on any change of columns or their meaning
 # History:
 #   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
@@ -39,8 +39,15 @@ SCHEMA_VERSION = 3  # bump on any change of columns or their meaning
 #       meta.json: options.warmup, options.order_seed, load averages, CPU
 #       frequency and governor, hostname. Older runs are read with these columns
 #       empty, and :func:`schema_gaps` says what they lack.
+#   4 - time rows: ``repeats_taken`` (how many timed repeats the cell took) and
+#       ``stop_reason`` (why no more: stable | max | fixed | failed, see
+#       harness.measure.stopping): the adaptive stop may take fewer than
+#       options.repeats. A ``ref_cpu_seconds`` may be shared by the repeats of
+#       one worker within 0.5 s (timer.reference says so). meta.json: ``phases``
+#       (where the session's time went), options.adaptive. Version 1-3 runs are
+#       read with the two columns empty: they took all their repeats.
 #: Versions this harness reads (older ones are migrated on reading).
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 SUPPORTED_SCHEMAS = READABLE_VERSIONS
 
 ROWS_FILE = "rows.csv"
@@ -117,6 +124,12 @@ class ResultRow:
     ref_cpu_seconds: float | None = None
     worker: int | None = None  # worker slot that measured the row
     cpu: int | None = None  # the core that worker was pinned to (None: not pinned)
+    # ---- schema 4
+    #: time rows: how many timed repeats the cell took (the adaptive stop may
+    #: take fewer than options.repeats)
+    repeats_taken: int | None = None
+    #: time rows: why the cell took no more (harness.measure.stopping.STOP_REASONS)
+    stop_reason: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, str, int]:
@@ -129,6 +142,19 @@ COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))
 #: The columns of a version 1 / 2 ``rows.csv`` (read with the newer ones empty).
 COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("extra") + 1]
 COLUMNS_V2: tuple[str, ...] = COLUMNS[: COLUMNS.index("raw_cpu_seconds") + 1]
+COLUMNS_V3: tuple[str, ...] = COLUMNS[: COLUMNS.index("cpu") + 1]
+#: stop_reason of a cell whose remaining repeats were skipped as unable to move
+#: its median (a resume or reuse must not take them)
+STOPPED_STABLE = "stable"
+
+
+def stopped_early(rows: Iterable[dict[str, str]]) -> bool:
+    """Whether a cell's stored rows say its timed repeats stopped early on
+    purpose (the adaptive stop): the repeats it lacks are not missing."""
+    return any(
+        r.get("measure") == "time" and r.get("stop_reason") == STOPPED_STABLE
+        for r in rows
+    )
 
 
 def row_key(config: str, dataset: str, instance: str, measure: str, repeat: int):
@@ -489,7 +515,7 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
         return []
     header = next(csv.reader([lines[0]]))
     width = len(header)
-    if tuple(header) in (COLUMNS_V1, COLUMNS_V2):  # older: the later columns empty
+    if tuple(header) in (COLUMNS_V1, COLUMNS_V2, COLUMNS_V3):  # older: later empty
         header = list(COLUMNS)
     if tuple(header) != COLUMNS:
         missing = [c for c in COLUMNS if c not in header]

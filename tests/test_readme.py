@@ -216,7 +216,11 @@ def test_cluster_section_commands_run_as_printed(tmp_path: Path) -> None:
         )
         assert result.exit_code == 0, result.output
         meta, rows = read_run(Path(result.output.strip().splitlines()[-1]))
-        assert set(rows.status) == {"solved"} and len(rows) == 2 * 3 * 4
+        assert set(rows.status) == {"solved"} and (rows.measure == "memory").sum() == 6
+        # 2 configs x 3 instances; each cell 2 or 3 timed repeats (adaptive stop)
+        taken = rows[rows.measure == "time"].groupby(["config", "instance"])
+        assert len(taken) == 6 and taken.size().between(2, 3).all()
+        assert (taken.size() == taken.repeats_taken.first()).all()
         assert meta["executors"][0]["kind"] == "dask"
         assert meta["executors"][0]["slots"] == 2
         assert 1 <= len(meta["workers"]) <= 2 and set(meta["hosts"])

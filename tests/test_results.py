@@ -87,9 +87,12 @@ def test_columns_follow_the_contract_in_order():
         "ref_cpu_seconds",
         "worker",
         "cpu",
+        "repeats_taken",
+        "stop_reason",
     )
     assert res.COLUMNS_V1 == res.COLUMNS[:27]
     assert res.COLUMNS_V2 == res.COLUMNS[:29]
+    assert res.COLUMNS_V3 == res.COLUMNS[:34]
 
 
 def test_round_trip_keeps_values_and_types(tmp_path):
@@ -180,7 +183,7 @@ def test_malformed_rows_are_named(tmp_path):
     with open(tmp_path / res.ROWS_FILE, "a") as fh:
         fh.write("only,three,fields\n")
     with pytest.raises(
-        res.ResultsError, match=r"rows.csv: line 3: 3 fields, expected 34"
+        res.ResultsError, match=r"rows.csv: line 3: 3 fields, expected 36"
     ):
         res.read_row_dicts(tmp_path)
 
@@ -190,7 +193,7 @@ def test_unknown_schema_version_is_rejected(tmp_path):
     meta = json.loads((tmp_path / res.META_FILE).read_text())
     meta["schema_version"] = res.SCHEMA_VERSION + 1
     (tmp_path / res.META_FILE).write_text(json.dumps(meta))
-    with pytest.raises(res.ResultsError, match="schema_version 4 is not supported"):
+    with pytest.raises(res.ResultsError, match=f"schema_version {res.SCHEMA_VERSION + 1} is not supported"):
         analysis.read_run(tmp_path)
 
 
@@ -199,7 +202,7 @@ def test_old_schema_fixture_is_rejected_clearly():
         analysis.read_run(DATA / "old_schema_run")
     assert "meta.json: schema_version 0 is not supported" in str(err.value)
     assert "\n" not in str(err.value)
-    with pytest.raises(res.ResultsError, match="columns do not match schema 3"):
+    with pytest.raises(res.ResultsError, match="columns do not match schema 4"):
         res.read_row_dicts(DATA / "old_schema_run")
 
 

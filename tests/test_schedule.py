@@ -109,6 +109,26 @@ def test_eta_spreads_work_over_workers_but_not_below_the_longest_cell():
     assert left == pytest.approx(model.cost(long) / 2)
 
 
+def test_eta_plays_blocks_out_as_the_pool_runs_them():
+    """A block (one instance, every config) runs on one worker, cell after cell:
+    ten 0.01 s cells in one block take 0.1 s even with two workers; the rest of
+    a running cell's block stays on that cell's worker."""
+    model = CostModel()
+    for depth in (0, 30):
+        model.observe(Job(("a", "3x3", True), depth, 1, 1e9), 0.01 * 1.2**depth)
+    cell = Job(("a", "3x3", True), 0, 1, 1e9)  # 0.01 s
+    assert eta(model, [(cell, 7)] * 10, [], 2) == pytest.approx(0.10)
+    split = [(cell, 7)] * 5 + [(cell, 8)] * 5
+    assert eta(model, split, [], 2) == pytest.approx(0.05)
+    # worker 1 runs block 7 (one cell there, 4 more to come); worker 2 is free
+    # and takes block 8 (3 cells): the run ends with block 7
+    left = eta(model, [(cell, 7)] * 4 + [(cell, 8)] * 3, [(cell, 0.0, 7)], 2)
+    assert left == pytest.approx(0.05)
+    # longest unit first, each to the worker that falls free first (the pool's way)
+    units = [(cell, 1)] * 3 + [(cell, 2)] * 3 + [(cell, 3)] * 2 + [(cell, 4)] * 2
+    assert eta(model, units, [], 2) == pytest.approx(0.05)
+
+
 def _task(i: int, config: str, depth: int) -> Task:
     return Task(
         id=i, config=config, plugins=(), rows=3, cols=3, start=tuple(range(9)),

@@ -25,7 +25,7 @@ _RESUME_CONFLICTS = {
     "--exec": "exec_", "--repeats": "repeats", "--timeout": "timeout",
     "--memory-limit": "memory_limit", "--no-memory": "no_memory", "--gc": "keep_gc",
     "--setup-timeout": "setup_timeout", "--warmup": "warmup",
-    "--order-seed": "order_seed",
+    "--order-seed": "order_seed", "--adaptive/--no-adaptive": "adaptive",
 }  # fmt: skip
 
 
@@ -126,6 +126,16 @@ def run(
             "rotated per instance); default a fresh one, recorded in meta.json.",
         ),
     ] = None,
+    adaptive: Annotated[
+        bool,
+        typer.Option(
+            "--adaptive/--no-adaptive",
+            help="Stop a cell's timed repeats once the ones left could not move "
+            "its median (wall, CPU and normalised time) by more than "
+            f"{defaults.ADAPTIVE:.0%}: a stable cell takes 2 of 3. --no-adaptive "
+            "takes all --repeats. The rows say how many were taken and why.",
+        ),
+    ] = True,
     no_memory: Annotated[
         bool, typer.Option("--no-memory", help="Skip the untimed memory pass.")
     ] = False,
@@ -302,6 +312,7 @@ def run(
                 setup_timeout=setup_timeout,
                 warmup=runner.DEFAULT_WARMUP if warmup is None else warmup,
                 order_seed=order_seed,
+                adaptive=runner.DEFAULT_ADAPTIVE if adaptive else 0.0,
             )
             if executor == "dask" and not dry_run:
                 chosen = runner.make_dask_executor(scheduler, jobs, plan.plugins)

@@ -354,8 +354,9 @@ class LocalPool:
                 slot.attempts.append(msg[1])
                 slot.deadline, slot.current = None, None
             elif kind == "done":
-                _, h_start, retire = msg
+                h_start, retire = msg[1], msg[2]
                 result = self._finish(slot, h_start)
+                result.phases = msg[3] if len(msg) > 3 else {}
                 if retire:  # it exits by itself after a MemoryError
                     try:
                         slot.process.wait(5.0)
@@ -466,9 +467,10 @@ def fill_not_run(task: Task, attempts: list[Attempt]) -> list[Attempt]:
     carrying the outcome of the failure that stopped the task."""
     done = {(a.measure, a.repeat) for a in attempts}
     failure = next((a for a in attempts if a.outcome != "returned"), None)
+    stopped = any(a.stop for a in attempts)  # adaptive stop: repeats left out
     out = list(attempts)
     for p in task.passes:
-        if (p.measure, p.repeat) in done:
+        if (p.measure, p.repeat) in done or (stopped and p.measure == "time"):
             continue
         if failure is None:  # cannot happen with a well-behaved worker
             out.append(

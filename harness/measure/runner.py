@@ -28,6 +28,7 @@ from harness import defaults
 from harness import results as res
 from harness.datasets import Dataset, Instance
 from harness.external import load_plugin
+from harness.measure import stopping
 from harness.measure.judge import judge as check_answer
 from harness.measure.pool import Executor, InlineExecutor, LocalPool
 from harness.measure.schedule import CostModel, Job, eta
@@ -35,7 +36,9 @@ from harness.measure.worker import (
     MAX_MOVES_CHARS,
     REFERENCE_BOARD,
     REFERENCE_CONFIG,
+    REFERENCE_REUSE_SECONDS,
     TRACEMALLOC_BELOW_BYTES,
+    TRACEMALLOC_BELOW_SECONDS,
     Attempt,
     Pass,
     Setup,
@@ -56,6 +59,7 @@ DEFAULT_OUT = defaults.RESULTS_DIR
 MAX_SECONDS = 86_400.0
 MAX_MEMORY_LIMIT_MB = 1_048_576
 DEFAULT_WARMUP = defaults.WARMUP
+DEFAULT_ADAPTIVE = defaults.ADAPTIVE
 COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 FAILURES = res.PROBLEMS  # what --strict fails on
 
@@ -102,6 +106,9 @@ class Plan:
     #: rotated per instance from a seeded shuffle; False: config by config
     interleave: bool = True
     order_seed: int = 0
+    #: adaptive stop: a cell stops repeating once the repeats left could not move
+    #: its median by more than this factor (harness.measure.stopping); 0: all
+    adaptive: float = 0.0
 
     def timeout_for(self, config: SolverConfig) -> float:
         return self.timeout if self.timeout is not None else config.spec.budget_seconds
@@ -141,6 +148,7 @@ class Plan:
             "pin": self.pin,
             "interleave": self.interleave,
             "order_seed": self.order_seed,
+            "adaptive": self.adaptive,
         }
 
 
@@ -251,6 +259,7 @@ def make_plan(
     pin: bool = True,
     interleave: bool = True,
     order_seed: int | None = None,
+    adaptive: float = DEFAULT_ADAPTIVE,
 ) -> Plan:
     """Resolve names into a :class:`Plan`; RunError (one line) on bad input.
     ``order_seed`` None: a fresh one, recorded in meta.json."""
@@ -258,6 +267,8 @@ def make_plan(
         raise RunError(f"--repeats {repeats}: must be at least 1")
     if warmup < 0:
         raise RunError(f"--warmup {warmup}: must be 0 or more")
+    if not 0 <= adaptive < 1:  # also refuses nan
+        raise RunError(f"adaptive tolerance {adaptive}: must be 0 (off) to under 1")
     if timeout is not None:
         _check_seconds("--timeout", timeout)
     _check_seconds("--setup-timeout", setup_timeout)
@@ -285,6 +296,7 @@ def make_plan(
         pin=pin,
         interleave=interleave,
         order_seed=random.randrange(2**31) if order_seed is None else order_seed,
+        adaptive=adaptive,
     )
     if use_oracle:
         plan.oracle_optima = oracle_optima(plan.datasets)
@@ -571,6 +583,7 @@ def build_rows(
     """The stored rows of one finished task: judged, checked for determinism."""
     inst, config = cell.instance, cell.config
     drift = nondeterminism(result.attempts, stored)
+    taken, stop = _repeats_taken(result, stored)
     rows = []
     warm_failure: Attempt | None = None
     for a in result.attempts:
@@ -638,9 +651,28 @@ def build_rows(
                 ref_cpu_seconds=a.ref_cpu_seconds if timed else None,
                 worker=result.worker if result.worker >= 0 else None,
                 cpu=result.cpu,
+                repeats_taken=taken if a.measure == "time" else None,
+                stop_reason=stop if a.measure == "time" else "",
             )
         )
     return rows
+
+
+def _repeats_taken(
+    result: TaskResult, stored: Sequence[dict[str, str]]
+) -> tuple[int, str]:
+    """(timed repeats the cell took, why no more) for its time rows: see
+    harness.measure.stopping. Repeats not run after a failure are not taken."""
+    timed = [a for a in result.attempts if a.measure == "time"]
+    ran = [a for a in timed if not a.message.startswith("not run after")]
+    taken = len(ran) + sum(1 for r in stored if r["measure"] == "time")
+    if any(a.outcome != "returned" for a in timed) or any(
+        r["measure"] == "time" and r["status"] in FAILURES for r in stored
+    ):
+        return taken, stopping.FAILED
+    if any(a.stop for a in timed):
+        return taken, stopping.STABLE
+    return taken, stopping.MAXIMUM if result.task.adaptive > 0 else stopping.FIXED
 
 
 def skipped_rows(run_id: str, cell: Cell, passes: Sequence[Pass], optimum: int | None):
@@ -794,14 +826,26 @@ def new_meta(
                 "interpreter, imports and tables loaded in set-up); peak_rss_bytes "
                 "= that absolute peak; peak_bytes = tracemalloc peak of a second "
                 "solve (Python allocations only), run only when the delta is under "
-                f"{TRACEMALLOC_BELOW_BYTES // 2**20} MiB"
+                f"{TRACEMALLOC_BELOW_BYTES // 2**20} MiB and the plain solve took "
+                f"under {TRACEMALLOC_BELOW_SECONDS * 1000:g} ms of CPU (traced, it "
+                "runs 5-20x slower)"
             ),
             "warmup": f"{plan.warmup} untimed solve(s) per cell before the timed "
             "repeats",
+            "repeats": (
+                f"adaptive: up to {plan.repeats} per cell; a cell stops once the "
+                "repeats left could not move the median of its wall, CPU and "
+                f"normalised times by more than {plan.adaptive:.0%} (rows: "
+                "repeats_taken, stop_reason)"
+                if plan.adaptive > 0
+                else f"{plan.repeats} per cell"
+            ),
             "reference": (
-                f"after every timed repeat, {REFERENCE_CONFIG} on "
-                f"{format_board(REFERENCE_BOARD)} timed in the same worker "
-                "(ref_seconds, ref_cpu_seconds); compare divides by it"
+                f"{REFERENCE_CONFIG} on {format_board(REFERENCE_BOARD)} timed in "
+                "the same worker right after a timed repeat, unless the worker's "
+                f"last one ended at most {REFERENCE_REUSE_SECONDS:g} s before the "
+                "repeat began (then that one is used again): ref_seconds, "
+                "ref_cpu_seconds; compare divides by it"
                 if plan.reference
                 else "none"
             ),
@@ -962,10 +1006,16 @@ def execute(
         ).append(row)
     passes_needed = {(p.measure, p.repeat) for p in passes}
 
+    def stored_passes(key: tuple[str, str, str]) -> set[tuple[str, int]]:
+        rows = stored_by_cell.get(key, [])
+        have = {(r["measure"], int(r["repeat"])) for r in rows}
+        if res.stopped_early(rows):  # the repeats it lacks were skipped on purpose
+            have |= {(p.measure, p.repeat) for p in passes if p.measure == "time"}
+        return have
+
     def needed(cell: Cell) -> bool:
         key = (cell.config.label, cell.dataset.name, cell.instance.id)
-        have = {(r["measure"], int(r["repeat"])) for r in stored_by_cell.get(key, [])}
-        return cell.refusal is None and not passes_needed <= have
+        return cell.refusal is None and not passes_needed <= stored_passes(key)
 
     cells = slow_setups(plan_cells(plan), plan.setup_timeout, needed, _say)
     total = len(cells)
@@ -975,7 +1025,7 @@ def execute(
     tasks: list[Task] = []
     for cell in cells:
         key = (cell.config.label, cell.dataset.name, cell.instance.id)
-        have = {(r["measure"], int(r["repeat"])) for r in stored_by_cell.get(key, [])}
+        have = stored_passes(key)
         todo = tuple(p for p in passes if (p.measure, p.repeat) not in have)
         if not any(p.measure == "time" for p in todo):
             todo = tuple(p for p in todo if p.measure != "warmup")  # nothing to warm
@@ -1004,6 +1054,7 @@ def execute(
                 instance=cell.instance.id,
                 reference=plan.reference,
                 block=cell.block,
+                adaptive=plan.adaptive,
             )
             by_task[task.id] = cell
             tasks.append(task)
@@ -1012,6 +1063,7 @@ def execute(
     model = CostModel()
     model.observe_all(_stored_costs(plan, cells, stored_by_cell, passes))
     cost_jobs = {t.id: _job(by_task[t.id], t, plan) for t in tasks}
+    blocks = {t.id: t.block for t in tasks}  # a block runs on one worker
     for i in model.order(cost_jobs[t.id] for t in tasks):
         executor.submit(tasks[i])
     running: dict[int, float] = {}
@@ -1028,8 +1080,8 @@ def execute(
         now = time.monotonic()
         left = eta(
             model,
-            (j for i, j in cost_jobs.items() if i not in running),
-            ((cost_jobs[i], now - t0) for i, t0 in running.items()),
+            ((j, blocks[i]) for i, j in cost_jobs.items() if i not in running),
+            ((cost_jobs[i], now - t0, blocks[i]) for i, t0 in running.items()),
             workers,
         )
         # What the latest cells really took against what was expected of them
@@ -1054,24 +1106,30 @@ def execute(
     last_meta = 0.0
     lost_seen = 0
     estimate = getattr(progress, "estimate", None)
+    observed = getattr(progress, "observed", None)
     if estimate is not None:
         estimate(seconds_left())
+    clock = PhaseClock(workers)
     try:
         for event in executor.events():
             if isinstance(event, TaskStarted):
-                running[event.task.id] = time.monotonic()
+                running[event.task.id] = clock.started()
                 if event.task.id in cost_jobs:
                     said[event.task.id] = model.cost(cost_jobs[event.task.id])
                 progress.started(event.task.config.label, event.task.dataset)
                 continue
             began = running.pop(event.task.id, None)
+            clock.finished(began, event.phases)
             job = cost_jobs.pop(event.task.id, None)
             if began is not None and job is not None:
                 setup = sum(s.seconds or 0.0 for s in event.setups)
                 took = max(time.monotonic() - began - setup, 0.0)
                 model.observe(job, took)
                 if event.task.id in said:
-                    recent.append((said.pop(event.task.id), took))
+                    recent.append((said[event.task.id], took))
+                if observed is not None:  # (benchmarks: how right the model was)
+                    observed(job, said.get(event.task.id), took)
+                said.pop(event.task.id, None)
             if estimate is not None:
                 estimate(seconds_left())
             cell = by_task[event.task.id]
@@ -1103,6 +1161,7 @@ def execute(
                 else None
             )
             progress.finished(done, failures, line)
+            clock.handled()
     except KeyboardInterrupt:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second ^C waits
         try:
@@ -1123,12 +1182,67 @@ def execute(
     executor.shutdown()
     progress.stop()
     note_lost_batches(meta, executor, lost_seen)
+    meta["phases"] = clock.summary()
     meta["finished_utc"] = res.utc_now()
     meta["load_average_end"] = res.load_average()
     meta["interrupted"] = False
     meta["complete"] = True
     res.write_meta(run_dir, meta)
     return Outcome(run_dir, meta, total, done, failures)
+
+
+class PhaseClock:
+    """Where a session's wall time went (meta.json ``phases``, seconds; the
+    workers' phases also in CPU seconds, which a loaded machine inflates less): the
+    workers' own phases (set-up, warm-up, timed solves, reference solves, memory
+    and tracemalloc solves), the rest of their busy time (hand-off, messages,
+    worker start-up), the time worker slots sat idle (``idle_slot_seconds``;
+    ``tail_seconds``: from the last hand-off to the end, when workers run out
+    of cells one by one) and the parent's handling of results (judging, rows,
+    meta.json, progress)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.t0 = self.last_start = time.monotonic()
+        self.busy = self.parent = 0.0
+        self.phases: dict[str, float] = {}  # wall seconds
+        self.cpu: dict[str, float] = {}  # CPU seconds (load inflates wall, less this)
+        self._mark = self.t0
+
+    def started(self) -> float:
+        self.last_start = time.monotonic()
+        return self.last_start
+
+    def finished(
+        self, began: float | None, phases: dict[str, tuple[float, float]]
+    ) -> None:
+        self._mark = now = time.monotonic()
+        if began is not None:
+            self.busy += now - began
+        for name, (wall, cpu) in phases.items():
+            self.phases[name] = self.phases.get(name, 0.0) + wall
+            self.cpu[name] = self.cpu.get(name, 0.0) + cpu
+
+    def handled(self) -> None:
+        self.parent += time.monotonic() - self._mark
+
+    def summary(self) -> dict[str, Any]:
+        wall = time.monotonic() - self.t0
+        measured = sum(self.phases.values())
+        out: dict[str, Any] = {
+            "wall_seconds": wall,
+            "workers": self.workers,
+            **{f"worker_{k}_seconds": v for k, v in sorted(self.phases.items())},
+            **{f"worker_{k}_cpu_seconds": v for k, v in sorted(self.cpu.items())},
+            "worker_other_seconds": max(self.busy - measured, 0.0)
+            if self.phases
+            else None,
+            "worker_busy_seconds": self.busy,
+            "idle_slot_seconds": max(self.workers * wall - self.busy, 0.0),
+            "tail_seconds": wall - (self.last_start - self.t0),
+            "parent_handling_seconds": self.parent,
+        }
+        return {k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}
 
 
 def _priority(model: CostModel, job: Job, running, jobs: dict[int, Job]) -> float:
@@ -1258,6 +1372,7 @@ def plan_from_meta(
         pin=bool(opts.get("pin", False)),
         interleave=bool(opts.get("interleave", False)),
         order_seed=int(opts.get("order_seed", 0)),
+        adaptive=float(opts.get("adaptive", 0.0)),
     )
     plan.oracle_optima = oracle_optima(plan.datasets)
     return plan
@@ -1345,6 +1460,7 @@ def run(
     pin: bool = True,
     interleave: bool = True,
     order_seed: int | None = None,
+    adaptive: float = DEFAULT_ADAPTIVE,
     resume: str | None = None,
     progress: Progress | None = None,
     executor_factory: Callable[[int, Path], Executor] | None = None,
@@ -1393,6 +1509,7 @@ def run(
             interleave=interleave,
             order_seed=order_seed,
             pairs=pairs,
+            adaptive=adaptive,
         )
         if executor == "dask":
             dask_executor = make_dask_executor(scheduler, jobs, plan.plugins)

@@ -16,8 +16,9 @@ Only the standard library: the model is evaluated once per worker hand-off.
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 
 #: Growth of cost per move of optimal depth before any config has two depths
@@ -161,24 +162,42 @@ class CostModel:
 
 def eta(
     model: CostModel,
-    pending: Iterable[Job],
-    running: Iterable[tuple[Job, float]],
+    pending: Iterable[Job | tuple[Job, Hashable]],
+    running: Iterable[tuple[Job, float] | tuple[Job, float, Hashable]],
     workers: int,
 ) -> float:
-    """Seconds until the last cell is expected to finish: the work left spread over
-    ``workers``, but never less than the longest single cell still to finish
-    (one cell runs on one worker). ``running``: (job, seconds it has run)."""
-    work = longest = 0.0
-    for job in pending:
-        c = model.cost(job)
-        work += c
-        longest = max(longest, c)
-    for job, elapsed in running:
+    """Seconds until the last cell is expected to finish, by playing the rest of
+    the run out on the model: each worker first finishes its running cell
+    (``running``: (job, seconds it has run[, block])) and the rest of that cell's
+    block; then every worker that falls free takes the longest pending unit (a
+    block of cells that one worker runs in turn, or a cell without a block:
+    ``pending`` items are jobs or (job, block or None)), as the pool does. The
+    answer is when the last worker is done: never less than the longest unit,
+    and the work spread over ``workers`` when units are small."""
+    loads: list[float] = []
+    held: dict[Hashable, int] = {}  # block -> the worker running it
+    for item in running:
+        job, elapsed = item[0], item[1]
         # A cell past its estimate is expected to need a little more, not nothing.
-        c = max(model.cost(job) - elapsed, 0.1 * model.cost(job))
-        work += c
-        longest = max(longest, c)
-    return max(work / max(workers, 1), longest)
+        c = model.cost(job)
+        loads.append(max(c - elapsed, 0.1 * c))
+        if len(item) > 2 and item[2] is not None:
+            held[item[2]] = len(loads) - 1
+    loads += [0.0] * max(workers - len(loads), 0)
+    units: dict[Hashable, float] = {}
+    for n, item in enumerate(pending):
+        job, block = item if isinstance(item, tuple) else (item, None)
+        c = model.cost(job)
+        if block is not None and block in held:
+            loads[held[block]] += c
+        else:
+            key = ("cell", n) if block is None else block
+            units[key] = units.get(key, 0.0) + c
+    heap = loads or [0.0]
+    heapq.heapify(heap)
+    for unit in sorted(units.values(), reverse=True):
+        heapq.heappush(heap, heapq.heappop(heap) + unit)
+    return max(heap)
 
 
 def _median(values: list[float]) -> float:

@@ -25,6 +25,7 @@ from multiprocessing import connection
 from typing import TYPE_CHECKING, Any
 
 from harness.defaults import SETUP_TIMEOUT
+from harness.measure.stopping import STABLE, settled
 from harness.puzzle import Board, Grid, grid
 
 if TYPE_CHECKING:
@@ -38,6 +39,13 @@ TRACEMALLOC_TIMEOUT_FACTOR = 5.0
 #: allocations says more; above it the RSS delta is the honest figure (it sees
 #: numba's and numpy's buffers too) and a 5x slower traced solve adds nothing.
 TRACEMALLOC_BELOW_BYTES = 16 * 2**20
+#: ... and only when the plain solve of the memory pass took under this much CPU
+#: time: traced, a pure-Python search runs 5-20x slower (every small allocation
+#: and free is recorded), so on the default main job the traced solves of the few
+#: slow low-memory cells (pure-Python IDA*, BFS, A* with weak heuristics on deep
+#: boards) cost more than everything else together. Those cells keep their RSS
+#: delta and no tracemalloc peak; a 50 ms solve costs at most ~1 s traced.
+TRACEMALLOC_BELOW_SECONDS = 0.05
 #: The reference solve timed beside every timed repeat: a fixed A* on Cantor-ranked
 #: arrays (solver-like: heap, arrays, branches), ~3-6 ms on a 2 GHz core. Dividing
 #: a repeat's CPU time by it cancels the drift of the core both ran on.
@@ -45,6 +53,13 @@ REFERENCE_KEY = ("astar_cantor", "manhattan")  # a ConfigKey's solver and heuris
 REFERENCE_CONFIG = "{}[{}]".format(*REFERENCE_KEY)  # its label, for messages
 REFERENCE_BOARD: Board = (5, 7, 8, 3, 6, 4, 2, 0, 1)  # 27 moves from the goal
 REFERENCE_GOAL: Board = (1, 2, 3, 4, 5, 6, 7, 8, 0)
+#: A timed repeat uses the worker's last reference solve when that was timed at
+#: most this long ago (the drift it cancels lasts seconds, in spells of about
+#: 1-30 s), else times a new one right after the repeat. A repeat longer than
+#: this always gets its own; short cells share one, so the references cost at
+#: most ~1% of a worker's time instead of ~5 ms per repeat (more than the solves
+#: themselves on most 3x3 cells).
+REFERENCE_REUSE_SECONDS = 0.5
 #: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
 MAX_MOVES_CHARS = 1_000_000
 
@@ -85,6 +100,9 @@ class Task:
     #: tasks with the same block run in one worker, in submission order (the
     #: runner's interleaved order: one instance, every config); None: any worker
     block: int | None = None
+    #: adaptive stop (harness.measure.stopping): skip the timed repeats left once
+    #: they could not move the cell's median by more than this factor; 0: take all
+    adaptive: float = 0.0
 
     @property
     def setup_key(self) -> tuple:
@@ -128,6 +146,8 @@ class Attempt:
     ref_seconds: float | None = None
     ref_cpu_seconds: float | None = None
     message: str = ""
+    #: timed pass: "stable" when the repeats after it were skipped (adaptive stop)
+    stop: str = ""
 
 
 @dataclass(slots=True)
@@ -162,6 +182,10 @@ class TaskResult:
     worker_id: str = ""
     host: str = ""
     cpu: int | None = None  # the core the worker was pinned to
+    #: (wall, CPU) seconds the worker spent per phase of this task (set-up,
+    #: warm-up, the timed solves, the reference solves, the memory and tracemalloc
+    #: solves): where a run's time goes (meta.json ``phases``); empty: not measured
+    phases: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +309,24 @@ class Worker:
         self.cpu: int | None = None  # the core this process is pinned to
         #: the reference solve, prepared: (solve, heuristic, grid); False: failed
         self._reference: Any = None
+        #: (wall, CPU) seconds per phase of the current task (TaskResult.phases)
+        self._phases: dict[str, tuple[float, float]] = {}
+        #: the last reference solve's (wall, CPU) seconds and when it ended
+        self._last_reference: tuple[tuple[float, float], float] | None = None
+
+    def _spent(self, phase: str, since: tuple[float, float]) -> tuple[float, float]:
+        """Add the wall and CPU seconds from ``since`` (a :func:`_now`) to ``phase``;
+        returns now."""
+        now = _now()
+        wall, cpu = self._phases.get(phase, (0.0, 0.0))
+        self._phases[phase] = (wall + now[0] - since[0], cpu + now[1] - since[1])
+        return now
+
+    def _moved(self, phase: str, to: str, since: tuple[float, float]) -> None:
+        """Move the seconds from ``since`` to now from ``phase`` to ``to``."""
+        now = self._spent(to, since)
+        wall, cpu = self._phases.get(phase, (0.0, 0.0))
+        self._phases[phase] = (wall - now[0] + since[0], cpu - now[1] + since[1])
 
     # ---- alarm: the in-process time limit (the parent kills as a backstop)
 
@@ -374,12 +416,17 @@ class Worker:
 
     def run(self, task: Task) -> TaskResult:
         """Set up if needed, then run the passes in order until one fails."""
-        result = TaskResult(task, [], worker=self.index, cpu=self.cpu)
+        self._phases = {}
+        result = TaskResult(
+            task, [], worker=self.index, cpu=self.cpu, phases=self._phases
+        )
         key = task.setup_key
         if key not in self._prepared:
             self._send(("setup_begin", task.setup_timeout))
+            began = _now()
             try:
                 setup, prepared = self._setup(task)
+                self._spent("setup", began)
             except BaseException as err:  # a broken plugin or prepare: every pass fails
                 status = "memout" if isinstance(err, MemoryError) else "error"
                 message = f"set-up failed: {_describe(err)}"
@@ -411,7 +458,11 @@ class Worker:
                 result.h_start = int(heuristic(task.start))
             except Exception:
                 result.h_start = None
+        timed_total = sum(1 for p in task.passes if p.measure == "time")
+        stopped = False
         for p in task.passes:
+            if stopped and p.measure == "time":
+                continue  # adaptive stop: the rest could not move the median
             self._current = p
             self._send(("begin", p, task.pass_budget(p)))
             run_pass = {
@@ -420,10 +471,19 @@ class Worker:
             }.get(p.measure, self._timed_pass)
             if spec.external is not None:
                 run_pass = self._external_pass
+            began = _now()
             attempt = self._guard(
                 task, p, lambda f=run_pass: f(task, spec, heuristic, g)
             )
+            self._spent(p.measure, began)
             attempt.measure, attempt.repeat = p.measure, p.repeat
+            if (
+                p.measure == "time"
+                and task.adaptive > 0
+                and attempt.outcome == "returned"
+                and _settled(result.attempts + [attempt], timed_total, task.adaptive)
+            ):
+                attempt.stop, stopped = STABLE, True
             self._send(("attempt", attempt))
             result.attempts.append(attempt)
             if attempt.outcome != "returned":
@@ -557,12 +617,26 @@ class Worker:
         attempt.seconds = (t1 - t0) / 1e9
         attempt.cpu_seconds = (c1 - c0) / 1e9
         if reference and task.reference:
-            # right after the solve, same process, same core: the same drift
+            # same process, same core, within REFERENCE_REUSE_SECONDS: same drift
             del moves
-            ref = self._time_reference()
+            began = _now()
+            ref = self._recent_reference(t0 / 1e9)  # perf_counter's clock
+            self._moved("time", "reference", began)  # the pass's, not the solve's
             if ref is not None:
                 attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
+
+    def _recent_reference(self, solve_began: float) -> tuple[float, float] | None:
+        """The reference for a repeat that began at ``solve_began``: the last one
+        if it ended at most REFERENCE_REUSE_SECONDS before that, else a new one,
+        timed now (right after the repeat)."""
+        last = self._last_reference
+        if last is not None and solve_began - last[1] <= REFERENCE_REUSE_SECONDS:
+            return last[0]
+        ref = self._time_reference()
+        if ref is not None:
+            self._last_reference = (ref, time.perf_counter())
+        return ref
 
     def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
         """An external program's pass: it runs in a child process, which is
@@ -596,9 +670,11 @@ class Worker:
         before_kb = _proc_status_kb("VmRSS")
         self._limit_memory(task.memory_limit_mb)
         self._arm(task.timeout)
+        c0 = time.process_time()
         moves = spec.solve(
             task.start, task.goal, g, counters=counters, heuristic=heuristic
         )
+        solve_cpu = time.process_time() - c0
         self._disarm()
         peak_rss = _peak_rss_bytes(bool(self._rss_reset_ok))
         attempt = self._returned(Pass("memory", 0), moves, counters)
@@ -610,6 +686,18 @@ class Worker:
         delta = attempt.peak_rss_delta_bytes
         if delta is not None and delta >= TRACEMALLOC_BELOW_BYTES:
             return attempt  # the RSS delta is the figure; see TRACEMALLOC_BELOW_BYTES
+        if solve_cpu >= TRACEMALLOC_BELOW_SECONDS:
+            return attempt  # too slow to trace; see TRACEMALLOC_BELOW_SECONDS
+
+        traced = _now()
+        try:
+            return self._traced_solve(task, spec, heuristic, g, attempt)
+        finally:
+            self._moved("memory", "tracemalloc", traced)  # not the RSS solve's
+
+    def _traced_solve(self, task: Task, spec, heuristic, g: Grid, attempt: Attempt):
+        """The tracemalloc solve of the memory pass (see :meth:`_memory_pass`)."""
+        from harness.solver import Counters
 
         check = Counters()
         gc.collect()
@@ -655,6 +743,29 @@ class Worker:
         ):
             attempt.check_moves = attempt.check_moves[:200]
         return attempt
+
+
+def _now() -> tuple[float, float]:
+    """(wall, CPU) clocks of this process, for the phase accounting."""
+    return time.perf_counter(), time.process_time()
+
+
+def _settled(attempts: list[Attempt], total: int, tolerance: float) -> bool:
+    """Adaptive stop: the timed attempts so far pin the median of ``total`` repeats
+    of every figure a verdict uses (wall, CPU, CPU / reference) within the
+    tolerance (:func:`harness.measure.stopping.settled`)."""
+    timed = [a for a in attempts if a.measure == "time"]
+    if len(timed) >= total or any(a.outcome != "returned" for a in timed):
+        return False
+    series = [
+        [a.seconds for a in timed],
+        [a.cpu_seconds for a in timed],
+    ]
+    if all(a.ref_cpu_seconds for a in timed):
+        series.append([a.cpu_seconds / a.ref_cpu_seconds for a in timed])
+    if any(v is None for values in series for v in values):
+        return False
+    return settled(series, total, tolerance)
 
 
 # ------------------------------------------------------- worker: the process
@@ -708,6 +819,6 @@ def worker_entry(
             flush=True,
         )
         result = worker.run(task)
-        conn.send(("done", result.h_start, worker.retire))
+        conn.send(("done", result.h_start, worker.retire, result.phases))
         if worker.retire:
             return

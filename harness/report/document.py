@@ -72,7 +72,8 @@ HOW_TO_READ = (
     "set-up, and whatever earlier cells left in the worker; it includes compiled "
     "code's and numpy's buffers. 'peak traced' is tracemalloc's peak of Python "
     "allocations, measured only for solves that added under 16 MiB (above that the "
-    "RSS figure says more, and a traced solve runs ~5x slower). MiB = 2^20 bytes.",
+    "RSS figure says more) and took under 50 ms (a traced solve runs 5-20x "
+    "slower); blank elsewhere. MiB = 2^20 bytes.",
 )
 
 
@@ -267,12 +268,21 @@ def _method(run: Run) -> str:
         f"{warmup} untimed warm-up solve{'s' if warmup != 1 else ''} per cell, then"
         if warmup is not None
         else "no warm-up solve recorded; then",
-        f"{opts.get('repeats', '?')} timed repeats",
+        f"{opts.get('repeats', '?')} timed repeats"
+        + (
+            f" at most (a cell stopped once the repeats left could not move its "
+            f"median by more than {opts['adaptive']:.0%}; rows: repeats_taken)"
+            if opts.get("adaptive")
+            else ""
+        ),
     ]
     if opts.get("reference"):
         parts.append(
-            "each followed by the reference solve in the same worker, on the same "
-            "core (harness compare divides by it)"
+            "each with a reference solve in the same worker, on the same core, "
+            "within 0.5 s (harness compare divides by it)"
+            if run.meta.get("schema_version", 0) >= 4
+            else "each followed by the reference solve in the same worker, on the "
+            "same core (harness compare divides by it)"
         )
     text = prefix + " ".join(parts[:2]) + (f", {parts[2]}" if len(parts) > 2 else "")
     if opts.get("interleave"):
