@@ -109,6 +109,22 @@ def test_eta_spreads_work_over_workers_but_not_below_the_longest_cell():
     assert left == pytest.approx(model.cost(long) / 2)
 
 
+def test_shallow_cells_are_priced_at_the_fixed_overhead_not_below():
+    """Every cell pays a fixed overhead beside its depth curve: the floor (10th
+    percentile of per-pass costs) holds the shallow end, and the curve, fitted to
+    cells well above it, still prices the deep end."""
+    model = CostModel()
+    true = lambda d: 0.01 + 0.0001 * 1.5**d  # noqa: E731
+    for d in range(0, 32):
+        model.observe(Job(("a", "3x3", True), d, 1, 1e9), true(d))
+    assert model.floor == pytest.approx(true(3), rel=0.01)
+    for d in (0, 5):
+        assert 0.9 * true(d) <= model.cost(Job(("a", "3x3", True), d, 1, 1e9))
+    for d in (25, 31):
+        cost = model.cost(Job(("a", "3x3", True), d, 1, 1e9))
+        assert cost == pytest.approx(true(d), rel=0.2)
+
+
 def test_eta_plays_blocks_out_as_the_pool_runs_them():
     """A block (one instance, every config) runs on one worker, cell after cell:
     ten 0.01 s cells in one block take 0.1 s even with two workers; the rest of

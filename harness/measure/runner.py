@@ -842,10 +842,11 @@ def new_meta(
             ),
             "reference": (
                 f"{REFERENCE_CONFIG} on {format_board(REFERENCE_BOARD)} timed in "
-                "the same worker right after a timed repeat, unless the worker's "
-                f"last one ended at most {REFERENCE_REUSE_SECONDS:g} s before the "
-                "repeat began (then that one is used again): ref_seconds, "
-                "ref_cpu_seconds; compare divides by it"
+                "the same worker right after a timed repeat, unless the one after "
+                "an earlier repeat of the same cell ended at most "
+                f"{REFERENCE_REUSE_SECONDS:g} s before the repeat began (then "
+                "that one is used again): ref_seconds, ref_cpu_seconds; compare "
+                "divides by it"
                 if plan.reference
                 else "none"
             ),

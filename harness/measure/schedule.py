@@ -16,6 +16,7 @@ Only the standard library: the model is evaluated once per worker hand-off.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections.abc import Hashable, Iterable
@@ -75,11 +76,23 @@ class _Fit:
 
 @dataclass
 class CostModel:
-    """Expected seconds per cell, learnt from the cells of this run."""
+    """Expected seconds per cell, learnt from the cells of this run.
+
+    Every cell also pays a fixed overhead (messages, the collector, the memory
+    pass's bookkeeping, the reference solve) that no depth curve sees: the
+    model's floor is the 10th percentile of the per-pass costs measured so far,
+    no cell is expected below it, and the curves are fitted to the cells well
+    above it (twice the floor), so shallow cells do not flatten them."""
 
     growth: float = DEFAULT_GROWTH
     base: float = DEFAULT_BASE
+    #: (depth, log seconds per pass) of each cell observed, per group
+    _samples: dict[tuple[str, str, bool], list[tuple[float, float]]] = field(
+        default_factory=dict
+    )
+    _costs: list[float] = field(default_factory=list)  # per pass, sorted
     _fits: dict[tuple[str, str, bool], _Fit] = field(default_factory=dict)
+    _fitted: bool = True
     _memo: dict[tuple, float] = field(default_factory=dict)
 
     # ---- learning
@@ -87,26 +100,47 @@ class CostModel:
     def observe(self, job: Job, seconds: float) -> None:
         """Record that ``job`` took ``seconds`` (wall, set-up excluded)."""
         per_pass = max(seconds, 1e-4) / max(job.passes, 1)
-        self._fits.setdefault(job.key, _Fit()).add(
-            float(self._depth(job)), math.log(per_pass)
+        self._samples.setdefault(job.key, []).append(
+            (float(self._depth(job)), math.log(per_pass))
         )
+        bisect.insort(self._costs, per_pass)
+        self._fitted = False
         self._memo.clear()
 
     def observe_all(self, samples: Iterable[tuple[Job, float]]) -> None:
         for job, seconds in samples:
             self.observe(job, seconds)
 
+    @property
+    def floor(self) -> float:
+        """Seconds per pass no cell is expected below (0 before 10 cells)."""
+        n = len(self._costs)
+        return self._costs[n // 10] if n >= 10 else 0.0
+
+    def _refit(self) -> None:
+        """The groups' curves, from their cells well above the floor (all of a
+        group's cells when fewer than two are)."""
+        if self._fitted:
+            return
+        above = math.log(2 * self.floor) if self.floor > 0 else -math.inf
+        self._fits = {}
+        for key, samples in self._samples.items():
+            chosen = [s for s in samples if s[1] >= above]
+            fit = _Fit()
+            for x, y in chosen if len(chosen) >= 2 else samples:
+                fit.add(x, y)
+            self._fits[key] = fit
+        self._fitted = True
+
     def measured(self, key: tuple[str, str, bool]) -> bool:
         """Whether a cell of this (config, size, solvable) group was observed."""
-        return key in self._fits
+        return key in self._samples
 
     def sampled_depth(self, key: tuple[str, str, bool]) -> float | None:
         """The one depth a group was observed at, None when it has no sample or
-        its own slope already (samples at two depths or more)."""
-        fit = self._fits.get(key)
-        if fit is None or fit.slope() is not None:
-            return None
-        return fit.mean_x
+        samples at two depths or more."""
+        depths = {x for x, _ in self._samples.get(key, ())}
+        return depths.pop() if len(depths) == 1 else None
 
     # ---- estimating
 
@@ -118,6 +152,7 @@ class CostModel:
         return float(deepest + (UNSOLVABLE_EXTRA_DEPTH if not job.key[2] else 0))
 
     def _slope(self, key: tuple[str, str, bool]) -> float:
+        self._refit()
         own = self._fits.get(key)
         if own is not None and own.slope() is not None:
             return max(own.slope(), 0.0)
@@ -132,6 +167,7 @@ class CostModel:
         memo_key = (job.key, x)
         if memo_key in self._memo:
             return self._memo[memo_key]
+        self._refit()
         own = self._fits.get(job.key)
         if own is not None:
             log_cost = own.mean_y + self._slope(job.key) * (x - own.mean_x)
@@ -146,7 +182,7 @@ class CostModel:
             ] or [f.mean_y - slope * f.mean_x for f in self._fits.values()]
             level = _median(levels) if levels else math.log(self.base)
             log_cost = level + slope * x
-        value = math.exp(min(log_cost, 50.0))
+        value = max(math.exp(min(log_cost, 50.0)), self.floor)
         self._memo[memo_key] = value
         return value
 

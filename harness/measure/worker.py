@@ -53,12 +53,13 @@ REFERENCE_KEY = ("astar_cantor", "manhattan")  # a ConfigKey's solver and heuris
 REFERENCE_CONFIG = "{}[{}]".format(*REFERENCE_KEY)  # its label, for messages
 REFERENCE_BOARD: Board = (5, 7, 8, 3, 6, 4, 2, 0, 1)  # 27 moves from the goal
 REFERENCE_GOAL: Board = (1, 2, 3, 4, 5, 6, 7, 8, 0)
-#: A timed repeat uses the worker's last reference solve when that was timed at
-#: most this long ago (the drift it cancels lasts seconds, in spells of about
-#: 1-30 s), else times a new one right after the repeat. A repeat longer than
-#: this always gets its own; short cells share one, so the references cost at
-#: most ~1% of a worker's time instead of ~5 ms per repeat (more than the solves
-#: themselves on most 3x3 cells).
+#: A timed repeat uses the reference solve timed after an earlier repeat of the
+#: same cell when that one ended at most this long before the repeat began (the
+#: drift it cancels lasts seconds, in spells of about 1-30 s), else a new one is
+#: timed right after the repeat. A repeat longer than this always gets its own;
+#: a short cell's repeats share one, timed next to them, so the references cost
+#: a third (with the adaptive stop, half) of one per repeat. Not shared across
+#: cells: under a heavy load the A/A ratios spread wider when they were.
 REFERENCE_REUSE_SECONDS = 0.5
 #: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
 MAX_MOVES_CHARS = 1_000_000
@@ -312,7 +313,8 @@ class Worker:
         #: (wall, CPU) seconds per phase of the current task (TaskResult.phases)
         self._phases: dict[str, tuple[float, float]] = {}
         #: the last reference solve's (wall, CPU) seconds and when it ended
-        self._last_reference: tuple[tuple[float, float], float] | None = None
+        #: the last reference solve: ((wall, CPU) seconds, when it ended, its task)
+        self._last_reference: tuple[tuple[float, float], float, Task] | None = None
 
     def _spent(self, phase: str, since: tuple[float, float]) -> tuple[float, float]:
         """Add the wall and CPU seconds from ``since`` (a :func:`_now`) to ``phase``;
@@ -620,22 +622,28 @@ class Worker:
             # same process, same core, within REFERENCE_REUSE_SECONDS: same drift
             del moves
             began = _now()
-            ref = self._recent_reference(t0 / 1e9)  # perf_counter's clock
+            ref = self._recent_reference(task, t0 / 1e9)  # perf_counter's clock
             self._moved("time", "reference", began)  # the pass's, not the solve's
             if ref is not None:
                 attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
 
-    def _recent_reference(self, solve_began: float) -> tuple[float, float] | None:
-        """The reference for a repeat that began at ``solve_began``: the last one
-        if it ended at most REFERENCE_REUSE_SECONDS before that, else a new one,
-        timed now (right after the repeat)."""
+    def _recent_reference(
+        self, task: Task, solve_began: float
+    ) -> tuple[float, float] | None:
+        """The reference for a repeat of ``task`` that began at ``solve_began``:
+        the one after an earlier repeat of the same task if it ended at most
+        REFERENCE_REUSE_SECONDS before that, else a new one, timed now."""
         last = self._last_reference
-        if last is not None and solve_began - last[1] <= REFERENCE_REUSE_SECONDS:
+        if (
+            last is not None
+            and last[2] is task
+            and solve_began - last[1] <= REFERENCE_REUSE_SECONDS
+        ):
             return last[0]
         ref = self._time_reference()
         if ref is not None:
-            self._last_reference = (ref, time.perf_counter())
+            self._last_reference = (ref, time.perf_counter(), task)
         return ref
 
     def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:

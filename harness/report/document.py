@@ -278,8 +278,8 @@ def _method(run: Run) -> str:
     ]
     if opts.get("reference"):
         parts.append(
-            "each with a reference solve in the same worker, on the same core, "
-            "within 0.5 s (harness compare divides by it)"
+            "each with a reference solve of its cell in the same worker, on the "
+            "same core, within 0.5 s (harness compare divides by it)"
             if run.meta.get("schema_version", 0) >= 4
             else "each followed by the reference solve in the same worker, on the "
             "same core (harness compare divides by it)"
