@@ -129,6 +129,19 @@ def test_small_solves_also_get_the_tracemalloc_peak():
     assert attempt.check_counters == attempt.counters  # the determinism check
 
 
+def test_slow_solves_are_not_traced():
+    """A solve over 50 ms of CPU keeps its RSS delta but gets no tracemalloc solve
+    (traced, it would run 5-20x slower); a quick one in the same worker does."""
+    slow, quick = _in_one_worker([
+        _task(0, "spin80", SHALLOW, MEMORY),
+        _task(1, "count_calls", SHALLOW, MEMORY),
+    ])  # fmt: skip
+    spun = _memory_attempt(slow)
+    assert spun.outcome == "returned" and spun.peak_rss_delta_bytes < 16 * MIB
+    assert spun.peak_bytes is None and spun.check_counters is None
+    assert _memory_attempt(quick).peak_bytes is not None
+
+
 def test_rows_carry_the_delta_the_reference_and_the_core(run):
     frame = run(
         "alloc64,count_calls",

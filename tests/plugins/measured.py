@@ -5,11 +5,14 @@
   the solve added 64 MiB, whatever the worker held before.
 - ``count_calls``: a BFS that appends one line per call to the file named by the
   environment variable ``COUNT_CALLS_FILE`` (how many solves the runner made).
+- ``spin80``: a BFS that then spins until the call has used 80 ms of CPU time
+  (slow, and allocating next to nothing).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections import deque
 
 from harness.puzzle import Board, Grid, Moves, is_solvable
@@ -51,6 +54,18 @@ def alloc64(
         block[offset] = 1
     moves = _bfs(start, goal, grid, counters)
     del block
+    return moves
+
+
+@register("spin80", optimal=True)
+def spin80(
+    start: Board, goal: Board, grid: Grid, *, counters: Counters, heuristic=None
+) -> Moves | None:
+    """BFS, then a busy loop until the call has taken 80 ms of CPU time."""
+    began = time.process_time()
+    moves = _bfs(start, goal, grid, counters)
+    while time.process_time() - began < 0.08:
+        pass
     return moves
 
 
