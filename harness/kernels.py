@@ -136,22 +136,53 @@ def lowbit16() -> np.ndarray:
     return table
 
 
-# ------------------------------------------------------- IDA*, tile-additive h
+# ------------------------------------------------------------------- IDA*
 
 
 @jit
-def ida_additive(board, goal, nbr, cost, stats, path):
-    """IDA* with a tile-additive h (``cost[tile, cell]``, blank 0): Manhattan,
-    misplaced. Mutates ``board``; returns the path length in ``path`` (-1 if none
-    within MAX_PATH)."""
-    n = board.shape[0]
+def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
+    """IDA* with the heuristic whose tables are given: ``additive``, ``walking``
+    or ``pdb`` (the arguments of :func:`ida_additive`, :func:`ida_walking_distance`
+    and :func:`ida_pdb`). Mutates ``board``; returns the path length in ``path``
+    (-1 if none within MAX_PATH). h is kept incrementally: ``s`` (pdb: the plain
+    and the mirrored sum) and per-depth arrays for the undo.
+
+    numba compiles one specialization per heuristic: every ``is not None`` test is
+    on an argument's type, so numba prunes the other heuristics' branches before
+    typing and none is left at run time. Each heuristic's code stays in this body
+    and its arrays are unpacked once per solve: array variables bound inside the
+    loop (a helper's parameters or a tuple unpacked per node) cost numba reference
+    counts per node, which cost 10-60% of the node rate when tried. Linear
+    conflict keeps its own kernel: here it ran ~12% slower. Compare node rates with
+    ``tests/benchmarks/bench_kernels_ab.py``.
+    """
+    if additive is not None:
+        (cost,) = additive
+        s = h = _board_cost(board, cost)
+    if walking is not None:
+        row_id, col_id, row_dist, row_next, col_dist, col_next, goal_row, goal_col = (
+            walking
+        )
+        rows_at = np.zeros(MAX_PATH + 1, dtype=np.int32)
+        cols_at = np.zeros(MAX_PATH + 1, dtype=np.int32)
+        rows_at[0] = row_id
+        cols_at[0] = col_id
+        s = 0
+        h = row_dist[row_id] + col_dist[col_id]
+    if pdb is not None:
+        (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
+         mtile_group, mcellmap, popcnt, packed, gcost) = pdb  # fmt: skip
+        pos, ident, val, mval, total, mtotal = _pdb_groups(
+            board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles,
+            mcellmap, popcnt, packed, gcost,
+        )
+        saved = np.zeros((MAX_PATH + 1, 2), dtype=np.int32)
+        s = (total, mtotal)
+        h = max(total, mtotal)
     blank = 0
-    h = 0
-    for c in range(n):
-        t = board[c]
-        if t == 0:
+    for c in range(board.shape[0]):
+        if board[c] == 0:
             blank = c
-        h += cost[t, c]
     stack_move = np.zeros(MAX_PATH + 1, dtype=np.int8)
     bound = h
     stats[1] += 1  # the root: Korf's published counts include it once
@@ -161,7 +192,6 @@ def ida_additive(board, goal, nbr, cost, stats, path):
         if _is_goal(board, goal, h):
             return 0
         depth = 0
-        g_h = h
         stats[0] += 1
         stack_move[0] = 0
         while depth >= 0:
@@ -174,9 +204,22 @@ def ida_additive(board, goal, nbr, cost, stats, path):
                 back = path[depth]
                 src = nbr[blank, 3 - back]
                 t = board[src]
-                g_h += cost[t, blank] - cost[t, src]
                 board[blank] = t
                 board[src] = 0
+                if additive is not None:
+                    s += cost[t, blank] - cost[t, src]
+                if pdb is not None:
+                    total, mtotal = s
+                    pos[t] = blank
+                    pos[0] = src
+                    grp = tile_group[t]
+                    total += saved[depth + 1, 0] - val[grp]
+                    val[grp] = saved[depth + 1, 0]
+                    if mirror:
+                        grp = mtile_group[t]
+                        mtotal += saved[depth + 1, 1] - mval[grp]
+                        mval[grp] = saved[depth + 1, 1]
+                    s = (total, mtotal)
                 blank = src
                 continue
             stack_move[depth] = k + 1
@@ -187,21 +230,77 @@ def ida_additive(board, goal, nbr, cost, stats, path):
                 continue
             stats[1] += 1
             t = board[dst]
-            child_h = g_h + cost[t, blank] - cost[t, dst]
+            if additive is not None:
+                child_h = child_s = s + cost[t, blank] - cost[t, dst]
+            if walking is not None:
+                # a vertical move steps the row-count state by the moved tile's goal
+                # row, a horizontal one the column state
+                r = rows_at[depth]
+                c = cols_at[depth]
+                if k == 0:  # blank up: the tile comes down into the blank's row
+                    r = row_next[r, 0, goal_row[t]]
+                elif k == 3:
+                    r = row_next[r, 1, goal_row[t]]
+                elif k == 1:
+                    c = col_next[c, 0, goal_col[t]]
+                else:
+                    c = col_next[c, 1, goal_col[t]]
+                child_h = row_dist[r] + col_dist[c]
+                child_s = s
+            if pdb is not None:
+                # only the moved tile's group, and its mirrored group, change
+                total, mtotal = s
+                pos[t] = blank  # the tile slides into the blank's cell
+                grp = tile_group[t]
+                new_val = _group_value(
+                    pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables,
+                    offsets[grp], popcnt, packed, gcost[grp],
+                )
+                child_total = total + new_val - val[grp]
+                child_h = child_total
+                child_mtotal = mtotal
+                new_mval = np.int32(0)
+                # The mirrored sum can only raise f: skip it when the plain sum
+                # already cuts the child off at or above the next bound (same f,
+                # same counts).
+                if mirror and depth + 1 + child_total < next_bound:
+                    mgrp = mtile_group[t]
+                    new_mval = _group_value(
+                        pos, mtiles[mgrp], gsize[mgrp], gmult[mgrp], mcellmap,
+                        tables, moffsets[mgrp], popcnt, packed, gcost[mgrp],
+                    )
+                    child_mtotal = mtotal + new_mval - mval[mgrp]
+                    if child_mtotal > child_h:
+                        child_h = child_mtotal
+                child_s = (child_total, child_mtotal)
             f = depth + 1 + child_h
             if f > bound:
+                if pdb is not None:
+                    pos[t] = dst
                 if f < next_bound:
                     next_bound = f
                 continue
+            # enter the child, saving at depth + 1 what the undo restores
+            if walking is not None:
+                rows_at[depth + 1] = r
+                cols_at[depth + 1] = c
+            if pdb is not None:
+                saved[depth + 1, 0] = val[grp]
+                val[grp] = new_val
+                if mirror:
+                    mgrp = mtile_group[t]
+                    saved[depth + 1, 1] = mval[mgrp]
+                    mval[mgrp] = new_mval
+                pos[0] = dst
             board[blank] = t
             board[dst] = 0
             blank = dst
-            g_h = child_h
+            s = child_s
             path[depth] = k
             depth += 1
             if depth > stats[2]:
                 stats[2] = depth
-            if _is_goal(board, goal, g_h):
+            if _is_goal(board, goal, child_h):
                 return depth
             if depth >= MAX_PATH:
                 return -1
@@ -220,6 +319,25 @@ def _is_goal(board, goal, h):
         if board[c] != goal[c]:
             return False
     return True
+
+
+@jit
+def _board_cost(board, cost):
+    h = 0
+    for c in range(board.shape[0]):
+        h += cost[board[c], c]
+    return h
+
+
+# ------------------------------------------------------- IDA*, tile-additive h
+
+
+@jit
+def ida_additive(board, goal, nbr, cost, stats, path):
+    """IDA* with a tile-additive h (``cost[tile, cell]``, blank 0): Manhattan,
+    misplaced; a move changes one tile's cost. Mutates ``board``; returns the path
+    length in ``path`` (-1 if none within MAX_PATH)."""
+    return _ida(board, goal, nbr, stats, path, additive=(cost,))
 
 
 # ------------------------------------------------- IDA*, Manhattan + conflicts
@@ -404,84 +522,11 @@ def ida_walking_distance(
     board, goal, nbr, row_id, col_id, row_dist, row_next, col_dist, col_next,
     goal_row, goal_col, stats, path,
 ):
-    """IDA* with walking distance: a vertical move steps the row-count state by the
-    moved tile's goal row (``row_next``), a horizontal one the column state, so h
-    costs two table reads per child; the states are kept per depth for the undo."""
-    n = board.shape[0]
-    blank = 0
-    for c in range(n):
-        if board[c] == 0:
-            blank = c
-    stack_move = np.zeros(MAX_PATH + 1, dtype=np.int8)
-    rows_at = np.zeros(MAX_PATH + 1, dtype=np.int32)
-    cols_at = np.zeros(MAX_PATH + 1, dtype=np.int32)
-    rows_at[0] = row_id
-    cols_at[0] = col_id
-    h = row_dist[row_id] + col_dist[col_id]
-    bound = h
-    stats[1] += 1  # the root, once
-    while True:
-        stats[3] += 1
-        next_bound = _INF
-        if _is_goal(board, goal, h):
-            return 0
-        depth = 0
-        stats[0] += 1
-        stack_move[0] = 0
-        while depth >= 0:
-            k = stack_move[depth]
-            if k == 4:
-                depth -= 1
-                if depth < 0:
-                    break
-                src = nbr[blank, 3 - path[depth]]
-                board[blank] = board[src]
-                board[src] = 0
-                blank = src
-                continue
-            stack_move[depth] = k + 1
-            if depth > 0 and k == 3 - path[depth - 1]:
-                continue
-            dst = nbr[blank, k]
-            if dst < 0:
-                continue
-            stats[1] += 1
-            t = board[dst]
-            r = rows_at[depth]
-            c = cols_at[depth]
-            if k == 0:  # blank up: the tile comes down into the blank's row
-                r = row_next[r, 0, goal_row[t]]
-            elif k == 3:
-                r = row_next[r, 1, goal_row[t]]
-            elif k == 1:
-                c = col_next[c, 0, goal_col[t]]
-            else:
-                c = col_next[c, 1, goal_col[t]]
-            child_h = row_dist[r] + col_dist[c]
-            f = depth + 1 + child_h
-            if f > bound:
-                if f < next_bound:
-                    next_bound = f
-                continue
-            board[blank] = t
-            board[dst] = 0
-            blank = dst
-            path[depth] = k
-            depth += 1
-            rows_at[depth] = r
-            cols_at[depth] = c
-            h = child_h
-            if depth > stats[2]:
-                stats[2] = depth
-            if _is_goal(board, goal, h):
-                return depth
-            if depth >= MAX_PATH:
-                return -1
-            stats[0] += 1
-            stack_move[depth] = 0
-        if next_bound >= _INF or next_bound > MAX_PATH:
-            return -1
-        bound = next_bound
+    """IDA* with walking distance: h costs two table reads per child
+    (:func:`_wd_child`); the states are kept per depth for the undo."""
+    walking = (row_id, col_id, row_dist, row_next, col_dist, col_next, goal_row,
+               goal_col)  # fmt: skip
+    return _ida(board, goal, nbr, stats, path, walking=walking)
 
 
 # ------------------------------------------------ pattern databases: indexing
@@ -521,54 +566,22 @@ def _group_value(pos, tiles, k, mult, cellmap, tables, offset, popcnt, packed, c
 
 
 @jit
-def pdb_value(
+def _pdb_groups(
     board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, mcellmap,
     popcnt, packed, gcost,
 ):
-    """Additive PDB estimate of one board: sum over groups, and with ``mirror`` the
-    max of that and the mirrored sum (lookups through ``mcellmap``)."""
+    """(each tile's cell, the identity cell map, each group's value, each mirrored
+    group's value through ``mcellmap`` (0 unmirrored), the two sums)."""
     n = board.shape[0]
     pos = np.empty(n, dtype=np.int8)
     for c in range(n):
         pos[board[c]] = c
     ident = np.arange(n).astype(np.int8)
-    total = 0
-    for grp in range(gtiles.shape[0]):
-        total += _group_value(
-            pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables, offsets[grp],
-            popcnt, packed, gcost[grp],
-        )
-    if mirror:
-        other = 0
-        for grp in range(mtiles.shape[0]):
-            other += _group_value(
-                pos, mtiles[grp], gsize[grp], gmult[grp], mcellmap, tables,
-                moffsets[grp], popcnt, packed, gcost[grp],
-            )
-        if other > total:
-            total = other
-    return total
-
-
-@jit
-def ida_pdb(
-    board, goal, nbr, tables, offsets, gtiles, gsize, gmult, tile_group, mirror,
-    moffsets, mtiles, mtile_group, mcellmap, popcnt, packed, gcost, stats, path,
-):
-    """IDA* with an additive disjoint PDB (optionally max'ed with its mirrored
-    lookup). A move changes one tile, so only that tile's group (and its mirrored
-    group) is re-indexed; old group values are kept per depth for the undo."""
-    n = board.shape[0]
-    groups = gtiles.shape[0]
-    pos = np.empty(n, dtype=np.int8)
-    for c in range(n):
-        pos[board[c]] = c
-    ident = np.arange(n).astype(np.int8)
-    val = np.zeros(groups, dtype=np.int32)
-    mval = np.zeros(groups, dtype=np.int32)
+    val = np.zeros(gtiles.shape[0], dtype=np.int32)
+    mval = np.zeros(gtiles.shape[0], dtype=np.int32)
     total = 0
     mtotal = 0
-    for grp in range(groups):
+    for grp in range(gtiles.shape[0]):
         val[grp] = _group_value(
             pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables, offsets[grp],
             popcnt, packed, gcost[grp],
@@ -580,103 +593,33 @@ def ida_pdb(
                 moffsets[grp], popcnt, packed, gcost[grp],
             )
             mtotal += mval[grp]
-    stack_move = np.zeros(MAX_PATH + 1, dtype=np.int8)
-    saved = np.zeros((MAX_PATH + 1, 2), dtype=np.int32)
-    blank = pos[0]
-    h = max(total, mtotal)
-    bound = h
-    stats[1] += 1  # the root, once
-    while True:
-        stats[3] += 1
-        next_bound = _INF
-        if _is_goal(board, goal, h):
-            return 0
-        depth = 0
-        stats[0] += 1
-        stack_move[0] = 0
-        while depth >= 0:
-            k = stack_move[depth]
-            if k == 4:
-                depth -= 1
-                if depth < 0:
-                    break
-                back = path[depth]
-                src = nbr[blank, 3 - back]
-                t = board[src]
-                board[blank] = t
-                board[src] = 0
-                pos[t] = blank
-                pos[0] = src
-                blank = src
-                grp = tile_group[t]
-                total += saved[depth + 1, 0] - val[grp]
-                val[grp] = saved[depth + 1, 0]
-                if mirror:
-                    grp = mtile_group[t]
-                    mtotal += saved[depth + 1, 1] - mval[grp]
-                    mval[grp] = saved[depth + 1, 1]
-                continue
-            stack_move[depth] = k + 1
-            if depth > 0 and k == 3 - path[depth - 1]:
-                continue
-            dst = nbr[blank, k]
-            if dst < 0:
-                continue
-            stats[1] += 1
-            t = board[dst]
-            pos[t] = blank  # the tile slides into the blank's cell
-            grp = tile_group[t]
-            new_val = _group_value(
-                pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables,
-                offsets[grp], popcnt, packed, gcost[grp],
-            )
-            child_total = total + new_val - val[grp]
-            child_h = child_total
-            child_mtotal = mtotal
-            new_mval = 0
-            # The mirrored sum can only raise f: skip it when the plain sum already
-            # cuts the child off at or above the next bound (same f, same counts).
-            if mirror and depth + 1 + child_total < next_bound:
-                mgrp = mtile_group[t]
-                new_mval = _group_value(
-                    pos, mtiles[mgrp], gsize[mgrp], gmult[mgrp], mcellmap, tables,
-                    moffsets[mgrp], popcnt, packed, gcost[mgrp],
-                )
-                child_mtotal = mtotal + new_mval - mval[mgrp]
-                if child_mtotal > child_h:
-                    child_h = child_mtotal
-            f = depth + 1 + child_h
-            if f > bound:
-                pos[t] = dst
-                if f < next_bound:
-                    next_bound = f
-                continue
-            saved[depth + 1, 0] = val[grp]
-            val[grp] = new_val
-            total = child_total
-            if mirror:
-                mgrp = mtile_group[t]
-                saved[depth + 1, 1] = mval[mgrp]
-                mval[mgrp] = new_mval
-                mtotal = child_mtotal
-            board[blank] = t
-            board[dst] = 0
-            pos[0] = dst
-            blank = dst
-            h = child_h
-            path[depth] = k
-            depth += 1
-            if depth > stats[2]:
-                stats[2] = depth
-            if _is_goal(board, goal, h):
-                return depth
-            if depth >= MAX_PATH:
-                return -1
-            stats[0] += 1
-            stack_move[depth] = 0
-        if next_bound >= _INF or next_bound > MAX_PATH:
-            return -1
-        bound = next_bound
+    return pos, ident, val, mval, total, mtotal
+
+
+@jit
+def pdb_value(
+    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, mcellmap,
+    popcnt, packed, gcost,
+):
+    """Additive PDB estimate of one board: sum over groups, and with ``mirror`` the
+    max of that and the mirrored sum (lookups through ``mcellmap``)."""
+    _, _, _, _, total, mtotal = _pdb_groups(
+        board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles,
+        mcellmap, popcnt, packed, gcost,
+    )
+    return max(total, mtotal)
+
+
+@jit
+def ida_pdb(
+    board, goal, nbr, tables, offsets, gtiles, gsize, gmult, tile_group, mirror,
+    moffsets, mtiles, mtile_group, mcellmap, popcnt, packed, gcost, stats, path,
+):
+    """IDA* with an additive disjoint PDB (optionally max'ed with its mirrored
+    lookup); a move re-indexes only the moved tile's groups (:func:`_pdb_child`)."""
+    pdb = (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
+           mtile_group, mcellmap, popcnt, packed, gcost)  # fmt: skip
+    return _ida(board, goal, nbr, stats, path, pdb=pdb)
 
 
 # ------------------------------------------------ pattern databases: building
