@@ -3,6 +3,7 @@
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py                 # ~2-4 min
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py --rounds 31 --only pdb
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py --base 8f1f802 --head WORKTREE
+    .venv/bin/python tests/benchmarks/bench_kernels_ab.py --compile 3    # compile times
 
 The base version is read with ``git show BASE:harness/kernels.py`` and imported as
 a separate module (its numba cache sits beside a stable copy in the temp folder, so
@@ -10,6 +11,9 @@ a second run loads it). The head is this checkout's ``harness.kernels`` (or anot
 git revision). Every case runs the same boards through both, A B A B ..., a short
 batch each: first a check that both give the same path lengths and the same four
 counters, then ``--rounds`` timed pairs, the order within a pair alternating.
+``--compile N`` times instead, in fresh processes, A B A B (N pairs): the first
+call of every IDA* kernel (3x3 and 4x4 boards, every heuristic but pdb78) with an
+empty numba cache (compilation) and again with that cache filled (loading).
 Each pair gives one ratio, head nodes/s over base nodes/s (same nodes, so it is
 base time / head time); the median ratio and its quartiles are printed per case,
 with both median node rates (CPU time). Below ~0.97 on a case, repeatedly, the head
@@ -46,15 +50,18 @@ G3, G4 = grid(3), grid(4)
 
 def load_version(rev: str):
     """``harness/kernels.py`` at ``rev`` as a module of its own (``WORKTREE``: this
-    checkout's ``harness.kernels``)."""
+    checkout's ``harness.kernels``; a name ending in .py: that file)."""
     if rev == "WORKTREE":
         from harness import kernels
 
         return kernels
-    source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{rev}:harness/kernels.py"],
-        capture_output=True, text=True, check=True,
-    ).stdout
+    if rev.endswith(".py"):  # a file
+        source = Path(rev).read_text()
+    else:
+        source = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{rev}:harness/kernels.py"],
+            capture_output=True, text=True, check=True,
+        ).stdout
     digest = hashlib.sha256(source.encode()).hexdigest()[:12]
     name = f"npuzzle_kernels_{digest}"
     path = Path(tempfile.gettempdir()) / f"{name}.py"
@@ -169,6 +176,45 @@ def runner(module, case: Case, h):
     return run
 
 
+_COMPILE_CHILD = """
+import sys, time
+sys.path.insert(0, {here!r})
+import bench_kernels_ab as b
+t0 = time.process_time()
+module = b.load_version({rev!r})
+for case in b.cases(None):
+    if case.interface == "ida" and case.label != "3x3 misplaced":
+        h = b.make_heuristic(case.heuristic, case.goal, case.g)
+        case.boards = case.boards[:1]
+        b.runner(module, case, h)()
+print(time.process_time() - t0)
+"""
+
+
+def compile_times(base: str, head: str, pairs: int) -> None:
+    """CPU seconds to import each version and make the first call of every IDA*
+    kernel: cold (empty numba cache), then warm (the cache just filled)."""
+    here = str(Path(__file__).resolve().parent)
+    seconds: dict[tuple[str, str], list[float]] = {}
+    for i in range(pairs):
+        for rev in (base, head) if i % 2 == 0 else (head, base):
+            with tempfile.TemporaryDirectory() as cache:
+                env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+                code = _COMPILE_CHILD.format(here=here, rev=rev)
+                for state in ("cold", "warm"):
+                    out = subprocess.run(
+                        [sys.executable, "-c", code], env=env, check=True,
+                        capture_output=True, text=True,
+                    ).stdout
+                    seconds.setdefault((rev, state), []).append(float(out.split()[-1]))
+    for state in ("cold", "warm"):
+        a, b = seconds[(base, state)], seconds[(head, state)]
+        print(
+            f"{state}: base {statistics.median(a):6.2f} s  head "
+            f"{statistics.median(b):6.2f} s  (medians of {pairs}; base {a}, head {b})"
+        )
+
+
 def quartiles(values: list[float]) -> tuple[float, float, float]:
     q = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
     return q[0], statistics.median(values), q[2]
@@ -177,13 +223,20 @@ def quartiles(values: list[float]) -> tuple[float, float, float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--base", default=BEFORE, help="git revision (default %(default)s)")
-    ap.add_argument("--head", default="WORKTREE", help="git revision or WORKTREE")
+    ap.add_argument("--head", default="WORKTREE",
+                    help="git revision, WORKTREE or a .py file")
     ap.add_argument("--rounds", type=int, default=15, help="timed A/B pairs per case")
     ap.add_argument("--batch", type=float, default=0.04,
                     help="CPU seconds per timed batch, about (default %(default)s)")
+    ap.add_argument("--compile", type=int, metavar="N",
+                    help="time compilation and cache loading instead (N pairs)")
     ap.add_argument("--only", help="cases whose label contains this text")
     args = ap.parse_args()
     os.environ.setdefault("NPUZZLE_CACHE", str(ROOT / ".cache" / "npz"))
+    if args.compile:
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        compile_times(args.base, args.head, args.compile)
+        return 0
     base, head = load_version(args.base), load_version(args.head)
     print(f"base {args.base} ({base.__file__}), head {args.head} ({head.__file__})")
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
