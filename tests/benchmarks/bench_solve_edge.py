@@ -3,6 +3,7 @@
     .venv/bin/python tests/benchmarks/bench_solve_edge.py            # ~1 min
     .venv/bin/python tests/benchmarks/bench_solve_edge.py --boards 2000
     .venv/bin/python tests/benchmarks/bench_solve_edge.py --only noop,table
+    .venv/bin/python tests/benchmarks/bench_solve_edge.py --against 83a1f18  # A/B
 
 Every figure comes from the real command (``harness.cli.main``, boards on standard
 input, answers on standard output, every answer replayed and checked) in a fresh
@@ -45,6 +46,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 #: runs the real command line.
 CHILD = """
 import atexit, json, os, sys, time
+if os.environ.get("EDGE_OTHER_TREE"):  # --against: that tree's harness, not ours
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in str(f)]
+    sys.path.insert(0, os.environ["EDGE_OTHER_TREE"])
 from harness.solver import register
 answers = {tuple(json.loads(k)): v for k, v in
            json.load(open(os.environ["NOOP_ANSWERS"])).items()}
@@ -76,7 +80,8 @@ def timed(name, fn):
     return wrapper
 for name, attr in (("solve", "_solve_many"), ("solve", "_solve_each"),
                    ("judge", "judge_many"), ("judge", "judge"), ("write", "_write")):
-    setattr(cli_solve, attr, timed(name, getattr(cli_solve, attr)))
+    if hasattr(cli_solve, attr):  # (an older tree may lack some)
+        setattr(cli_solve, attr, timed(name, getattr(cli_solve, attr)))
 out = sys.stdout
 class Counting:  # one flag test per answer; the clock stops at exit
     def write(self, text):
@@ -182,6 +187,38 @@ def show(parts: dict, cpu: float) -> str:
     return ", ".join(f"{k} {v * 1e6:.2f}" for k, v in [*parts.items(), ("other", rest)])
 
 
+def against(args, env: dict, tmp: str, boards, median) -> None:
+    """Interleaved A/B: REV's ``harness`` and ``solvers`` (``git archive``) and this
+    tree's, one process each in turn, best CPU per board of ``--repeats`` each."""
+    other = os.path.join(tmp, "other")
+    os.mkdir(other)
+    root = os.path.dirname(os.path.dirname(HERE))
+    archive = subprocess.run(["git", "-C", root, "archive", args.against, "harness",
+                              "solvers"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", other], input=archive, check=True)
+    envs = {args.against: dict(env, EDGE_OTHER_TREE=other), "this tree": env}
+    print(f"harness solve, 3x3, {args.boards:,} boards: {args.against} against this "
+          f"tree, alternating, best of {args.repeats} ({load()})")
+    chosen = set(filter(None, args.only.split(",")))
+    for solver, some in (("noop", boards), ("table", boards),
+                         ("ida_star_jit[pdb44]", median)):
+        if chosen and solver not in chosen:
+            continue
+        text = text_of(some)
+        best = {}
+        for which, e in envs.items():
+            run(solver, text_of(some[:2]), e)  # warm-up
+        for _ in range(args.repeats):
+            for which, e in envs.items():
+                wall, cpu, _parts, _out = run(solver, text, e)
+                best[which] = min(best.get(which, (cpu, wall)), (cpu, wall))
+        (old_cpu, old_wall), (cpu, wall) = best.values()
+        print(f"  {solver:22s} {old_cpu * 1e6:6.1f} -> {cpu * 1e6:6.1f} us CPU "
+              f"({old_cpu / cpu:.2f}x), {old_wall * 1e6:6.1f} -> {wall * 1e6:6.1f} us "
+              "wall per board")
+    print(f"  ({load()})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--boards", type=int, default=10_000)
@@ -189,6 +226,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--only", default="",
                         help="comma list of solver labels to run (default: all)")
+    parser.add_argument("--against", metavar="REV",
+                        help="instead: CPU per board of git revision REV's harness "
+                        "and solvers against this tree's, alternating processes")
     args = parser.parse_args()
 
     boards, answers, median = boards_and_answers(args.boards, args.seed)
@@ -197,6 +237,9 @@ def main() -> None:
         with open(path, "w") as f:
             json.dump({json.dumps(list(b)): a or None for b, a in answers.items()}, f)
         env = dict(os.environ, NOOP_ANSWERS=path)
+        if args.against:
+            against(args, env, tmp, boards, median)
+            return
         print(f"harness solve, 3x3, batches of {args.boards:,} boards, best of "
               f"{args.repeats} ({load()})")
         goals = {"noop": (20, "wall"), "table": (5, "CPU")}
