@@ -62,6 +62,48 @@ def test_packed_builder_equals_a_plain_0_1_bfs(g, cells, blank) -> None:
     assert not wrong, wrong[:5]
 
 
+@pytest.mark.parametrize(
+    ("g", "cells", "blank"),
+    [
+        (G3, (3, 5, 6, 7, 8, 4), 0),  # blocks of 2 tiles, mirror-fixed cells
+        (G3, (6, 8, 7, 3, 5, 4), 2),
+        (G4, (12, 13, 14, 15), 0),  # one block, its own mirror
+    ],
+)
+def test_mirrored_build_equals_the_full_search(g, cells, blank) -> None:
+    """Left-right symmetric patterns are searched over half the blocks and the
+    rest copied from their mirrors: the table equals the search of every block,
+    and the plain 0-1 BFS."""
+    label = pdb_build.kernels.region_tables(g.cells, g.cols)[1]
+    high = len(cells) - min(pdb_build.LOW, len(cells))
+    assert pdb_build.symmetry(g, cells, blank, high, label) is not None
+    half = pdb_build.build_packed(g, cells, blank)
+    assert (half == pdb_build.build_packed(g, cells, blank, mirror=False)).all()
+    table = pdb_build.unpack(g, cells, half)
+    mult = [perm(g.cells - 1 - i, len(cells) - 1 - i) for i in range(len(cells))]
+    for placed, d in reference_table(g, cells, blank).items():
+        assert table[pdb._index(list(placed), mult)] == d
+
+
+def test_only_the_8_tile_half_of_pdb78_is_symmetric() -> None:
+    goal = goal_board("blank-first", G4)
+    seven, eight = pdb.partition_cells("pdb78", goal, G4)
+    label = pdb_build.kernels.region_tables(16, 4)[1]
+    assert pdb_build.symmetry(G4, eight, 0, 4, label) == [3, 2, 1, 0, 7, 6, 5, 4]
+    assert pdb_build.symmetry(G4, seven, 0, 3, label) is None
+    # the 3x3 pattern above, with the goal blank where its mirror is elsewhere
+    assert pdb_build.symmetry(G3, (3, 5, 6, 7, 8, 4), 1, 2,
+                              pdb_build.kernels.region_tables(9, 3)[1]) is not None
+    assert pdb_build.symmetry(G3, (0, 1, 3, 4, 6, 7), 2, 2,
+                              pdb_build.kernels.region_tables(9, 3)[1]) is None
+
+
+def test_one_thread_builds_the_same_table() -> None:
+    cells = (1, 2, 3, 6, 7)
+    assert (pdb_build.build_packed(G4, cells, 0, threads=1)
+            == pdb_build.build_packed(G4, cells, 0, threads=3)).all()
+
+
 @pytest.mark.parametrize("group", [0, 1, 2])
 def test_packed_builder_equals_the_byte_builder_on_pdb555(group) -> None:
     goal = goal_board("blank-first", G4)

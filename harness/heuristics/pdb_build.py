@@ -42,12 +42,13 @@ the regions of every free-cell set times k!).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from math import comb, factorial, perm
 
 import numba
 import numpy as np
-from numba import prange
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -73,7 +74,6 @@ def _atomic_or(typingctx, array, index, value):
 
 
 _jit = numba.njit(cache=kernels.CACHE_ENABLED, nogil=True)
-_pjit = numba.njit(cache=kernels.CACHE_ENABLED, nogil=True, parallel=True)
 
 
 @_jit
@@ -111,41 +111,57 @@ def low_table(slots, low, mult_low):
     return table
 
 
-@_pjit
-def layer(depth, n, k, high, bsize, mult, mult_high, nbr, adjacent, cost, rank_lo,
-          rank_hi, kid_region, rmasks, lowbit, lowrel, word, nibble, flags_cur,
-          flags_nxt, chunks, granule):
-    """Expand every state at ``depth``; returns int64[4]: new states, placements
-    expanded, 1 if a table value overflowed 4 bits (the caller then gives up), and
-    children generated."""
+@_jit
+def _mark(word, nibble, flags, slot, offset, bsize, gbase, bit, excess):
+    """Mark state (placement slot * bsize + offset, region ``bit``) reached; 1 when
+    it is new, 3 when its table value would not fit in 4 bits. The table nibble (global index gbase + offset) is written with the
+    placement's first state."""
+    at = slot * bsize + offset
+    if word[at] & bit:
+        return 0
+    old = _atomic_or(word, at, bit | (bit << 8))
+    if old & bit:
+        return 0
+    flags[slot] = 1
+    if (old & 0xFF) == 0:  # first state of this placement
+        g = gbase + offset
+        if excess > 15:
+            return 3
+        _atomic_or(nibble, g >> 1, np.uint8(excess << ((g & 1) * 4)))
+    return 1
+
+
+@_jit
+def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
+            adjacent, cost, rank_lo, rank_hi, popcnt8, kid_region, kid_mirror,
+            rmasks, lowbit, lowrel, cblock, bslot, selfm, hset, operm, word, nibble,
+            flags_cur, flags_nxt, chunks, granule, thread, threads):
+    """One thread's share of a layer: expand the states at ``depth`` of the
+    canonical blocks in chunks ``thread, thread + threads, ...``; returns int64[4]:
+    new states, placements expanded, 1 if a table value overflowed 4 bits, children
+    generated."""
     low = k - high
-    blocks = flags_cur.shape[0]
+    cblocks = cblock.shape[0]
     full = (np.int64(1) << n) - 1
-    news = np.zeros(chunks, dtype=np.int64)
-    done = np.zeros(chunks, dtype=np.int64)
-    bad = np.zeros(chunks, dtype=np.int64)
-    tried = np.zeros(chunks, dtype=np.int64)
     parity = depth & 1
-    popcnt8 = np.zeros(256, dtype=np.int64)
-    for x in range(256):
-        popcnt8[x] = popcnt8[x >> 1] + (x & 1)
-    for chunk in prange(chunks):
-        pos = np.empty(k, dtype=np.int64)
-        owner = np.full(n, k, dtype=np.int64)  # k: no pattern tile
-        mult_k = np.zeros(k + 1, dtype=np.int64)
-        mult_k[:k] = mult
-        free_cells = np.empty(n, dtype=np.int64)
-        hcells = np.empty(max(high, 1), dtype=np.int64)
-        new = 0
-        expanded = 0
-        kids = 0
+    pos = np.empty(k, dtype=np.int64)
+    owner = np.full(n, k, dtype=np.int64)  # k: no pattern tile
+    free_cells = np.empty(n, dtype=np.int64)
+    hcells = np.empty(max(high, 1), dtype=np.int64)
+    new = 0
+    expanded = 0
+    kids = 0
+    bad = 0
+    for chunk in range(thread, chunks, threads):
         start = chunk * granule
-        while start < blocks:
-            for block in range(start, min(start + granule, blocks)):
-                if flags_cur[block] == 0:
+        while start < cblocks:
+            for slot in range(start, min(start + granule, cblocks)):
+                if flags_cur[slot] == 0:
                     continue
-                flags_cur[block] = 0
-                # the block's first `high` tiles
+                flags_cur[slot] = 0
+                block = cblock[slot]
+                own_mirror = selfm[slot]
+                gbase = block * bsize
                 hocc = np.int64(0)
                 hmd = 0
                 if high > 0:
@@ -160,10 +176,9 @@ def layer(depth, n, k, high, bsize, mult, mult_high, nbr, adjacent, cost, rank_l
                     if not (hocc >> c) & 1:
                         free_cells[slots] = c
                         slots += 1
-                base = block * bsize
+                base = slot * bsize
                 for o in range(bsize):
-                    index = base + o
-                    w = word[index]
+                    w = word[base + o]
                     fr = (w >> 8) & 0xFF
                     if fr == 0:
                         continue
@@ -176,12 +191,11 @@ def layer(depth, n, k, high, bsize, mult, mult_high, nbr, adjacent, cost, rank_l
                         md += cost[high + i, c]
                     if (md & 1) != parity:
                         continue  # reached in this layer: expanded in the next
-                    word[index] = w & 0xFF
+                    word[base + o] = w & 0xFF
                     expanded += 1
                     for i in range(low):
                         owner[pos[high + i]] = high + i
                     free = full & ~occ
-                    # the free cells of the frontier regions: moves go there
                     lo8 = free & 0xFF
                     row = rank_lo[lo8] + rank_hi[free >> 8, popcnt8[lo8]]
                     front = np.int64(0)
@@ -203,46 +217,218 @@ def layer(depth, n, k, high, bsize, mult, mult_high, nbr, adjacent, cost, rank_l
                             lo = min(p, q)
                             hi = max(p, q)
                             step = hi - lo
-                            extra = 0
+                            dblock = 0
+                            doff = 0
                             for c in range(lo + 1, hi):
                                 ow = owner[c]
                                 step -= ow < j
-                                extra += mult_k[ow] * (ow > j)
-                            change = step * mult[j] + extra
-                            child = index + change if q > p else index - change
-                            b = np.uint16(1) << kid_region[row, p * 4 + d]
+                                after = ow > j
+                                dblock += mult_kb[ow] * after
+                                doff += mult_ko[ow] * after
+                            if j < high:
+                                dblock += step * mult_high[j]
+                            else:
+                                doff += step * mult[j]
+                            if q < p:
+                                dblock = -dblock
+                                doff = -doff
                             kids += 1
-                            if word[child] & b:
-                                continue
-                            old = _atomic_or(word, child, b | (b << 8))
-                            if old & b:
-                                continue
-                            new += 1
-                            flags_nxt[child // bsize] = 1
-                            if (old & 0xFF) == 0:  # first state of this placement
-                                excess = depth + 1 - (md + cost[j, q] - cost[j, p])
-                                excess >>= 1
-                                if excess > 15:
-                                    bad[chunk] = 1
-                                    excess = 15
-                                _atomic_or(
-                                    nibble, child >> 1,
-                                    np.uint8(excess << ((child & 1) * 4)),
+                            excess = depth + 1 - (md + cost[j, q] - cost[j, p])
+                            excess >>= 1
+                            cell = row * (4 * n) + p * 4 + d
+                            if dblock == 0:
+                                to = slot
+                                tb = block
+                                tg = gbase
+                                mirrored = own_mirror
+                            else:
+                                tb = block + dblock
+                                to = bslot[tb]
+                                mirrored = 0
+                                if to < 0:  # not canonical: mark its mirror
+                                    to = ~to
+                                    mirrored = 2
+                                else:
+                                    mirrored = selfm[to]
+                                tg = cblock[to] * bsize
+                            o2 = o + doff
+                            if mirrored == 2:
+                                got = _mark(
+                                    word, nibble, flags_nxt, to,
+                                    np.int64(operm[hset[tb], o2]), bsize, tg,
+                                    np.uint16(1) << kid_mirror[cell], excess,
                                 )
+                                new += got & 1
+                                bad |= got >> 1
+                                continue
+                            got = _mark(
+                                word, nibble, flags_nxt, to, o2, bsize, tg,
+                                np.uint16(1) << kid_region[cell], excess,
+                            )
+                            new += got & 1
+                            bad |= got >> 1
+                            if mirrored == 1:  # its own mirror's block: both
+                                got = _mark(
+                                    word, nibble, flags_nxt, to,
+                                    np.int64(operm[hset[tb], o2]), bsize, tg,
+                                    np.uint16(1) << kid_mirror[cell], excess,
+                                )
+                                new += got & 1
+                                bad |= got >> 1
                     for i in range(low):
                         owner[pos[high + i]] = k
                 for i in range(high):
                     owner[hcells[i]] = k
             start += chunks * granule
-        news[chunk] = new
-        done[chunk] = expanded
-        tried[chunk] = kids
     out = np.zeros(4, dtype=np.int64)
-    out[0] = news.sum()
-    out[1] = done.sum()
-    out[2] = bad.max()
-    out[3] = tried.sum()
+    out[0] = new
+    out[1] = expanded
+    out[2] = bad
+    out[3] = kids
     return out
+
+
+def mirror_cells(g: Grid) -> list[int]:
+    """The left-right mirror of the board as a cell map (column c -> cols - 1 - c)."""
+    return [r * g.cols + g.cols - 1 - c for r in range(g.rows) for c in range(g.cols)]
+
+
+def symmetry(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, high: int,
+             label) -> list[int] | None:
+    """The tile relabelling ``sigma`` under which the pattern's table is left-right
+    symmetric (``h(P) = h(P')`` where P' puts tile ``sigma[i]`` on the mirror of
+    tile i's cell), or None. It needs the pattern's goal cells to be a mirror image
+    of themselves, the first ``high`` tiles (a block) to map onto themselves, and
+    the goal blank's region to contain its mirror cell (then the abstract goal is
+    its own mirror): true for the 8-tile half of the 7-8 partition."""
+    m = mirror_cells(g)
+    where = {cell: i for i, cell in enumerate(goal_cells)}
+    if any(m[cell] not in where for cell in goal_cells):
+        return None
+    sigma = [where[m[cell]] for cell in goal_cells]
+    if any((sigma[i] < high) != (i < high) for i in range(len(goal_cells))):
+        return None
+    free = ((1 << g.cells) - 1) & ~sum(1 << c for c in goal_cells)
+    if label[free, goal_blank] != label[free, m[goal_blank]]:
+        return None
+    return sigma
+
+
+@_jit
+def _rank_cells(cells, count, mult, slots):
+    """Index of ``count`` distinct slots (each a rank among ``slots``), as
+    :func:`_unrank_cells` reads it."""
+    used = np.int64(0)
+    index = 0
+    for i in range(count):
+        s = cells[i]
+        below = 0
+        for t in range(s):
+            below += (used >> t) & 1
+        index += (s - below) * mult[i]
+        used |= np.int64(1) << s
+    return index
+
+
+@_jit
+def _sym_tables(n, high, low, bsize, mult_high, mult_low, lowrel, mcell, sigma):
+    """Which blocks the symmetric build keeps, and how the others map onto them.
+
+    A block (a placement of the first ``high`` tiles) is canonical when its index
+    is at most its mirror's. Returns (cblock: the canonical blocks in order,
+    bslot[block]: its slot among them, or ~slot of its mirror for the others,
+    selfm[slot]: 1 when the block is its own mirror, hset[block]: the id of the
+    block's set of high cells, operm[hset, offset]: the offset in the mirror block
+    of the same low placement mirrored)."""
+    blocks = 1
+    for i in range(high):
+        blocks *= n - i
+    mirror = np.empty(blocks, dtype=np.int64)
+    hset = np.empty(blocks, dtype=np.int32)
+    set_id = np.full(1 << n, -1, dtype=np.int32)
+    sets = 0
+    cells = np.empty(max(high, 1), dtype=np.int64)
+    mcells = np.empty(max(high, 1), dtype=np.int64)
+    for b in range(blocks):
+        _unrank_cells(b, high, mult_high, n, cells)
+        occ = 0
+        for i in range(high):
+            occ |= 1 << cells[i]
+            mcells[sigma[i]] = mcell[cells[i]]
+        mirror[b] = _rank_cells(mcells, high, mult_high, n)
+        if set_id[occ] < 0:
+            set_id[occ] = sets
+            sets += 1
+        hset[b] = set_id[occ]
+    operm = np.zeros((sets, bsize), dtype=np.uint16)
+    done = np.zeros(sets, dtype=np.uint8)
+    free = np.empty(n, dtype=np.int64)
+    mslot = np.full(n, -1, dtype=np.int64)
+    lcells = np.empty(low, dtype=np.int64)
+    for b in range(blocks):
+        h = hset[b]
+        if done[h]:
+            continue
+        done[h] = 1
+        _unrank_cells(b, high, mult_high, n, cells)
+        occ = 0
+        for i in range(high):
+            occ |= 1 << cells[i]
+        slots = 0
+        mocc = 0
+        for c in range(n):
+            if not (occ >> c) & 1:
+                free[slots] = c
+                slots += 1
+                mocc |= 1 << mcell[c]
+        # slot of each cell among the mirror block's free cells
+        s = 0
+        for c in range(n):
+            if (mocc >> c) & 1:
+                mslot[c] = s
+                s += 1
+        for o in range(bsize):
+            for i in range(low):
+                lcells[sigma[high + i] - high] = mslot[mcell[free[lowrel[o, i]]]]
+            operm[h, o] = _rank_cells(lcells, low, mult_low, slots)
+    canonical = 0
+    for b in range(blocks):
+        canonical += mirror[b] >= b
+    cblock = np.empty(canonical, dtype=np.int64)
+    bslot = np.empty(blocks, dtype=np.int64)
+    selfm = np.zeros(canonical, dtype=np.uint8)
+    s = 0
+    for b in range(blocks):
+        if mirror[b] >= b:
+            cblock[s] = b
+            bslot[b] = s
+            selfm[s] = mirror[b] == b
+            s += 1
+    for b in range(blocks):
+        if mirror[b] < b:
+            bslot[b] = ~bslot[mirror[b]]
+    return cblock, bslot, selfm, hset, operm
+
+
+@_jit
+def _fill_mirrors(nibble, bsize, bslot, cblock, hset, operm, thread, threads):
+    """Copy the table values of the canonical blocks to their mirror blocks (the
+    blocks the symmetric build skipped); ``bsize`` is even, so every block owns
+    whole bytes."""
+    blocks = bslot.shape[0]
+    for b in range(thread, blocks, threads):
+        s = bslot[b]
+        if s >= 0:
+            continue
+        src = cblock[~s] * bsize
+        h = hset[b]
+        dst = b * bsize
+        for o in range(0, bsize, 2):
+            g0 = src + np.int64(operm[h, o])
+            g1 = src + np.int64(operm[h, o + 1])
+            v0 = (nibble[g0 >> 1] >> ((g0 & 1) * 4)) & 0xF
+            v1 = (nibble[g1 >> 1] >> ((g1 & 1) * 4)) & 0xF
+            nibble[(dst + o) >> 1] = v0 | (v1 << 4)
 
 
 def compact_regions(n, free_bits, count, label, masks, nbr):
@@ -314,18 +500,28 @@ def cost_table(g: Grid, goal_cells: tuple[int, ...]) -> np.ndarray:
     return cost
 
 
+def threads_to_use() -> int:
+    """Threads for a build: the machine's cores (at most 8)."""
+    return max(1, min(8, os.cpu_count() or 1))
+
+
 def build_packed(
     g: Grid,
     goal_cells: tuple[int, ...],
     goal_blank: int,
     out: np.ndarray | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    *,
+    mirror: bool = True,
+    threads: int | None = None,
 ) -> np.ndarray:
     """Build one pattern table at 4 bits per entry (``(depth - MD) / 2``, two
     entries per byte, low nibble first) into ``out`` (uint8, ``packed_size``
     bytes) or a new array. ``progress(layer, reached, total)`` is called after
     every layer: states (placement, blank region) reached so far, out of all.
-    Raises ValueError when the grid or pattern does not fit."""
+    ``mirror=False`` searches every block even when the pattern is left-right
+    symmetric (tests compare the two). Raises ValueError when the grid or pattern
+    does not fit."""
     n, k = g.cells, len(goal_cells)
     if n > 16:
         raise ValueError(f"pattern databases need at most 16 cells, not {n}")
@@ -351,13 +547,35 @@ def build_packed(
     )
     lowrel = low_table(n - high, low, mult_low)
     mult_high = mult[:high] // bsize
+    # per owner (k: none): its block multiplier if a high tile, offset one if low
+    mult_kb = np.zeros(k + 1, dtype=np.int64)
+    mult_kb[:high] = mult_high
+    mult_ko = np.zeros(k + 1, dtype=np.int64)
+    mult_ko[high:k] = mult[high:]
     lowbit = kernels.lowbit16()
     total = int(rows_count.sum()) * factorial(k)
 
-    word = np.zeros(entries, dtype=np.uint16)
+    sigma = symmetry(g, goal_cells, goal_blank, high, label) if mirror else None
+    mcell = np.array(mirror_cells(g), dtype=np.int64)
+    if sigma is None:
+        cblock = np.arange(blocks, dtype=np.int64)
+        bslot = np.arange(blocks, dtype=np.int64)
+        selfm = np.zeros(blocks, dtype=np.uint8)
+        hset = np.zeros(blocks, dtype=np.int32)
+        operm = np.zeros((1, 1), dtype=np.uint16)
+        kid_mirror = kid_region
+    else:
+        cblock, bslot, selfm, hset, operm = _sym_tables(
+            n, high, low, bsize, mult_high, mult_low, lowrel, mcell,
+            np.array(sigma, dtype=np.int64),
+        )
+        kid_mirror = mirror_regions(n, n - k, label, nbr, mcell, rank_lo, rank_hi)
+    cblocks = len(cblock)
+
+    word = np.zeros(cblocks * bsize, dtype=np.uint16)
     nibble = np.zeros(packed_size(entries), dtype=np.uint8) if out is None else out
     nibble[:] = 0
-    flags = [np.zeros(blocks, dtype=np.uint8), np.zeros(blocks, dtype=np.uint8)]
+    flags = [np.zeros(cblocks, dtype=np.uint8), np.zeros(cblocks, dtype=np.uint8)]
     # the goal placement, blank in the goal blank's region, depth 0, excess 0
     start = 0
     used = 0
@@ -366,30 +584,78 @@ def build_packed(
         used |= 1 << cell
     free = ((1 << n) - 1) & ~used
     bit = 1 << int(label[free, goal_blank])
-    word[start] = bit | (bit << 8)
-    flags[0][start // bsize] = 1
+    slot = int(bslot[start // bsize])
+    assert slot >= 0  # the goal is its own mirror
+    word[slot * bsize + start % bsize] = bit | (bit << 8)
+    flags[0][slot] = 1
     chunks = 64
-    granule = max(1, min(32, blocks // chunks))
+    granule = max(1, min(32, cblocks // chunks))
+    workers = threads or threads_to_use()
+    popcnt8 = _popcount8()
+    kid_flat = kid_region.ravel()
+    mirror_flat = kid_mirror.ravel()
+
+    def run(depth: int, thread: int, share: int) -> np.ndarray:
+        return _expand(
+            depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
+            adjacent, cost, rank_lo, rank_hi, popcnt8, kid_flat, mirror_flat,
+            rmasks, lowbit, lowrel, cblock, bslot, selfm, hset, operm, word,
+            nibble, flags[depth & 1], flags[(depth + 1) & 1], chunks, granule,
+            thread, share,
+        )
+
     depth = 0
     reached = 1
-    while True:
-        result = layer(
-            depth, n, k, high, bsize, mult, mult_high, nbr, adjacent, cost, rank_lo,
-            rank_hi, kid_region, rmasks, lowbit, lowrel, word, nibble,
-            flags[depth & 1], flags[(depth + 1) & 1], chunks, granule,
-        )
-        reached += int(result[0])
-        if result[2]:
-            raise ValueError(
-                f"pattern {goal_cells}: a value exceeds 4 bits or more than 8 regions"
-            )
-        if progress is not None:
-            progress(depth, reached, total)
-        if result[0] == 0:
-            break
-        depth += 1
-    del word
+    with ThreadPoolExecutor(workers) as pool:
+        while True:
+            if depth < 4 or workers == 1:  # tiny layers (and the first compile)
+                result = run(depth, 0, 1)
+            else:
+                parts = list(pool.map(lambda t: run(depth, t, workers), range(workers)))
+                result = np.sum(parts, axis=0)
+            reached += int(result[0])
+            if result[2]:
+                raise ValueError(
+                    f"pattern {goal_cells}: a value exceeds 4 bits or more than 8 "
+                    "regions"
+                )
+            if progress is not None:
+                progress(depth, reached, total)
+            if result[0] == 0:
+                break
+            depth += 1
+        del word
+        if sigma is not None:
+            list(pool.map(
+                lambda t: _fill_mirrors(nibble, bsize, bslot, cblock, hset, operm, t,
+                                        workers),
+                range(workers),
+            ))
     return nibble
+
+
+def mirror_regions(n, free_bits, label, nbr, mcell, rank_lo, rank_hi):
+    """``kid_mirror[row, p * 4 + d]``: as ``kid_region`` of :func:`compact_regions`,
+    the blank's region after the tile on p moves in direction d, but numbered in
+    the mirror image of the child's free set (the region holding the mirror of p)."""
+    rows = comb(n, free_bits)
+    frees = np.array(
+        [m for m in range(1 << n) if m.bit_count() == free_bits], dtype=np.int64
+    )
+    row = rank_lo[frees & 255] + rank_hi[frees >> 8, _popcount8()[frees & 255]]
+    out = np.zeros((rows, n * 4), dtype=np.int8)
+    for p in range(n):
+        for d in range(4):
+            q = nbr[p, d]
+            if q < 0:
+                continue
+            ok = ((frees >> q) & 1 == 1) & ((frees >> p) & 1 == 0)
+            free2 = frees[ok] ^ (1 << q) ^ (1 << p)
+            mfree = np.zeros_like(free2)
+            for c in range(n):
+                mfree |= ((free2 >> c) & 1) << int(mcell[c])
+            out[row[ok], p * 4 + d] = label[mfree, int(mcell[p])]
+    return out
 
 
 def unpack(g: Grid, goal_cells: tuple[int, ...], packed: np.ndarray) -> np.ndarray:
