@@ -14,7 +14,8 @@ What makes this builder fit a 7-8 partition in about a minute and under 1.5 GiB:
   parity of MD(P). Layer d expands placements of parity d and only ever reaches
   placements of parity d+1: one frontier mask per placement serves both layers.
   A placement's word is 16 bits, visited regions (low byte) and frontier regions
-  (high byte): 2 bytes per entry while building (1 GiB for the 8-tile table).
+  (high byte): 2 bytes per entry while building (0.5 GiB for the 8-tile table with
+  the mirror below).
 - **4 bits per entry.** The table stores ``(depth - MD(P)) / 2`` (depth and MD have
   the same parity and the excess is small: at most 9 for the 7-8 tables), two
   entries per byte; lookups add the pattern's Manhattan distance back. The 7-8
@@ -30,10 +31,22 @@ What makes this builder fit a 7-8 partition in about a minute and under 1.5 GiB:
   lookups in 10 KB), and a child's region comes from one 64-byte row per free set
   (``kid_region[row, cell * 4 + direction]``): a placement's children read one
   cache line instead of a 1 MiB table.
-- **Both cores.** Each layer is a numba ``prange`` over interleaved runs of blocks;
-  a child's word is marked with an atomic OR (an LLVM ``atomicrmw``), so two threads
-  reaching the same placement never lose each other's bit; a table nibble is written
-  once, also by atomic OR.
+- **Half the 8-tile table, by its mirror symmetry.** The 8-tile pattern (the bottom
+  two rows, goal blank in the top two) is its own left-right mirror image, and so
+  is its goal state, so its table is symmetric: h(P) = h(P') where P' puts the
+  mirror tile (``sigma``) on the mirror cell of each tile. The first tiles (a
+  block) are a mirror image of themselves, so a block's mirror is a block: only
+  the canonical blocks (index at most the mirror's) are stored and searched, a
+  child landing in another block is marked at its mirror (the mirrored offset from
+  a per-high-cells table, ``operm``, and the mirrored region from ``kid_mirror``),
+  a child in a block that is its own mirror is marked with its mirror too, and the
+  skipped blocks' values are copied at the end. Half the children and half the
+  build memory.
+- **Both cores.** Each layer runs one compiled ``nogil`` kernel per core on Python
+  threads, over interleaved runs of blocks; a child's word is marked with an
+  atomic OR (an LLVM ``atomicrmw``), so two threads reaching the same placement
+  never lose each other's bit; a table nibble is written once, also by atomic OR.
+  (A numba ``prange`` did the same but took three times as long to compile.)
 
 The driver (:func:`build_packed`) runs one kernel call per layer and reports progress
 through a callback (states expanded out of the exact total, which is known up front:
