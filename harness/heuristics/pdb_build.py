@@ -46,7 +46,7 @@ What makes this builder fit a 7-8 partition in about a minute and under 1.5 GiB:
   mirror block (a cache miss where the other children stream), so a layer's CPU
   time drops by about a quarter, not a half.
 - **Both cores.** Each layer runs one compiled ``nogil`` kernel per core on Python
-  threads, over interleaved runs of blocks; a child's word is marked with an
+  threads, each claiming runs of blocks from a shared counter; a child's word is marked with an
   atomic OR (an LLVM ``atomicrmw``), so two threads reaching the same placement
   never lose each other's bit; a table nibble is written once, also by atomic OR.
   (A numba ``prange`` did the same but took three times as long to compile.)
@@ -85,6 +85,20 @@ def _atomic_or(typingctx, array, index, value):
         ptr = cgutils.get_item_pointer(context, builder, arrty, struct, [idx])
         val = context.cast(builder, val, signature.args[2], arrty.dtype)
         return builder.atomic_rmw("or", ptr, val, "monotonic")
+
+    return array.dtype(array, index, value), codegen
+
+
+@intrinsic
+def _atomic_add(typingctx, array, index, value):
+    """``array[index] += value`` atomically; returns the old value."""
+    def codegen(context, builder, signature, args):
+        arrty = signature.args[0]
+        ary, idx, val = args
+        struct = context.make_array(arrty)(context, builder, ary)
+        ptr = cgutils.get_item_pointer(context, builder, arrty, struct, [idx])
+        val = context.cast(builder, val, signature.args[2], arrty.dtype)
+        return builder.atomic_rmw("add", ptr, val, "monotonic")
 
     return array.dtype(array, index, value), codegen
 
@@ -160,12 +174,12 @@ def _mark(word, nibble, flags, slot, offset, bsize, gbase, bit, excess):
 def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
             adjacent, cost, rank_lo, rank_hi, popcnt8, kid_region, kid_mirror,
             rmasks, lowbit, lowrel, cblock, bslot, selfm, hset, operm, word, nibble,
-            flags_cur, flags_nxt, chunks, granule, thread, threads, mlo, mhi, mcell,
-            minv, mult_low):
+            flags_cur, flags_nxt, claim, granule, mlo, mhi, mcell, minv, mult_low):
     """One thread's share of a layer: expand the states at ``depth`` of the
-    canonical blocks in chunks ``thread, thread + threads, ...``; returns int64[4]:
-    new states, placements expanded, 1 if a table value overflowed 4 bits, children
-    generated."""
+    canonical blocks, ``granule`` blocks at a time, each run claimed from the shared
+    counter ``claim[0]`` (so a thread the OS holds back does not hold up the layer);
+    returns int64[4]: new states, placements expanded, 1 if a table value
+    overflowed 4 bits, children generated."""
     low = k - high
     cblocks = cblock.shape[0]
     full = (np.int64(1) << n) - 1
@@ -179,146 +193,146 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
     expanded = 0
     kids = 0
     bad = 0
-    for chunk in range(thread, chunks, threads):
-        start = chunk * granule
-        while start < cblocks:
-            for slot in range(start, min(start + granule, cblocks)):
-                if flags_cur[slot] == 0:
+    while True:
+        start = _atomic_add(claim, 0, granule)
+        if start >= cblocks:
+            break
+        for slot in range(start, min(start + granule, cblocks)):
+            if flags_cur[slot] == 0:
+                continue
+            flags_cur[slot] = 0
+            block = cblock[slot]
+            own_mirror = selfm[slot]
+            gbase = block * bsize
+            hocc = np.int64(0)
+            hmd = 0
+            if high > 0:
+                _unrank_cells(block, high, mult_high, n, hcells)
+                for i in range(high):
+                    pos[i] = hcells[i]
+                    hocc |= np.int64(1) << hcells[i]
+                    owner[hcells[i]] = i
+                    hmd += cost[i, hcells[i]]
+            slots = 0
+            for c in range(n):
+                if not (hocc >> c) & 1:
+                    free_cells[slots] = c
+                    slots += 1
+            base = slot * bsize
+            for o in range(bsize):
+                w = word[base + o]
+                fr = (w >> 8) & 0xFF
+                if fr == 0:
                     continue
-                flags_cur[slot] = 0
-                block = cblock[slot]
-                own_mirror = selfm[slot]
-                gbase = block * bsize
-                hocc = np.int64(0)
-                hmd = 0
-                if high > 0:
-                    _unrank_cells(block, high, mult_high, n, hcells)
-                    for i in range(high):
-                        pos[i] = hcells[i]
-                        hocc |= np.int64(1) << hcells[i]
-                        owner[hcells[i]] = i
-                        hmd += cost[i, hcells[i]]
-                slots = 0
-                for c in range(n):
-                    if not (hocc >> c) & 1:
-                        free_cells[slots] = c
-                        slots += 1
-                base = slot * bsize
-                for o in range(bsize):
-                    w = word[base + o]
-                    fr = (w >> 8) & 0xFF
-                    if fr == 0:
+                occ = hocc
+                md = hmd
+                for i in range(low):
+                    c = free_cells[lowrel[o, i]]
+                    pos[high + i] = c
+                    occ |= np.int64(1) << c
+                    md += cost[high + i, c]
+                if (md & 1) != parity:
+                    continue  # reached in this layer: expanded in the next
+                word[base + o] = w & 0xFF
+                expanded += 1
+                for i in range(low):
+                    owner[pos[high + i]] = high + i
+                for t in range(low):  # mirror cell of the low tile mapped to t
+                    mlow[t] = mcell[pos[high + minv[t]]]
+                free = full & ~occ
+                lo8 = free & 0xFF
+                row = rank_lo[lo8] + rank_hi[free >> 8, popcnt8[lo8]]
+                front = np.int64(0)
+                rest = fr
+                while rest:
+                    front |= rmasks[row, lowbit[rest]]
+                    rest &= rest - 1
+                for j in range(k):
+                    p = pos[j]
+                    if not adjacent[p] & front:
                         continue
-                    occ = hocc
-                    md = hmd
-                    for i in range(low):
-                        c = free_cells[lowrel[o, i]]
-                        pos[high + i] = c
-                        occ |= np.int64(1) << c
-                        md += cost[high + i, c]
-                    if (md & 1) != parity:
-                        continue  # reached in this layer: expanded in the next
-                    word[base + o] = w & 0xFF
-                    expanded += 1
-                    for i in range(low):
-                        owner[pos[high + i]] = high + i
-                    for t in range(low):  # mirror cell of the low tile mapped to t
-                        mlow[t] = mcell[pos[high + minv[t]]]
-                    free = full & ~occ
-                    lo8 = free & 0xFF
-                    row = rank_lo[lo8] + rank_hi[free >> 8, popcnt8[lo8]]
-                    front = np.int64(0)
-                    rest = fr
-                    while rest:
-                        front |= rmasks[row, lowbit[rest]]
-                        rest &= rest - 1
-                    for j in range(k):
-                        p = pos[j]
-                        if not adjacent[p] & front:
+                    for d in range(4):
+                        q = np.int64(nbr[p, d])
+                        if q < 0 or not (front >> q) & 1:
                             continue
-                        for d in range(4):
-                            q = np.int64(nbr[p, d])
-                            if q < 0 or not (front >> q) & 1:
-                                continue
-                            # Tile j slides from p into q; the blank ends on p.
-                            # Tiles before j on the cells passed over shorten
-                            # j's digit; tiles after j there shift their own.
-                            lo = min(p, q)
-                            hi = max(p, q)
-                            step = hi - lo
-                            dblock = 0
-                            doff = 0
-                            for c in range(lo + 1, hi):
-                                ow = owner[c]
-                                step -= ow < j
-                                after = ow > j
-                                dblock += mult_kb[ow] * after
-                                doff += mult_ko[ow] * after
-                            if j < high:
-                                dblock += step * mult_high[j]
+                        # Tile j slides from p into q; the blank ends on p.
+                        # Tiles before j on the cells passed over shorten
+                        # j's digit; tiles after j there shift their own.
+                        lo = min(p, q)
+                        hi = max(p, q)
+                        step = hi - lo
+                        dblock = 0
+                        doff = 0
+                        for c in range(lo + 1, hi):
+                            ow = owner[c]
+                            step -= ow < j
+                            after = ow > j
+                            dblock += mult_kb[ow] * after
+                            doff += mult_ko[ow] * after
+                        if j < high:
+                            dblock += step * mult_high[j]
+                        else:
+                            doff += step * mult[j]
+                        if q < p:
+                            dblock = -dblock
+                            doff = -doff
+                        kids += 1
+                        excess = depth + 1 - (md + cost[j, q] - cost[j, p])
+                        excess >>= 1
+                        cell = row * (4 * n) + p * 4 + d
+                        if dblock == 0:
+                            to = slot
+                            tb = block
+                            tg = gbase
+                            mirrored = own_mirror
+                        else:
+                            tb = block + dblock
+                            to = bslot[tb]
+                            mirrored = 0
+                            if to < 0:  # not canonical: mark its mirror
+                                to = ~to
+                                mirrored = 2
                             else:
-                                doff += step * mult[j]
-                            if q < p:
-                                dblock = -dblock
-                                doff = -doff
-                            kids += 1
-                            excess = depth + 1 - (md + cost[j, q] - cost[j, p])
-                            excess >>= 1
-                            cell = row * (4 * n) + p * 4 + d
-                            if dblock == 0:
-                                to = slot
-                                tb = block
-                                tg = gbase
-                                mirrored = own_mirror
-                            else:
-                                tb = block + dblock
-                                to = bslot[tb]
-                                mirrored = 0
-                                if to < 0:  # not canonical: mark its mirror
-                                    to = ~to
-                                    mirrored = 2
-                                else:
-                                    mirrored = selfm[to]
-                                tg = cblock[to] * bsize
-                            o2 = o + doff
-                            if mirrored == 2:
-                                # the mirrored child's offset: its low tiles are
-                                # this placement's, mirrored, ranked among the
-                                # mirror block's free cells (one POPCNT a digit)
-                                occt = hocc ^ (np.int64(1) << p) ^ (np.int64(1) << q)
-                                rem = full & ~(mlo[occt & 0xFF] | mhi[occt >> 8])
-                                om = 0
-                                for t in range(low):
-                                    below = rem & ((np.int64(1) << mlow[t]) - 1)
-                                    om += _ctpop(below) * mult_low[t]
-                                    rem &= ~(np.int64(1) << mlow[t])
-                                got = _mark(
-                                    word, nibble, flags_nxt, to,
-                                    om, bsize, tg,
-                                    np.uint16(1) << kid_mirror[cell], excess,
-                                )
-                                new += got & 1
-                                bad |= got >> 1
-                                continue
+                                mirrored = selfm[to]
+                            tg = cblock[to] * bsize
+                        o2 = o + doff
+                        if mirrored == 2:
+                            # the mirrored child's offset: its low tiles are
+                            # this placement's, mirrored, ranked among the
+                            # mirror block's free cells (one POPCNT a digit)
+                            occt = hocc ^ (np.int64(1) << p) ^ (np.int64(1) << q)
+                            rem = full & ~(mlo[occt & 0xFF] | mhi[occt >> 8])
+                            om = 0
+                            for t in range(low):
+                                below = rem & ((np.int64(1) << mlow[t]) - 1)
+                                om += _ctpop(below) * mult_low[t]
+                                rem &= ~(np.int64(1) << mlow[t])
                             got = _mark(
-                                word, nibble, flags_nxt, to, o2, bsize, tg,
-                                np.uint16(1) << kid_region[cell], excess,
+                                word, nibble, flags_nxt, to,
+                                om, bsize, tg,
+                                np.uint16(1) << kid_mirror[cell], excess,
                             )
                             new += got & 1
                             bad |= got >> 1
-                            if mirrored == 1:  # its own mirror's block: both
-                                got = _mark(
-                                    word, nibble, flags_nxt, to,
-                                    np.int64(operm[hset[tb], o2]), bsize, tg,
-                                    np.uint16(1) << kid_mirror[cell], excess,
-                                )
-                                new += got & 1
-                                bad |= got >> 1
-                    for i in range(low):
-                        owner[pos[high + i]] = k
-                for i in range(high):
-                    owner[hcells[i]] = k
-            start += chunks * granule
+                            continue
+                        got = _mark(
+                            word, nibble, flags_nxt, to, o2, bsize, tg,
+                            np.uint16(1) << kid_region[cell], excess,
+                        )
+                        new += got & 1
+                        bad |= got >> 1
+                        if mirrored == 1:  # its own mirror's block: both
+                            got = _mark(
+                                word, nibble, flags_nxt, to,
+                                np.int64(operm[hset[tb], o2]), bsize, tg,
+                                np.uint16(1) << kid_mirror[cell], excess,
+                            )
+                            new += got & 1
+                            bad |= got >> 1
+                for i in range(low):
+                    owner[pos[high + i]] = k
+            for i in range(high):
+                owner[hcells[i]] = k
     out = np.zeros(4, dtype=np.int64)
     out[0] = new
     out[1] = expanded
@@ -640,30 +654,30 @@ def build_packed(
     assert slot >= 0  # the goal is its own mirror
     word[slot * bsize + start % bsize] = bit | (bit << 8)
     flags[0][slot] = 1
-    chunks = 64
-    granule = max(1, min(32, cblocks // chunks))
+    granule = max(1, min(32, cblocks // 64))  # blocks per claim
     workers = threads or threads_to_use()
     popcnt8 = _popcount8()
     kid_flat = kid_region.ravel()
     mirror_flat = kid_mirror.ravel()
 
-    def run(depth: int, thread: int, share: int) -> np.ndarray:
+    def run(depth: int, claim: np.ndarray) -> np.ndarray:
         return _expand(
             depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
             adjacent, cost, rank_lo, rank_hi, popcnt8, kid_flat, mirror_flat,
             rmasks, lowbit, lowrel, cblock, bslot, selfm, hset, operm, word,
-            nibble, flags[depth & 1], flags[(depth + 1) & 1], chunks, granule,
-            thread, share, mlo, mhi, mcell, minv, mult_low,
+            nibble, flags[depth & 1], flags[(depth + 1) & 1], claim, granule,
+            mlo, mhi, mcell, minv, mult_low,
         )
 
     depth = 0
     reached = 1
     with ThreadPoolExecutor(workers) as pool:
         while True:
+            claim = np.zeros(1, dtype=np.int64)
             if depth < 4 or workers == 1:  # tiny layers (and the first compile)
-                result = run(depth, 0, 1)
+                result = run(depth, claim)
             else:
-                parts = list(pool.map(lambda t: run(depth, t, workers), range(workers)))
+                parts = list(pool.map(lambda _t: run(depth, claim), range(workers)))
                 result = np.sum(parts, axis=0)
             reached += int(result[0])
             if result[2]:
