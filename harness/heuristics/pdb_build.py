@@ -7,7 +7,7 @@ no cost inside its region of non-pattern cells, so a state is a placement plus t
 region holding the blank, and a move slides a pattern tile into an adjacent cell of
 that region. The table value of a placement is the least depth of any of its states.
 
-What makes this builder fit a 7-8 partition in about a minute and under 1.5 GiB:
+What makes this builder fit a 7-8 partition in 1 GiB and a few minutes of CPU:
 
 - **Parity instead of a second frontier.** A move changes one pattern tile's
   Manhattan distance by one, so every state of placement P lies at a depth of the
