@@ -296,9 +296,9 @@ def solve_boards(boards: list[Board], target: Board, g: Grid, config, h) -> None
     if len(boards) >= MIN_BATCH:  # set-up, before the first answer:
         from harness.batch import board_array
 
-        first = board_array(boards[:1], g)  # imports numpy, for judge_many
-        if many is not None:  # the batch entry point's code compiled or loaded
-            many(first, target, g, heuristic=h)
+        goal = board_array([target], g)  # imports numpy, for judge_many
+        if many is not None:  # the batch entry point's code compiled or loaded,
+            many(goal, target, g, heuristic=h)  # on the goal (no search)
     done = 0
     size = 1
     while done < len(boards):
