@@ -1,7 +1,7 @@
 """Dask executor overhead and scaling: the figures of issue 12 (not a pytest file).
 
-    .venv/bin/python tests/benchmarks/bench_dask.py             # overhead, 2 rounds
-    .venv/bin/python tests/benchmarks/bench_dask.py --scale     # scale check
+    .venv/bin/python tests/benchmarks/bench_dask.py             # overhead, ~8 min
+    .venv/bin/python tests/benchmarks/bench_dask.py --scale     # scale, ~3-4 min
 
 Overhead: the same grid (default ``--datasets 8-mini --solvers all``) through the
 local pool with 2 jobs and through a 2-worker LocalCluster (``--executor dask
@@ -16,10 +16,12 @@ difference / cells), medians over the rounds. The goal of issue 12 is <= 1.15.
 
 Scale (``--scale``): the same grid on a 1-worker and on a 2-worker LocalCluster,
 interleaved (1, 2, 2, 1, ...); prints both walls and the ideal-speedup efficiency
-T1 / (2 x T2) with the load average. The default scale grid (``--scale-solvers``)
-takes about 1 min on 1 worker and 30 s on 2 on a quiet 2-core machine: with one
-round pair and the warm-up, about 2.5 minutes. On a machine whose cores are
-shared with other work, the efficiency says little (printed anyway).
+T1 / (2 x T2) of the whole wall and of the cells alone, with the load average. The
+default scale grid (``--scale-solvers``, 216 cells) should take about 1 min on 1
+worker and 30 s on 2 on a quiet 2-core machine: with 2 rounds, the cluster
+start-ups and the warm-up, 3-4 minutes (``--rounds 1`` halves it). On a machine
+whose cores are shared with other work, the efficiency says little (printed
+anyway).
 
 Before timing, one untimed local run of the first two instances of each dataset
 warms the caches (numba's compiled kernels, pattern databases), so no timed run
@@ -38,8 +40,9 @@ import time
 from harness import results as res
 from harness.measure import runner
 
-#: configs of the default scale grid: on 8-mini, ~1 min of cells on one core
-SCALE_SOLVERS = "astar_dict,astar_cantor_jit,ida_star,ida_star_jit[manhattan]"
+#: configs of the default scale grid: on 8-mini (216 cells), 78-91 s on the local
+#: pool's 2 workers at load average ~15; on a quiet machine ~30 s on 2 workers
+SCALE_SOLVERS = "astar_dict,astar_cantor_jit,ida_star,ida_star_jit,bidir_bfs,table"
 
 
 def load() -> str:
@@ -149,19 +152,22 @@ def scale(args) -> None:
     if not args.no_warm:
         warm(plan)
     walls: dict[int, list[float]] = {1: [], 2: []}
+    cells: dict[int, list[float]] = {1: [], 2: []}
     count = 0
     for r in range(args.rounds):
         for workers in (1, 2) if r % 2 == 0 else (2, 1):
             t = one_run(plan, "dask", workers)
             walls[workers].append(t.wall)
+            cells[workers].append(t.cells)
             count = t.count
             print(f"round {r + 1}, {workers} worker(s): wall {t.wall:7.2f} s (start "
                   f"{t.start:.2f}, close {t.close:.2f}); {t.count} cells {t.info} "
                   f"({load()})")  # fmt: skip
-    t1, t2 = statistics.median(walls[1]), statistics.median(walls[2])
-    print(f"scale ({count} cells): 1 worker {t1 / 60:.2f} min, 2 workers "
-          f"{t2 / 60:.2f} min; speed-up {t1 / t2:.2f}, efficiency T1/(2 T2) "
-          f"{t1 / (2 * t2):.2f} ({load()})")  # fmt: skip
+    for name, of in (("whole wall", walls), ("cells (no start-up, close)", cells)):
+        t1, t2 = statistics.median(of[1]), statistics.median(of[2])
+        print(f"scale, {name} ({count} cells): 1 worker {t1 / 60:.2f} min, 2 "
+              f"workers {t2 / 60:.2f} min; speed-up {t1 / t2:.2f}, efficiency "
+              f"T1/(2 T2) {t1 / (2 * t2):.2f} ({load()})")  # fmt: skip
 
 
 def main() -> None:
