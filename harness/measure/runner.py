@@ -1090,9 +1090,7 @@ def execute(
         expected = sum(e for e, _ in recent)
         if len(recent) >= 5 and expected > 0:
             left *= min(max(sum(a for _, a in recent) / expected, 0.2), 5.0)
-        # This process judges and stores every cell in turn: with many quick
-        # cells left, that, not the workers, sets the pace (it is measured).
-        return max(left, clock.per_cell() * len(cost_jobs))
+        return left
 
     if skipped:
         res.append_rows(run_dir, skipped)
@@ -1106,13 +1104,13 @@ def execute(
     note_executor(meta, executor)
     res.write_meta(run_dir, meta)
     progress.start(total, done, failures)
-    clock = PhaseClock(workers)
     last_meta = 0.0
     lost_seen = 0
     estimate = getattr(progress, "estimate", None)
     observed = getattr(progress, "observed", None)
     if estimate is not None:
         estimate(seconds_left())
+    clock = PhaseClock(workers)
     try:
         for event in executor.events():
             if isinstance(event, TaskStarted):
@@ -1208,7 +1206,6 @@ class PhaseClock:
         self.workers = workers
         self.t0 = self.last_start = time.monotonic()
         self.busy = self.parent = 0.0
-        self.cells = 0  # results handled
         self.phases: dict[str, float] = {}  # wall seconds
         self.cpu: dict[str, float] = {}  # CPU seconds (load inflates wall, less this)
         self._mark = self.t0
@@ -1229,11 +1226,6 @@ class PhaseClock:
 
     def handled(self) -> None:
         self.parent += time.monotonic() - self._mark
-        self.cells += 1
-
-    def per_cell(self) -> float:
-        """Mean seconds this process spent handling one finished cell."""
-        return self.parent / self.cells if self.cells else 0.0
 
     def summary(self) -> dict[str, Any]:
         wall = time.monotonic() - self.t0
