@@ -244,6 +244,9 @@ def test_cluster_rows_equal_local_rows(plugin, tmp_path, cluster):
     assert set(meta["hosts"]) == {w["host"] for w in workers.values()}
     assert all(h["cpu_model"] for h in meta["hosts"].values())
     assert meta["executors"][-1]["kind"] == "dask"
+    # the measuring processes' phases reach meta.json as a local run's do
+    assert meta["phases"]["worker_time_seconds"] > 0
+    assert meta["phases"]["worker_setup_seconds"] > 0
 
 
 

@@ -167,6 +167,8 @@ class CellResult:
     setups: list[Setup]
     h_start: int | None
     cpu: int | None = None  # the core its measuring process was pinned to
+    #: (wall, CPU) seconds per phase in the measuring process (TaskResult.phases)
+    phases: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -396,6 +398,7 @@ def run_batch(batch: Batch) -> BatchResult:
                     setups,
                     event.h_start,
                     event.cpu,
+                    event.phases,
                 )
             )
             if not withdrawn and time.monotonic() >= deadline:
@@ -759,6 +762,7 @@ class DaskExecutor:
                     worker_id=result.worker["address"],
                     host=result.worker["host"],
                     cpu=cell.cpu,
+                    phases=cell.phases,
                 )
             if result.remaining:
                 rest = [self._by_id[i] for i in result.remaining]
