@@ -333,7 +333,7 @@ def main() -> None:
         "--manhattan",
         type=int,
         default=40,
-        help="how many of the cheapest Korf instances with Manhattan",
+        help="how many of the cheapest Korf instances with Manhattan (0: none)",
     )
     parser.add_argument(
         "--rebuild",
@@ -368,7 +368,8 @@ def main() -> None:
             f"  ida_star_jit[{name}]: {wall:6.2f} s wall, {generated / 100:>9,.0f} "
             f"nodes per instance, {generated / cpu / 1e6:5.1f} M nodes/s (CPU)"
         )
-    bench_korf_manhattan(args.manhattan)
+    if args.manhattan > 0:
+        bench_korf_manhattan(args.manhattan)
     bench_4x4_pure_vs_jit()
     bench_31()
     if not args.skip_rates:
