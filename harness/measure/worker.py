@@ -53,14 +53,15 @@ REFERENCE_KEY = ("astar_cantor", "manhattan")  # a ConfigKey's solver and heuris
 REFERENCE_CONFIG = "{}[{}]".format(*REFERENCE_KEY)  # its label, for messages
 REFERENCE_BOARD: Board = (5, 7, 8, 3, 6, 4, 2, 0, 1)  # 27 moves from the goal
 REFERENCE_GOAL: Board = (1, 2, 3, 4, 5, 6, 7, 8, 0)
-#: A timed repeat uses the reference solve timed after an earlier repeat of the
-#: same cell when that one ended at most this long before the repeat began (the
-#: drift it cancels lasts seconds, in spells of about 1-30 s), else a new one is
-#: timed right after the repeat. A repeat longer than this always gets its own;
-#: a short cell's repeats share one, timed next to them, so the references cost
-#: a third (with the adaptive stop, half) of one per repeat. Not shared across
-#: cells: under a heavy load the A/A ratios spread wider when they were.
-REFERENCE_REUSE_SECONDS = 0.5
+#: A timed repeat may use the reference solve timed after an earlier repeat of the
+#: same cell when that one ended at most this long before the repeat began, else a
+#: new one is timed right after the repeat. 0: every repeat gets its own. Sharing
+#: one within 0.5 s (a third of the references' cost, ~6 s of the main job's worker
+#: CPU) widened the quiet A/A spread: 20 pairs of `aa_noise.py --combined` gave
+#: normalized ratios 0.909-1.086 and one unchanged config called "1.10x faster";
+#: a reference per repeat gave 0.936-1.048 and 0 of 48 verdicts significant over
+#: 16 pairs (2026-12-03, load 0.4-2). Not shared across cells either.
+REFERENCE_REUSE_SECONDS = 0.0
 #: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
 MAX_MOVES_CHARS = 1_000_000
 
