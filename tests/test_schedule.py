@@ -8,8 +8,14 @@ import math
 import pytest
 
 from harness.measure.pool import LocalPool
-from harness.measure.runner import _priority
-from harness.measure.schedule import CostModel, Job, eta
+from harness.measure.schedule import (
+    EXPLORE,
+    FIRST_OF_GROUP,
+    CostModel,
+    Job,
+    eta,
+    priority,
+)
 from harness.measure.worker import Pass, Task
 
 #: True cost (seconds per pass) of each synthetic config at optimal depth d.
@@ -76,23 +82,52 @@ def test_an_unmeasured_config_borrows_the_measured_slope_and_level():
     assert math.isclose(model._slope(("b", "3x3", True)), math.log(2))
 
 
-def test_exploration_first_costliest_then_the_far_end_of_each_group():
+def test_exploration_first_costliest_then_farthest_point_in_depth():
+    """Each group's costliest cell first; then, per group, the cell farthest in
+    depth from every measured or running one (the shallow end, the middle, the
+    quarters); once every pending cell is within EXPLORE_GAP moves of one, the
+    expected cost alone."""
+    model = CostModel()
+    jobs = {i: j for i, j in enumerate(grid_jobs())}  # depths 0, 3, ..., 30
+
+    def top(running=()):
+        pri = {
+            i: priority(model, j, [jobs[r] for r in running]) for i, j in jobs.items()
+        }
+        best = max(pri, key=pri.get)
+        return jobs[best], pri[best]
+
+    job, pri = top()
+    assert job.depth == 30 and pri > FIRST_OF_GROUP
+    order = []
+    while True:
+        job, pri = top()
+        if pri < EXPLORE:
+            break
+        order.append((job.key[0], job.depth))
+        model.observe(job, true_cost(job))
+        del jobs[next(i for i, j in jobs.items() if j == job)]
+    # every group: 30 (the first), then 0, then 15, then 6 or 9 and 21 or 24, ...
+    for config in TRUE:
+        depths = [d for c, d in order if c == config]
+        assert depths[:2] == [30, 0] and depths[2] == 15, depths
+        assert set(depths[3:5]) in ({6, 21}, {6, 24}, {9, 21}, {9, 24}), depths
+    # a group's cell running counts as measured: its neighbours are not explored
     model = CostModel()
     jobs = {i: j for i, j in enumerate(grid_jobs())}
-    # nothing measured: each group's costliest (deepest) cell outranks the rest
-    pri = {i: _priority(model, j, {}, jobs) for i, j in jobs.items()}
-    top = max(pri, key=pri.get)
-    assert jobs[top].depth == 30 and pri[top] > 1e9
-    # a group measured at one depth asks next for its cell farthest from it
     for config in TRUE:
         model.observe(Job((config, "3x3", True), 30, 4, 1e9), 1.0)
-    pri = {i: _priority(model, j, {}, jobs) for i, j in jobs.items()}
-    top = max(pri, key=pri.get)
-    assert jobs[top].depth == 0
-    # ... but not while a cell of that group is running
-    running = {i: 0.0 for i, j in jobs.items() if j.depth == 3}
-    pri = {i: _priority(model, j, running, jobs) for i, j in jobs.items()}
-    assert max(pri.values()) < 1e8
+    running = [i for i, j in jobs.items() if j.depth == 3]
+    job, pri = top(running)
+    assert pri > EXPLORE and job.depth in (15, 18)  # far from 3 and from 30
+    # ... and a group with a cell running is not "unmeasured" either
+    model = CostModel()
+    jobs = {i: j for i, j in enumerate(grid_jobs())}
+    running = [i for i, j in jobs.items() if j.depth == 3]
+    assert all(
+        priority(model, j, [jobs[r] for r in running]) < FIRST_OF_GROUP
+        for j in jobs.values()
+    )
 
 
 def test_eta_spreads_work_over_workers_but_not_below_the_longest_cell():
@@ -123,6 +158,87 @@ def test_shallow_cells_are_priced_at_the_fixed_overhead_not_below():
     for d in (25, 31):
         cost = model.cost(Job(("a", "3x3", True), d, 1, 1e9))
         assert cost == pytest.approx(true(d), rel=0.2)
+
+
+def explore(model: CostModel, jobs: list[Job], cost) -> list[Job]:
+    """Measure cells as ``priority`` asks while it asks for exploration (at most
+    six per group); return the cells left."""
+    jobs = list(jobs)
+    while jobs:
+        best = max(jobs, key=lambda j: priority(model, j, []))
+        if priority(model, best, []) < EXPLORE:
+            break
+        model.observe(best, cost(best))
+        jobs.remove(best)
+    return jobs
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda d: 0.004 * min(1.3**d, 60.0),  # blind search: saturates at depth 16
+        lambda d: 0.02 + 0.00001 * 1.6**d,  # overhead, then geometric
+        lambda d: 0.03,  # flat: the fixed overhead only
+    ],
+    ids=["saturating", "overhead-then-geometric", "flat"],
+)
+def test_after_exploration_the_work_left_is_priced_within_a_quarter(shape):
+    """Whatever the curve's shape, the few cells exploration measures (deepest,
+    shallowest, middle, quarters) price the rest of the group within 25% in sum
+    (the ETA's figure), and no cell more than 2.5x off. A straight line in log
+    cost through the deepest cells priced the saturating curve's middle 3x high."""
+    model = CostModel()
+    jobs = [Job(("a", "3x3", True), d, 5, 1e9) for d in range(32)]
+    cost = lambda j: shape(j.depth) * j.passes  # noqa: E731
+    left = explore(model, jobs, cost)
+    assert 5 <= 32 - len(left) <= 8
+    said, real = sum(model.cost(j) for j in left), sum(cost(j) for j in left)
+    assert said == pytest.approx(real, rel=0.25)
+    for j in left:
+        assert 1 / 2.5 <= model.cost(j) / cost(j) <= 2.5, j.depth
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cells_that_scatter_about_the_curve_are_priced_at_their_mean(seed):
+    """Cells of one depth scatter (log-normal, sigma 0.4: the mean is 1.08x the
+    typical). Twenty groups measured every fourth depth price the depths between
+    at their mean, within -5%/+25% in sum (about 10% high, as documented); exact
+    curves get no spread."""
+    import random
+
+    rng, sigma = random.Random(seed), 0.4
+    model, exact, pending = CostModel(), CostModel(), []
+    for g in range(20):
+        for d in range(32):
+            job = Job((f"c{g}", "3x3", True), d, 1, 1e9)
+            if d % 4 == 0 or d == 31:
+                model.observe(job, 0.01 * 1.3**d * math.exp(rng.gauss(0, sigma)))
+                exact.observe(job, 0.01 * 1.3**d)
+            else:
+                pending.append(job)
+    mean = sum(0.01 * 1.3**j.depth * math.exp(sigma**2 / 2) for j in pending)
+    said = sum(model.cost(j) for j in pending)
+    assert 0.95 <= said / mean <= 1.25
+    assert 0.04 <= model._spread <= 0.16  # v/2 = 0.08, x1.5 for the neighbours' noise
+    assert exact._spread == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_deeper_cell_measured_cheaper_pools_with_its_neighbour():
+    """Costs are not expected to fall with depth: a noisy deeper cell that came out
+    cheaper is pooled with the shallower one (geometric mean), and the depths
+    between and beyond are priced no lower than that."""
+    model = CostModel()
+    key = ("a", "3x3", True)
+    model.observe(Job(key, 10, 1, 1e9), 0.001)
+    model.observe(Job(key, 20, 1, 1e9), 1.0)
+    model.observe(Job(key, 22, 1, 1e9), 0.25)
+    pooled = math.sqrt(1.0 * 0.25)
+    for depth in (20, 21, 22):
+        assert model.cost(Job(key, depth, 1, 1e9)) == pytest.approx(pooled)
+    assert model.cost(Job(key, 26, 1, 1e9)) >= pooled
+    assert model.cost(Job(key, 15, 1, 1e9)) == pytest.approx(
+        math.exp((math.log(0.001) + math.log(pooled)) / 2)
+    )
 
 
 def test_eta_plays_blocks_out_as_the_pool_runs_them():

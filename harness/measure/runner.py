@@ -14,11 +14,11 @@ interrupted or killed run resumes without redoing or duplicating a row.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import signal
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +31,7 @@ from harness.external import load_plugin
 from harness.measure import stopping
 from harness.measure.judge import judge as check_answer
 from harness.measure.pool import Executor, InlineExecutor, LocalPool
-from harness.measure.schedule import CostModel, Job, eta
+from harness.measure.schedule import CostModel, Job, eta, priority
 from harness.measure.worker import (
     MAX_MOVES_CHARS,
     REFERENCE_BOARD,
@@ -62,6 +62,10 @@ DEFAULT_WARMUP = defaults.WARMUP
 DEFAULT_ADAPTIVE = defaults.ADAPTIVE
 COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 FAILURES = res.PROBLEMS  # what --strict fails on
+#: Seconds between two ETA computations: playing the rest of a 900-cell run out on
+#: the model takes ~8 ms of the parent's CPU, which the pinned workers share; once
+#: per finished cell that was 6.4 s of a 55 s main job.
+ETA_EVERY = 0.25
 
 
 class RunError(Exception):
@@ -1070,27 +1074,24 @@ def execute(
     running: dict[int, float] = {}
     if hasattr(executor, "prioritize"):
         executor.prioritize(
-            lambda t: _priority(model, cost_jobs[t.id], running, cost_jobs)
+            lambda t: priority(
+                model,
+                cost_jobs[t.id],
+                (cost_jobs[i] for i in running if i in cost_jobs),
+            )
         )
     workers = max(getattr(executor, "jobs", 1), 1)
 
     said: dict[int, float] = {}  # the cost expected when each cell started
-    recent: deque[tuple[float, float]] = deque(maxlen=max(10, len(tasks) // 20))
 
     def seconds_left() -> float:
         now = time.monotonic()
-        left = eta(
+        return eta(
             model,
             ((j, blocks[i]) for i, j in cost_jobs.items() if i not in running),
             ((cost_jobs[i], now - t0, blocks[i]) for i, t0 in running.items()),
             workers,
         )
-        # What the latest cells really took against what was expected of them
-        # corrects the rest (first solves in a fresh worker, say, inflate a curve).
-        expected = sum(e for e, _ in recent)
-        if len(recent) >= 5 and expected > 0:
-            left *= min(max(sum(a for _, a in recent) / expected, 0.2), 5.0)
-        return left
 
     if skipped:
         res.append_rows(run_dir, skipped)
@@ -1108,8 +1109,10 @@ def execute(
     lost_seen = 0
     estimate = getattr(progress, "estimate", None)
     observed = getattr(progress, "observed", None)
-    if estimate is not None:
+    last_eta = -math.inf  # the first finished cell gives the first ETA
+    if estimate is not None and model.observed:  # (a resume: cells stored)
         estimate(seconds_left())
+        last_eta = time.monotonic()
     clock = PhaseClock(workers)
     try:
         for event in executor.events():
@@ -1126,13 +1129,12 @@ def execute(
                 setup = sum(s.seconds or 0.0 for s in event.setups)
                 took = max(time.monotonic() - began - setup, 0.0)
                 model.observe(job, took)
-                if event.task.id in said:
-                    recent.append((said[event.task.id], took))
                 if observed is not None:  # (benchmarks: how right the model was)
                     observed(job, said.get(event.task.id), took)
                 said.pop(event.task.id, None)
-            if estimate is not None:
+            if estimate is not None and time.monotonic() - last_eta >= ETA_EVERY:
                 estimate(seconds_left())
+                last_eta = time.monotonic()
             cell = by_task[event.task.id]
             key = (cell.config.label, cell.dataset.name, cell.instance.id)
             optimum = plan.optimum(cell.dataset, cell.instance)
@@ -1244,23 +1246,6 @@ class PhaseClock:
             "parent_handling_seconds": self.parent,
         }
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}
-
-
-def _priority(model: CostModel, job: Job, running, jobs: dict[int, Job]) -> float:
-    """Expected seconds, except while a (config, size, solvable) group has no cost
-    curve of its own and none of its cells runs: then its costliest cell goes
-    first, and once that is measured, its cell farthest in depth from it (the
-    cheap end). Two samples per group early make every later estimate, and the
-    ETA, the group's own; they cost little, and the costly one is due first anyway.
-    """
-    if any(jobs[i].key == job.key for i in running if i in jobs):
-        return model.cost(job)
-    if not model.measured(job.key):
-        return 1e9 + model.cost(job)
-    at = model.sampled_depth(job.key)
-    if at is not None and job.depth is not None and job.depth != at:
-        return 1e8 + abs(job.depth - at)
-    return model.cost(job)
 
 
 def _job(cell: Cell, task: Task, plan: Plan) -> Job:
