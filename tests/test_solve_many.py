@@ -189,6 +189,43 @@ def test_solve_prints_the_same_lines_in_groups_and_board_by_board(
             assert apply_moves(board, line, grid(3)) == goal
 
 
+def test_a_batch_entry_point_that_raises_warns_once_and_goes_board_by_board(
+    monkeypatch,
+) -> None:
+    """A solver whose ``solve_many`` raises still answers every board (board by
+    board, ``solve``), but not silently: one warning line names the solver and the
+    error, for the whole batch, not per group."""
+    import dataclasses
+
+    from harness import solver as registry
+
+    calls = []
+
+    def broken(boards, goal, g, *, heuristic=None):
+        calls.append(len(boards))
+        if len(boards) > 1:  # the set-up call on the goal alone passes
+            raise ValueError("kernel out of bounds")
+        return spec.solve_many(boards, goal, g, heuristic=heuristic)
+
+    spec = registry.all_solvers()["table"]
+    monkeypatch.setitem(
+        registry._REGISTRY, "table", dataclasses.replace(spec, solve_many=broken)
+    )
+    text = text_of(BOARDS)
+    result = runner.invoke(app, ["solve", "--solver", "table"], input=text)
+    assert result.exit_code == 0, result.output
+    expected = runner.invoke(
+        app, ["solve", "--solver", "table", "--stats"], input=text
+    )
+    assert result.stdout == expected.stdout
+    warnings = [w for w in result.stderr.splitlines() if w.startswith("warning:")]
+    assert warnings == [
+        "warning: table: its batch entry point (solve_many) raised ValueError: "
+        "kernel out of bounds; solving board by board instead"
+    ]
+    assert len(calls) == 2  # the set-up call, then one group: never again
+
+
 PLUGIN = '''
 from harness.solver import Counters, register
 from solvers.table import solve as table

@@ -307,6 +307,8 @@ def solve_boards(boards: list[Board], target: Board, g: Grid, config, h) -> None
         answers = arrays = error = None
         if many is not None and len(part) >= MIN_BATCH:
             answers, arrays = _solve_many(part, target, g, config, h)
+            if answers is None:
+                many = None  # (warned) board by board from here on
         if answers is None:
             answers, error = _solve_each(part, done, target, g, config, h)
         if len(answers) < MIN_BATCH:
@@ -357,14 +359,20 @@ def _solve_each(part, done, target, g, config, h):
 
 def _solve_many(part, target, g, config, h):
     """(answers, the boards as an array) from the solver's ``solve_many``, or
-    (None, None) when it raises: the group is then solved board by board, which
-    names the board and the error."""
+    (None, None) when it raises, with a warning naming the solver and the error:
+    the rest is then solved board by board, which names a board that fails, and
+    is slower; a user timing the batch must know."""
     from harness.batch import board_array
 
     arrays = board_array(part, g)
     try:
         answers, _counts = config.spec.solve_many(arrays, target, g, heuristic=h)
-    except Exception:
+    except Exception as exc:
+        typer.echo(
+            f"warning: {config.label}: its batch entry point (solve_many) raised "
+            f"{type(exc).__name__}: {exc}; solving board by board instead",
+            err=True,
+        )
         return None, None
     return list(answers), arrays
 
