@@ -562,3 +562,34 @@ def test_resolve_solvers_keeps_configs_and_keys_as_values():
         "good_astar[manhattan]", "good_bfs"]  # fmt: skip
     with pytest.raises(runner.RunError, match=r"^--solvers: '' names no solver"):
         runner.resolve_solvers([])
+
+
+def test_no_eta_until_every_config_has_a_measured_cell(run, monkeypatch):
+    """The bar's ETA waits until each config has a cell measured (before that its
+    cost is borrowed from the others), then comes at every finished cell at most
+    ETA_EVERY apart, never negative; the run's own progress calls arrive as
+    before."""
+    from harness.measure import runner as runner_module
+
+    monkeypatch.setattr(runner_module, "ETA_EVERY", 0.0)  # every finished cell
+    configs = ["good_bfs", "good_astar[manhattan]", "good_greedy"]
+    seen: set[str] = set()
+    estimates: list[tuple[float, frozenset]] = []
+    finished: list[int] = []
+
+    class Recorder(runner_module.NoProgress):
+        def observed(self, job, said, took) -> None:
+            seen.add(job.key[0])
+
+        def estimate(self, seconds_left: float) -> None:
+            estimates.append((seconds_left, frozenset(seen)))
+
+        def finished(self, done, failures, failure_line) -> None:
+            finished.append(done)
+
+    run(configs, [mix23(), mix23("mix23b")], progress=Recorder(), interleave=False)
+    assert finished and estimates
+    assert all(left >= 0 for left, _ in estimates)
+    assert all(measured == set(configs) for _, measured in estimates)
+    # ... and it did come: from the first finished cell that completed the set on
+    assert len(estimates) >= len(finished) - 2 * len(configs) - 1

@@ -1084,7 +1084,12 @@ def execute(
 
     said: dict[int, float] = {}  # the cost expected when each cell started
 
-    def seconds_left() -> float:
+    def seconds_left() -> float | None:
+        """The ETA; None while a config with cells left has none measured (its
+        level would be borrowed from the others: '~2 s left' a second into a
+        one-minute run, so the bar shows nothing until each has one)."""
+        if any(not model.measured(j.key) for j in cost_jobs.values()):
+            return None
         now = time.monotonic()
         return eta(
             model,
@@ -1109,10 +1114,17 @@ def execute(
     lost_seen = 0
     estimate = getattr(progress, "estimate", None)
     observed = getattr(progress, "observed", None)
-    last_eta = -math.inf  # the first finished cell gives the first ETA
-    if estimate is not None and model.observed:  # (a resume: cells stored)
-        estimate(seconds_left())
-        last_eta = time.monotonic()
+    last_eta = -math.inf
+
+    def update_eta() -> None:
+        nonlocal last_eta
+        left = seconds_left()
+        if left is not None:
+            estimate(left)
+            last_eta = time.monotonic()
+
+    if estimate is not None:  # (a resume can know every config already)
+        update_eta()
     clock = PhaseClock(workers)
     try:
         for event in executor.events():
@@ -1133,8 +1145,7 @@ def execute(
                     observed(job, said.get(event.task.id), took)
                 said.pop(event.task.id, None)
             if estimate is not None and time.monotonic() - last_eta >= ETA_EVERY:
-                estimate(seconds_left())
-                last_eta = time.monotonic()
+                update_eta()
             cell = by_task[event.task.id]
             key = (cell.config.label, cell.dataset.name, cell.instance.id)
             optimum = plan.optimum(cell.dataset, cell.instance)

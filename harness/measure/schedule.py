@@ -143,11 +143,6 @@ class CostModel:
             self.observe(job, seconds)
 
     @property
-    def observed(self) -> int:
-        """How many cells were observed (0: every estimate is the prior's guess)."""
-        return len(self._costs)
-
-    @property
     def floor(self) -> float:
         """Seconds per pass no cell is expected below (0 before 10 cells)."""
         n = len(self._costs)
