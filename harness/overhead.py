@@ -103,6 +103,7 @@ def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
     """Median seconds of one solve: through the runner vs a bare loop here."""
     from harness.datasets import Dataset, Instance
     from harness.measure import runner
+    from harness.measure.plan import resolve_solvers
     from harness.puzzle import goal_board, grid, is_solvable, parse_board
 
     g = grid(3)
@@ -110,7 +111,7 @@ def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
     start = parse_board(board_text, g)
     inst = Instance("gap", start, goal, g, is_solvable(start, goal, g), None)
     ds = Dataset("overhead-gap", g, goal, "overhead", {}, None, (inst,), "n/a")
-    config = runner.resolve_solvers(config_label)[0]
+    config = resolve_solvers(config_label)[0]
     plan = runner.make_plan([config], [ds], repeats=repeats, memory_pass=False)
     with tempfile.TemporaryDirectory() as out:
         run_dir, meta = runner.start(plan, out, jobs=1, argv=["overhead"])

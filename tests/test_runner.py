@@ -17,7 +17,8 @@ import harness
 from harness import analysis
 from harness import results as res
 from harness.heuristics import make_heuristic
-from harness.measure import runner
+from harness.measure import rows, runner
+from harness.measure.plan import resolve_solvers
 from harness.measure.worker import Attempt, Pass, Task, Worker
 from harness.puzzle import goal_board, grid
 from harness.solver import ConfigKey, load_plugin, scoped_registry
@@ -342,50 +343,50 @@ def _returned(moves, kind: str | None = None) -> Attempt:
 def test_judge_replays_every_answer():
     inst = _inst()
     path = _shortest(inst)
-    assert runner.judge(_returned(path), inst, len(path), True) == (
+    assert rows.judge(_returned(path), inst, len(path), True) == (
         "solved",
         "",
         len(path),
         True,
     )
-    status, message, _, _ = runner.judge(
+    status, message, _, _ = rows.judge(
         _returned("u" * 3 + path), inst, len(path), True
     )
     assert status == "invalid" and message.startswith("illegal path: move")
-    status, message, _, _ = runner.judge(_returned("x"), inst, len(path), True)
+    status, message, _, _ = rows.judge(_returned("x"), inst, len(path), True)
     assert status == "invalid" and "not one of u, d, l, r" in message
-    status, message, _, _ = runner.judge(_returned(path[:-1]), inst, len(path), False)
+    status, message, _, _ = rows.judge(_returned(path[:-1]), inst, len(path), False)
     assert status == "invalid" and "not at the goal" in message
     detour = path + _undo_pair(inst)
-    assert runner.judge(_returned(detour), inst, len(path), False)[::3] == (
+    assert rows.judge(_returned(detour), inst, len(path), False)[::3] == (
         "solved",
         False,
     )
-    status, message, _, ok = runner.judge(_returned(detour), inst, len(path), True)
+    status, message, _, ok = rows.judge(_returned(detour), inst, len(path), True)
     assert status == "invalid" and ok is False and "declares itself optimal" in message
     # unknown optimum: valid path, optimality unknown
-    assert runner.judge(_returned(path), inst, None, True) == (
+    assert rows.judge(_returned(path), inst, None, True) == (
         "solved",
         "",
         len(path),
         None,
     )
-    status, message, _, _ = runner.judge(_returned(None), inst, len(path), True)
+    status, message, _, _ = rows.judge(_returned(None), inst, len(path), True)
     assert status == "invalid" and "solvable" in message
-    status, message, _, _ = runner.judge(_returned(["u"], "list"), inst, 3, True)
+    status, message, _, _ = rows.judge(_returned(["u"], "list"), inst, 3, True)
     assert status == "invalid" and "returned a list" in message
     # a shorter path than the label: the dataset is wrong, not the solver
-    status, message, _, ok = runner.judge(_returned(path), inst, len(path) + 2, True)
+    status, message, _, ok = rows.judge(_returned(path), inst, len(path) + 2, True)
     assert status == "solved" and "label is wrong" in message
 
 
 def test_judge_unsolvable_board():
     inst = _inst(solvable=False)
-    assert runner.judge(_returned(None), inst, None, True)[:2] == ("unsolvable", "")
-    status, message, _, _ = runner.judge(_returned(""), inst, None, True)
+    assert rows.judge(_returned(None), inst, None, True)[:2] == ("unsolvable", "")
+    status, message, _, _ = rows.judge(_returned(""), inst, None, True)
     assert status == "invalid" and "unsolvable" in message
     failed = Attempt("time", 0, "timeout", message="exceeded the 1 s time limit")
-    assert runner.judge(failed, inst, None, True) == (
+    assert rows.judge(failed, inst, None, True) == (
         "timeout",
         "exceeded the 1 s time limit",
         None,
@@ -437,7 +438,7 @@ def test_nondeterminism_compares_all_passes_and_stored_rows():
         moves_chars=2,
         counters={"expanded": 5, "generated": 9},
     )
-    assert runner.nondeterminism([a, b]) is None
+    assert rows.nondeterminism([a, b]) is None
     c = Attempt(
         "memory",
         0,
@@ -449,7 +450,7 @@ def test_nondeterminism_compares_all_passes_and_stored_rows():
         check_counters={"expanded": 6, "generated": 9},
         check_moves="ud",
     )
-    message = runner.nondeterminism([a, c])
+    message = rows.nondeterminism([a, c])
     assert message == (
         "nondeterministic counters: expanded 5 (time 0) "
         "vs 6 (memory 0, tracemalloc solve)"
@@ -463,7 +464,7 @@ def test_nondeterminism_compares_all_passes_and_stored_rows():
         moves_chars=2,
         counters={"expanded": 5, "generated": 9},
     )
-    assert "nondeterministic moves" in runner.nondeterminism([a, d])
+    assert "nondeterministic moves" in rows.nondeterminism([a, d])
     stored = {
         "measure": "time",
         "repeat": "0",
@@ -475,11 +476,11 @@ def test_nondeterminism_compares_all_passes_and_stored_rows():
         "iterations": "",
         "extra": "",
     }
-    assert "expanded 4 (time 0 (stored)) vs 5 (time 1)" in runner.nondeterminism(
+    assert "expanded 4 (time 0 (stored)) vs 5 (time 1)" in rows.nondeterminism(
         [b], [stored]
     )
     timeout = Attempt("time", 1, "timeout", message="late")
-    assert runner.nondeterminism([a, timeout]) is None
+    assert rows.nondeterminism([a, timeout]) is None
 
 
 def test_worker_in_process_times_only_the_solve():
@@ -557,11 +558,11 @@ def test_resume_rebuilds_the_configs_from_their_values_not_the_labels(run):
 
 def test_resolve_solvers_keeps_configs_and_keys_as_values():
     astar = ConfigKey("good_astar", "manhattan").resolve()
-    configs = runner.resolve_solvers([astar, ConfigKey("good_bfs", None), "good_bfs"])
+    configs = resolve_solvers([astar, ConfigKey("good_bfs", None), "good_bfs"])
     assert configs[0] is astar and [c.label for c in configs] == [
         "good_astar[manhattan]", "good_bfs"]  # fmt: skip
     with pytest.raises(runner.RunError, match=r"^--solvers: '' names no solver"):
-        runner.resolve_solvers([])
+        resolve_solvers([])
 
 
 def test_no_eta_until_every_config_has_a_measured_cell(run, monkeypatch):

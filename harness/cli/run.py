@@ -213,6 +213,7 @@ def run(
     from harness import results as res
     from harness.api import write_report_if_available
     from harness.measure import runner
+    from harness.measure.meta import advice
     from harness.measure.pool import ExecutorError
 
     argv = res.python_argv()
@@ -356,7 +357,7 @@ def run(
     )
     if chosen is None:
         chosen = runner.make_executor(jobs, run_dir, pin=plan.pin)
-    later = runner.advice(jobs)
+    later = advice(jobs)
     for warning in meta.get("warnings", []) + _executor_warnings(chosen, meta):
         if warning not in later:
             say(f"warning: {warning}")

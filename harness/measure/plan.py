@@ -1,0 +1,447 @@
+"""What a run will do: the plan (configs x datasets and the options, checked), its
+cells (config x instance, the refused ones with their reason), and the configs
+whose set-up would take longer than ``--setup-timeout`` (skipped with the
+estimate, before any worker starts)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness import defaults
+from harness.datasets import Dataset, Instance
+from harness.external import load_plugin
+from harness.measure.worker import (
+    Pass,
+)
+from harness.puzzle import goal_name
+from harness.solver import ConfigKey, SolverConfig, select_solvers
+
+DEFAULT_REPEATS = defaults.REPEATS
+
+
+DEFAULT_MEMORY_LIMIT_MB = defaults.MEMORY_LIMIT_MB
+
+
+DEFAULT_SETUP_TIMEOUT = defaults.SETUP_TIMEOUT
+
+
+DEFAULT_OUT = defaults.RESULTS_DIR
+
+
+#: Upper bounds of --timeout / --setup-timeout (seconds) and --memory-limit (MB).
+#: Larger values overflow the alarm, the parent's poll or RLIMIT_AS somewhere
+#: below us; a day per solve and 1 TiB are far beyond any benchmark here.
+MAX_SECONDS = 86_400.0
+
+
+MAX_MEMORY_LIMIT_MB = 1_048_576
+
+
+DEFAULT_WARMUP = defaults.WARMUP
+
+
+DEFAULT_ADAPTIVE = defaults.ADAPTIVE
+
+
+class RunError(Exception):
+    """Bad selection or options, or a run that cannot be resumed: one line."""
+
+
+@dataclass(slots=True)
+class Plan:
+    """What to run and how: the grid of configs x datasets and the options."""
+
+    configs: list[SolverConfig]
+    datasets: list[Dataset]
+    plugins: tuple[str, ...] = ()
+    repeats: int = DEFAULT_REPEATS
+    timeout: float | None = None  # None: each solver's own budget_seconds
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB
+    memory_pass: bool = True
+    disable_gc: bool = True
+    setup_timeout: float = DEFAULT_SETUP_TIMEOUT
+    #: (dataset, instance id) -> optimum from the exact 3x3 oracle, when unlabelled
+    oracle_optima: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: (config label, dataset name) pairs to run; None: every config on every
+    #: dataset. An experiment file's union of grids is not a full product.
+    pairs: set[tuple[str, str]] | None = None
+    warmup: int = DEFAULT_WARMUP
+    #: time the reference solve after every timed repeat (harness.noise)
+    reference: bool = True
+    #: pin worker i to core i, so a cell and its reference share a core's drift
+    pin: bool = True
+    #: run instance by instance, every config on it in one worker, in an order
+    #: rotated per instance from a seeded shuffle; False: config by config
+    interleave: bool = True
+    order_seed: int = 0
+    #: adaptive stop: a cell stops repeating once the repeats left could not move
+    #: its median by more than this factor (harness.measure.stopping); 0: all
+    adaptive: float = 0.0
+
+    def timeout_for(self, config: SolverConfig) -> float:
+        return self.timeout if self.timeout is not None else config.spec.budget_seconds
+
+    def passes(self) -> tuple[Pass, ...]:
+        warm = tuple(Pass("warmup", w) for w in range(self.warmup))
+        timed = tuple(Pass("time", r) for r in range(self.repeats))
+        return warm + timed + ((Pass("memory", 0),) if self.memory_pass else ())
+
+    def optimum(self, dataset: Dataset, inst: Instance) -> int | None:
+        if inst.optimal_length is not None:
+            return inst.optimal_length
+        return self.oracle_optima.get((dataset.name, inst.id))
+
+    def options(self, jobs: int) -> dict[str, Any]:
+        return {
+            "solvers": [c.label for c in self.configs],
+            # the same configs as values, what a resume rebuilds the plan from
+            "configs": [[c.spec.name, c.heuristic] for c in self.configs],
+            "datasets": [d.name for d in self.datasets],
+            "plugins": list(self.plugins),
+            "repeats": self.repeats,
+            "timeout": self.timeout,
+            "timeout_by_config": {c.label: self.timeout_for(c) for c in self.configs},
+            "memory_limit_mb": self.memory_limit_mb,
+            "memory_pass": self.memory_pass,
+            "gc_disabled_during_timing": self.disable_gc,
+            "setup_timeout": self.setup_timeout,
+            "jobs": jobs,
+            **(
+                {"pairs": sorted([c, d] for c, d in self.pairs)}
+                if self.pairs is not None
+                else {}
+            ),
+            "warmup": self.warmup,
+            "reference": self.reference,
+            "pin": self.pin,
+            "interleave": self.interleave,
+            "order_seed": self.order_seed,
+            "adaptive": self.adaptive,
+        }
+
+
+def resolve_plugins(plugins: Iterable[str]) -> tuple[str, ...]:
+    """Load each plugin (module name or .py path) here; return the targets workers
+    load (paths made absolute). RunError naming the plugin if one fails."""
+    out = []
+    for target in plugins:
+        path = Path(target)
+        if target.startswith("exec:"):
+            from harness.external import parse_exec
+
+            try:  # canonical form: the program's path made absolute for workers
+                target = parse_exec(target[5:]).target
+            except ValueError as err:
+                raise RunError(str(err)) from None
+        elif target.endswith((".py", ".toml")) or path.is_file():
+            target = str(path.resolve()) if path.exists() else target
+        try:
+            load_plugin(target)
+        except ImportError as err:
+            where = "" if target.startswith("exec:") else f"--plugin {target}: "
+            raise RunError(f"{where}{err}") from None
+        if target not in out:
+            out.append(target)
+    return tuple(out)
+
+
+def resolve_solvers(
+    spec: str | Sequence[str | SolverConfig | ConfigKey],
+) -> list[SolverConfig]:
+    """``"all"``, ``"a,b[h]"`` or a list of labels / configs / config keys ->
+    configs. Only the labels are parsed; configs and keys stay values."""
+    items = [spec] if isinstance(spec, str) else list(spec)
+    out: list[SolverConfig] = []
+    try:
+        for item in items:
+            if isinstance(item, SolverConfig):
+                out.append(item)
+            elif isinstance(item, ConfigKey):
+                out.append(item.resolve())
+            else:
+                out.extend(select_solvers(item))
+        if not out:
+            select_solvers("")  # the one-line "names no solver" error
+    except KeyError as err:
+        raise RunError(f"--solvers: {err.args[0] if err.args else err}") from None
+    return list(dict.fromkeys(out))
+
+
+def stored_configs(options: dict[str, Any]) -> list[SolverConfig]:
+    """The configs of a stored run's options: its ``configs`` values (solver,
+    heuristic), looked up in the registry; the labels of ``solvers`` only for a
+    run stored before ``configs`` was recorded."""
+    if "configs" not in options:
+        return resolve_solvers(options["solvers"])
+    keys = [ConfigKey(solver, heuristic) for solver, heuristic in options["configs"]]
+    try:
+        return list(dict.fromkeys(key.resolve() for key in keys))
+    except KeyError as err:
+        raise RunError(f"stored config: {err.args[0] if err.args else err}") from None
+
+
+def resolve_datasets(spec: str | Dataset | Sequence[str | Dataset]) -> list[Dataset]:
+    """``"default"``, ``"all"``, ``"a,b"`` (names or paths) or Dataset objects."""
+    from harness import datasets as ds
+
+    if isinstance(spec, Dataset):
+        items: list[str | Dataset] = [spec]
+    elif isinstance(spec, str):
+        items = [spec]
+    else:
+        items = list(spec)
+    out: list[Dataset] = []
+    for item in items:
+        if isinstance(item, Dataset):
+            out.append(item)
+            continue
+        try:
+            out.extend(ds.select_datasets(str(item)))
+        except (ValueError, OSError) as err:  # DatasetError is a ValueError
+            raise RunError(f"--datasets: {err}") from None
+    if not out:
+        raise RunError("--datasets: no dataset named")
+    names: dict[str, Dataset] = {}
+    for d in out:
+        if d.name in names and names[d.name].checksum != d.checksum:
+            raise RunError(f"--datasets: two different datasets are named {d.name!r}")
+        names[d.name] = d
+    return list(names.values())
+
+
+def make_plan(
+    solvers: str | Sequence[str | SolverConfig] = "all",
+    datasets: str | Dataset | Sequence[str | Dataset] = "default",
+    *,
+    plugins: Iterable[str] = (),
+    repeats: int = DEFAULT_REPEATS,
+    timeout: float | None = None,
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
+    memory_pass: bool = True,
+    disable_gc: bool = True,
+    setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
+    use_oracle: bool = True,
+    pairs: set[tuple[str, str]] | None = None,
+    warmup: int = DEFAULT_WARMUP,
+    reference: bool = True,
+    pin: bool = True,
+    interleave: bool = True,
+    order_seed: int | None = None,
+    adaptive: float = DEFAULT_ADAPTIVE,
+) -> Plan:
+    """Resolve names into a :class:`Plan`; RunError (one line) on bad input.
+    ``order_seed`` None: a fresh one, recorded in meta.json."""
+    if repeats < 1:
+        raise RunError(f"--repeats {repeats}: must be at least 1")
+    if warmup < 0:
+        raise RunError(f"--warmup {warmup}: must be 0 or more")
+    if not 0 <= adaptive < 1:  # also refuses nan
+        raise RunError(f"adaptive tolerance {adaptive}: must be 0 (off) to under 1")
+    if timeout is not None:
+        _check_seconds("--timeout", timeout)
+    _check_seconds("--setup-timeout", setup_timeout)
+    if memory_limit_mb is not None and not 0 <= memory_limit_mb <= MAX_MEMORY_LIMIT_MB:
+        raise RunError(
+            f"--memory-limit {memory_limit_mb}: must be 0 (no limit) to "
+            f"{MAX_MEMORY_LIMIT_MB:,} MB"
+        )
+    if memory_limit_mb == 0:
+        memory_limit_mb = None  # 0 means no limit
+    plugin_targets = resolve_plugins(plugins)
+    plan = Plan(
+        configs=resolve_solvers(solvers),
+        datasets=resolve_datasets(datasets),
+        plugins=plugin_targets,
+        repeats=repeats,
+        timeout=timeout,
+        memory_limit_mb=memory_limit_mb,
+        memory_pass=memory_pass,
+        disable_gc=disable_gc,
+        setup_timeout=setup_timeout,
+        pairs=set(pairs) if pairs is not None else None,
+        warmup=warmup,
+        reference=reference,
+        pin=pin,
+        interleave=interleave,
+        order_seed=random.randrange(2**31) if order_seed is None else order_seed,
+        adaptive=adaptive,
+    )
+    if use_oracle:
+        plan.oracle_optima = oracle_optima(plan.datasets)
+    return plan
+
+
+def _check_seconds(option: str, value: float) -> None:
+    if not 0 < value <= MAX_SECONDS:  # also refuses nan and inf
+        raise RunError(
+            f"{option} {value:g}: must be more than 0 and at most "
+            f"{MAX_SECONDS:,.0f} seconds (a day)"
+        )
+
+
+def oracle_optima(datasets: Iterable[Dataset]) -> dict[tuple[str, str], int]:
+    """Exact optima for solvable small-grid (<= 9 cells) instances the dataset left
+    unlabelled, from :mod:`harness.oracle` when it is available."""
+    wanted = [
+        (d, i)
+        for d in datasets
+        for i in d.instances
+        if i.solvable and i.optimal_length is None and i.grid.cells <= 9
+    ]
+    if not wanted:
+        return {}
+    try:
+        from harness import oracle
+        from harness.puzzle import rank
+    except ImportError:
+        return {}
+    out = {}
+    for d, inst in wanted:
+        try:
+            table = oracle.distances(inst.goal, inst.grid)
+        except (ValueError, AttributeError):
+            continue
+        dist = int(table[rank(inst.start)])
+        if dist >= 0:
+            out[(d.name, inst.id)] = dist
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One config on one instance; ``refusal`` says why the solver declined it."""
+
+    config: SolverConfig
+    dataset: Dataset
+    instance: Instance
+    refusal: str | None = None
+    block: int | None = None  # interleaved order: the instance's block number
+
+
+def plan_cells(plan: Plan) -> list[Cell]:
+    """The grid in run order, refusals resolved.
+
+    Interleaved (the default): instance by instance; on each instance every config,
+    in an order that rotates by one position per instance, starting from a shuffle
+    seeded by ``plan.order_seed``. Each config then samples the machine's drift
+    all through the run instead of in one window of its own, and every config
+    takes every position equally often. The cells of one instance form a block,
+    run by one worker. Otherwise config by config (a worker reuses its set-up).
+    """
+    from harness.heuristics import all_heuristics
+
+    heuristics = all_heuristics()
+
+    def cell(config: SolverConfig, dataset: Dataset, inst: Instance, block=None):
+        depth = plan.optimum(dataset, inst)
+        return Cell(
+            config, dataset, inst, _refusal(config, inst, depth, heuristics), block
+        )
+
+    def wanted(config: SolverConfig, dataset: Dataset) -> bool:
+        return plan.pairs is None or (config.label, dataset.name) in plan.pairs
+
+    if not plan.interleave:
+        return [
+            cell(config, dataset, inst)
+            for config in plan.configs
+            for dataset in plan.datasets
+            if wanted(config, dataset)
+            for inst in dataset.instances
+        ]
+    order = list(plan.configs)
+    random.Random(plan.order_seed).shuffle(order)
+    cells, block = [], 0
+    for dataset in plan.datasets:
+        for inst in dataset.instances:
+            turn = block % len(order)
+            chosen = [c for c in order[turn:] + order[:turn] if wanted(c, dataset)]
+            for config in chosen:
+                cells.append(cell(config, dataset, inst, block))
+            block += 1 if chosen else 0
+    return cells
+
+
+def slow_setups(
+    cells: list[Cell], setup_timeout: float, needed: Callable[[Cell], bool],
+    say: Callable[[str], None],
+) -> list[Cell]:
+    """Heuristics whose tables take long to build (``setup_estimate``): a config
+    whose estimate exceeds ``setup_timeout`` is declined cell by cell with the
+    reason; otherwise the tables are built here, once, before any worker starts,
+    with progress and an ETA through ``say`` (workers then load them from the
+    cache). Only cells ``needed`` (not refused, not already stored) count."""
+    from dataclasses import replace
+
+    from harness.heuristics import all_heuristics
+
+    heuristics = all_heuristics()
+    verdicts: dict[tuple, str | None] = {}
+    out = []
+    for cell in cells:
+        info = heuristics.get(cell.config.heuristic or "")
+        if info is None or info.setup_estimate is None or not needed(cell):
+            out.append(cell)
+            continue
+        g, goal = cell.instance.grid, cell.instance.goal
+        key = (info.name, g.rows, g.cols, goal)
+        if key not in verdicts:
+            verdicts[key] = _slow_setup(info, g, goal, setup_timeout, say)
+        reason = verdicts[key]
+        out.append(cell if reason is None else replace(cell, refusal=reason))
+    return out
+
+
+def _slow_setup(info, g, goal, setup_timeout: float, say) -> str | None:
+    import time
+
+    estimate = info.setup_estimate(goal, g)
+    if estimate is None:
+        return None
+    what = f"{info.name} tables for {g.label} (not cached yet)"
+    if estimate > setup_timeout:
+        return (
+            f"set-up would take ~{estimate:.0f} s here (building the {what}), over "
+            f"--setup-timeout {setup_timeout:g} s; raise it, or build them once with "
+            f"one solve: harness solve --size {g.label} --goal "
+            f"\"{goal_name(goal, g)}\" --solver \"ida_star_jit[{info.name}]\""
+        )
+    say(f"set-up: building the {what}: ~{estimate:.0f} s estimated")
+    last = [time.monotonic()]
+
+    def report(fraction: float, left: float | None) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 5.0:
+            last[0] = now
+            eta = f", ~{left:.0f} s left" if left is not None else ""
+            say(f"set-up: {info.name} {fraction:.0%}{eta}")
+
+    t0 = time.monotonic()
+    info.prebuild(goal, g, report)
+    say(f"set-up: {info.name} built and cached in {time.monotonic() - t0:.0f} s")
+    return None
+
+
+def _refusal(
+    config: SolverConfig, inst: Instance, depth: int | None, heuristics
+) -> str | None:
+    if config.heuristic is not None:
+        info = heuristics.get(config.heuristic)
+        reason = info.refuses(inst.grid) if info is not None else None
+        if reason:
+            return (
+                f"heuristic {config.heuristic} does not apply to {inst.grid.label}: "
+                f"{reason}"
+            )
+    if config.spec.external is not None:  # a program reads no goal: it has its own
+        reason = config.spec.external.refuses_goal(inst.goal, inst.grid)
+        if reason:
+            return reason
+    try:
+        return config.spec.refuses(inst.grid, depth, config.heuristic)
+    except Exception as err:  # a plugin's refuses() itself is broken
+        return f"(refuses() raised {type(err).__name__}: {err})"

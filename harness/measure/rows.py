@@ -1,0 +1,259 @@
+"""A finished cell as rows of ``rows.csv``: every answer replayed and judged against
+the optimum, counters compared across passes (and with rows stored by an earlier
+session: nondeterminism is a failure), timed rows with the repeats taken and why
+they stopped, and the rows of cells refused before running."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from harness import results as res
+from harness.datasets import Instance
+from harness.measure import stopping
+from harness.measure.judge import judge as check_answer
+from harness.measure.plan import Cell
+from harness.measure.worker import (
+    MAX_MOVES_CHARS,
+    Attempt,
+    Pass,
+    TaskResult,
+)
+from harness.puzzle import goal_name
+
+FAILURES = res.PROBLEMS  # what --strict fails on
+COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
+
+
+def judge(
+    attempt: Attempt, inst: Instance, optimum: int | None, declares_optimal: bool
+) -> tuple[str, str, int | None, bool | None]:
+    """``(status, message, path_length, is_optimal)`` of one returned or failed pass;
+    every move string is replayed from the start board."""
+    if attempt.outcome != "returned":
+        return attempt.outcome, attempt.message, None, None
+    kind = attempt.moves_type
+    if kind not in ("str", "NoneType"):
+        return (
+            "invalid",
+            f"returned a {kind} ({attempt.moves}), not a move string or None",
+            None,
+            None,
+        )  # noqa: E501
+    length = attempt.moves_chars
+    if attempt.moves is not None and length > MAX_MOVES_CHARS:
+        return (
+            "invalid",
+            f"returned a move string of {length:,} characters; not replayed",
+            length,
+            None,
+        )  # noqa: E501
+    v = check_answer(
+        attempt.moves, inst.start, inst.goal, inst.grid, solvable=inst.solvable,
+        optimum=optimum, declares_optimal=declares_optimal,
+    )
+    return v.status, v.message, v.path_length, v.is_optimal
+
+
+def _counter_signature(counters: dict[str, Any] | None) -> tuple:
+    return tuple(sorted((counters or {}).items()))
+
+
+def _stored_signature(row: dict[str, str]) -> tuple:
+    sig = {k: int(row[k]) for k in COUNTER_COLUMNS if row.get(k, "") != ""}
+    if row.get("extra"):
+        try:
+            sig.update(
+                {f"extra_{k}": int(v) for k, v in json.loads(row["extra"]).items()}
+            )
+        except (ValueError, AttributeError):
+            pass
+    return tuple(sorted(sig.items()))
+
+
+def nondeterminism(
+    attempts: Sequence[Attempt], stored: Sequence[dict[str, str]] = ()
+) -> str | None:
+    """A message when passes that finished disagree on counters or moves, else None."""
+    seen: list[tuple[str, tuple, Any]] = []
+    for row in stored:
+        if (
+            row["status"] in (*res.ANSWERED, "invalid")
+            and row["expanded"] != ""
+        ):
+            name = f"{row['measure']} {row['repeat']} (stored)"
+            seen.append((name, _stored_signature(row), row["moves"] or None))
+    for a in attempts:
+        if a.outcome != "returned" or a.counters is None:
+            continue
+        seen.append(
+            (f"{a.measure} {a.repeat}", _counter_signature(a.counters), a.moves)
+        )
+        if a.check_counters is not None:
+            seen.append(
+                (
+                    "memory 0, tracemalloc solve",
+                    _counter_signature(a.check_counters),
+                    a.check_moves,
+                )
+            )
+    if len(seen) < 2:
+        return None
+    ref_name, ref_sig, ref_moves = seen[0]
+    for name, sig, moves in seen[1:]:
+        if sig != ref_sig:
+            a, b = dict(ref_sig), dict(sig)
+            diffs = [
+                f"{k} {a.get(k)} ({ref_name}) vs {b.get(k)} ({name})"
+                for k in sorted(set(a) | set(b))
+                if a.get(k) != b.get(k)
+            ]
+            return "nondeterministic counters: " + "; ".join(diffs[:3])
+        if (moves or None) != (ref_moves or None):
+            return (
+                f"nondeterministic moves: {ref_name} and {name} returned different "
+                "paths"
+            )
+    return None
+
+
+def build_rows(
+    run_id: str,
+    cell: Cell,
+    result: TaskResult,
+    optimum: int | None,
+    stored: Sequence[dict[str, str]] = (),
+) -> list[res.ResultRow]:
+    """The stored rows of one finished task: judged, checked for determinism."""
+    inst, config = cell.instance, cell.config
+    drift = nondeterminism(result.attempts, stored)
+    taken, stop = _repeats_taken(result, stored)
+    rows = []
+    warm_failure: Attempt | None = None
+    for a in result.attempts:
+        if a.measure == "warmup":
+            # untimed, no row; a failure shows in the rows of the passes after it
+            if a.outcome != "returned" and warm_failure is None:
+                warm_failure = a
+            continue
+        if warm_failure is not None and a.message.startswith("not run after"):
+            # the cell's first solve failed: say so as it happened, then point at it
+            a = replace(
+                a,
+                message=warm_failure.message
+                if not rows
+                else f"not run after {warm_failure.outcome} in the warm-up solve: "
+                f"{warm_failure.message}",
+            )
+        status, message, length, is_optimal = judge(
+            a, inst, optimum, config.spec.optimal
+        )
+        counters = a.counters or {}
+        if a.outcome == "returned" and "_error" in counters:
+            status, message = "invalid", f"counters unusable: {counters['_error']}"
+            counters = {}
+        if drift and a.outcome == "returned":
+            status = "invalid"
+            message = drift + (f"; {message}" if message else "")
+        extra = {k[6:]: v for k, v in counters.items() if k.startswith("extra_")}
+        timed = a.measure == "time" and a.outcome == "returned"
+        rows.append(
+            res.ResultRow(
+                run_id=run_id,
+                dataset=cell.dataset.name,
+                instance=inst.id,
+                size=inst.grid.label,
+                goal=goal_name(inst.goal, inst.grid),
+                solvable=inst.solvable,
+                optimal_length=optimum if inst.solvable else None,
+                solver=config.spec.name,
+                heuristic=config.heuristic_column,
+                config=config.label,
+                measure=a.measure,
+                repeat=a.repeat,
+                status=status,
+                message=message,
+                moves=a.moves if isinstance(a.moves, str) else None,
+                path_length=length,
+                is_optimal=is_optimal,
+                expanded=counters.get("expanded"),
+                generated=counters.get("generated"),
+                max_frontier=counters.get("max_frontier"),
+                iterations=counters.get("iterations"),
+                seconds=a.seconds if timed else None,
+                cpu_seconds=a.cpu_seconds if timed else None,
+                raw_seconds=a.raw_seconds if timed else None,
+                raw_cpu_seconds=a.raw_cpu_seconds if timed else None,
+                peak_bytes=a.peak_bytes if a.measure == "memory" else None,
+                peak_rss_bytes=a.peak_rss_bytes if a.measure == "memory" else None,
+                h_start=result.h_start if config.heuristic else None,
+                extra=json.dumps(extra, sort_keys=True) if extra else "",
+                peak_rss_delta_bytes=a.peak_rss_delta_bytes
+                if a.measure == "memory"
+                else None,
+                ref_seconds=a.ref_seconds if timed else None,
+                ref_cpu_seconds=a.ref_cpu_seconds if timed else None,
+                worker=result.worker if result.worker >= 0 else None,
+                cpu=result.cpu,
+                repeats_taken=taken if a.measure == "time" else None,
+                stop_reason=stop if a.measure == "time" else "",
+            )
+        )
+    return rows
+
+
+def _repeats_taken(
+    result: TaskResult, stored: Sequence[dict[str, str]]
+) -> tuple[int, str]:
+    """(timed repeats the cell took, why no more) for its time rows: see
+    harness.measure.stopping. Repeats not run after a failure are not taken."""
+    timed = [a for a in result.attempts if a.measure == "time"]
+    ran = [a for a in timed if not a.message.startswith("not run after")]
+    taken = len(ran) + sum(1 for r in stored if r["measure"] == "time")
+    if any(a.outcome != "returned" for a in timed) or any(
+        r["measure"] == "time" and r["status"] in FAILURES for r in stored
+    ):
+        return taken, stopping.FAILED
+    if any(a.stop for a in timed):
+        return taken, stopping.STABLE
+    return taken, stopping.MAXIMUM if result.task.adaptive > 0 else stopping.FIXED
+
+
+def skipped_rows(run_id: str, cell: Cell, passes: Sequence[Pass], optimum: int | None):
+    """Rows of a refused cell: one per pass, status ``skipped`` with the reason."""
+    inst, config = cell.instance, cell.config
+    return [
+        res.ResultRow(
+            run_id,
+            cell.dataset.name,
+            inst.id,
+            inst.grid.label,
+            goal_name(inst.goal, inst.grid),
+            inst.solvable,
+            optimum if inst.solvable else None,
+            config.spec.name,
+            config.heuristic_column,
+            config.label,
+            p.measure,
+            p.repeat,
+            "skipped",
+            cell.refusal or "",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            "",
+        )
+        for p in passes
+        if p.measure != "warmup"
+    ]
