@@ -49,7 +49,7 @@ def _main(
     """Benchmark sliding-tile puzzle (8- and 15-puzzle) solvers.
 
     Start with `harness run` (the main job: every solver on the default datasets,
-    about 2 minutes on 2 cores) and `harness solve` (boards on standard input)."""
+    about a minute on 2 cores) and `harness solve` (boards on standard input)."""
 
 
 _flag_type = getattr(getattr(typer, "core", None), "TyperOption", None)

@@ -209,7 +209,8 @@ def run(
     the rows in a new run directory (its path is the last line printed).
 
     A bare `harness run` is the main job: every solver config on the default
-    datasets, about 2 minutes on a 2-core machine."""
+    datasets, about a minute on a 2-core machine (numba and pattern databases
+    cached; the first run also compiles and builds them)."""
     from harness import results as res
     from harness.api import write_report_if_available
     from harness.measure import runner
