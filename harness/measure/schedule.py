@@ -123,7 +123,10 @@ class CostModel:
     #: half the variance of log cost about the curves: exp(log_cost + spread) is
     #: the mean cost, which sums (the ETA), where exp(log_cost) is the typical one
     _spread: float = 0.0
-    _fitted: bool = True
+    #: slopes of the groups whose cells span MIN_SPAN moves, and the common one
+    _wide: dict[tuple[str, str, bool], float] = field(default_factory=dict)
+    _common: float = 0.0
+    _fitted: bool = False
     _memo: dict[tuple, float] = field(default_factory=dict)
 
     # ---- learning
@@ -164,6 +167,13 @@ class CostModel:
             self._fits[key] = fit
             self._curves[key] = _monotone(samples)
         self._spread = _spread(self._curves.values())
+        self._wide = {
+            k: s for k, f in self._fits.items() if (s := _wide_slope(f)) is not None
+        }
+        slopes = list(self._wide.values()) or [
+            s for f in self._fits.values() if (s := f.slope()) is not None
+        ]
+        self._common = max(_median(slopes), 0.0) if slopes else math.log(self.growth)
         self._fitted = True
 
     def measured(self, key: tuple[str, str, bool]) -> bool:
@@ -189,17 +199,8 @@ class CostModel:
         ``MIN_SPAN`` moves, else the median of the groups' that do, else of any
         group's, else the prior."""
         self._refit()
-        wide = {
-            k: s for k, f in self._fits.items() if (s := _wide_slope(f)) is not None
-        }
-        if key in wide:
-            return max(wide[key], 0.0)
-        slopes = list(wide.values()) or [
-            s for f in self._fits.values() if (s := f.slope()) is not None
-        ]
-        if slopes:
-            return max(_median(slopes), 0.0)
-        return math.log(self.growth)
+        own = self._wide.get(key)
+        return self._common if own is None else max(own, 0.0)
 
     def per_pass(self, job: Job) -> float:
         """Expected seconds of one pass of ``job`` (before the time-limit cap)."""
