@@ -594,3 +594,51 @@ def test_no_eta_until_every_config_has_a_measured_cell(run, monkeypatch):
     assert all(measured == set(configs) for _, measured in estimates)
     # ... and it did come: from the first finished cell that completed the set on
     assert len(estimates) >= len(finished) - 2 * len(configs) - 1
+
+
+def test_cells_reported_only_when_done_are_costed_by_the_workers_clock(
+    run, monkeypatch
+):
+    """An executor that hands a cell back only when its batch returns (Dask) says
+    'started' and 'done' in one instant: the cost model then takes the measuring
+    process's own clock of the passes, not ~0 s, and the ETA is not ~0 s."""
+    from harness.measure import runner as runner_module
+    from harness.measure.pool import LocalPool
+    from harness.measure.worker import TaskStarted as Started
+
+    class ReportedWhenDone(LocalPool):
+        def events(self):
+            held = {}
+            for event in super().events():
+                if isinstance(event, Started):
+                    held[event.task.id] = event
+                    continue
+                yield held.pop(event.task.id)  # started and done, back to back
+                yield event
+                took_by_worker.append(runner_module._worker_seconds(event))
+
+    monkeypatch.setattr(runner_module, "ETA_EVERY", 0.0)
+    took_by_worker: list[float] = []
+    seen: list[float] = []
+    estimates: list[float] = []
+
+    class Recorder(runner_module.NoProgress):
+        def observed(self, job, said, took) -> None:
+            seen.append(took)
+
+        def estimate(self, seconds_left: float) -> None:
+            estimates.append(seconds_left)
+
+    run(
+        ["good_bfs", "good_astar[manhattan]"],
+        [mix23(), mix23("mix23b")],
+        repeats=3,
+        progress=Recorder(),
+        executor_factory=lambda jobs, run_dir: ReportedWhenDone(1, pin=False),
+    )
+    assert len(seen) == len(took_by_worker) == 12
+    assert all(t > 0 for t in took_by_worker)
+    # what the model was told: the worker's clock (the parent saw ~0 s)
+    assert seen[: len(took_by_worker)] == pytest.approx(took_by_worker, rel=1e-9)
+    # ten cells left when both configs have one: not the ~0 s the parent saw
+    assert estimates and estimates[0] >= 0.5 * min(took_by_worker)
