@@ -166,10 +166,15 @@ def lost_batch_sentences(meta: dict[str, Any]) -> list[str]:
             if entry.get("retried")
             else "its cells are recorded as errors"
         )
+        died = f"died under batch {entry.get('batch')}"
+        if entry.get("started") is False:  # it only waited behind another batch
+            died = f"died while batch {entry.get('batch')} waited on it, not started"
+            if entry.get("retried"):
+                outcome += " (not counted as a retry)"
         said = str(entry.get("error") or "")
         said = said if len(said) <= 160 else said[:157] + "..."
         out.append(
-            f"Dask worker {who} died under batch {entry.get('batch')} (attempt "
+            f"Dask worker {who} {died} (attempt "
             f"{entry.get('attempt', 1)}, {len(cells)} cells: {shown}); {outcome}"
             + (f". Dask said: {said}" if said else ".")
         )

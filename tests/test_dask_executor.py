@@ -253,14 +253,20 @@ def test_cluster_rows_equal_local_rows(plugin, tmp_path, cluster):
 #: Kills the Dask worker that started its measuring process: a worker lost under a
 #: batch, as when a node dies.
 KILLER = '''
-import os, signal
+import os, signal, time
 from harness.solver import register
 
 
 @register("kills_worker", optimal=False, budget_seconds=5)
 def kills_worker(start, goal, grid, *, counters, heuristic):
-    """SIGKILLs its parent, the Dask worker."""
-    os.kill(os.getppid(), signal.SIGKILL)
+    """SIGKILLs its parent, the Dask worker, on a board whose first tile is 5: the
+    first time after a moment (Dask hands the worker its next batch meanwhile),
+    then at once."""
+    if start[0] == 5:
+        if not os.path.exists(MARK):
+            open(MARK, "w").close()
+            time.sleep(0.5)
+        os.kill(os.getppid(), signal.SIGKILL)
     return None
 '''
 
@@ -268,34 +274,48 @@ def kills_worker(start, goal, grid, *, counters, heuristic):
 @pytest.mark.slow
 def test_batch_lost_with_its_worker_is_recorded_and_reported(tmp_path, cluster):
     """A Dask worker dies under a batch: the batch is queued again once (and kills
-    a worker again), then its cell is an error; meta.json lists both losses
-    (worker, cells, what Dask said, retried or not) and the report says so."""
+    a worker again), then its cells are errors; meta.json lists both losses
+    (worker, cells, what Dask said, retried or not) and the report says so. A
+    batch lost while it only waited on a dying worker (the cluster has Dask's
+    default worker-saturation) is queued again without counting: never an error."""
     address, procs = cluster
     killer = tmp_path / "killer.py"
-    killer.write_text(KILLER)
+    killer.write_text(KILLER.replace("MARK", repr(str(tmp_path / "killed_once"))))
     _both_workers(address)
     g = grid(2, 3)
-    one = make_dataset("lost23", [walk(goal_board("standard", g), g, 5, seed=3)], g,
-                       goal_board("standard", g))  # fmt: skip
+    goal = goal_board("standard", g)
+    boards = [walk(goal, g, 7, seed=i) for i in range(40)]
+    fatal = next(b for b in boards if b[0] == 5)  # the first block: first batch
+    one = make_dataset("lost23", [fatal, *[b for b in boards if b[0] != 5][:5]], g,
+                       goal)  # fmt: skip
     with scoped_registry():
         load_plugin(str(killer))
         frame = harness.run(
-            ["kills_worker"], [one], repeats=1, warmup=0,
+            ["kills_worker", "good_bfs"], [one], repeats=1, warmup=0,
             memory_pass=False, out=tmp_path / "results", executor="dask",
             scheduler=address, plugins=[MISBEHAVING, str(killer)], report=True,
         )  # fmt: skip
     meta, _ = read_run(frame.attrs["run_dir"])
-    killed = frame[frame.config == "kills_worker"]
+    first = frame.instance == sorted(set(frame.instance))[0]
+    killed = frame[first]  # both configs on the fatal board: one batch
     assert set(killed.status) == {"error"}
     assert killed.message.str.contains("its Dask worker died or was lost").all()
+    assert "error" not in set(frame[~first].status)
     assert "local--1" not in meta.get("placement", {})  # measured nowhere
-    lost = meta["lost_batches"]
-    assert [e["retried"] for e in lost] == [True, False]
-    assert [e["attempt"] for e in lost] == [1, 2]
+    # the killer's batch had started (its start reached the scheduler before a
+    # cell ran): queued again once, then its cells are errors
+    instance = killed.instance.iloc[0]
+    lost = [e for e in meta["lost_batches"] if e["cells"][0][2] == instance]
+    assert [(e["started"], e["retried"]) for e in lost] == [(True, True), (True, False)]
+    assert lost[-1]["outcome"] == "cells recorded as error"
+    # the batches that only waited on a dying worker: queued again, not counted
+    waited = [e for e in meta["lost_batches"] if e not in lost]
+    assert all(e["started"] is False and e["retried"] for e in waited)
+    assert all("had not started" in e["outcome"] for e in waited)
     instances = sorted(killed.instance)
     for entry in lost:
         assert sorted(c[2] for c in entry["cells"]) == instances
-        assert {c[0] for c in entry["cells"]} == {"kills_worker"}
+        assert {c[0] for c in entry["cells"]} == {"kills_worker", "good_bfs"}
         # (a nanny's replacement may have joined and died since: no list to check)
         assert entry["worker"].startswith("tcp://127.0.0.1:")
         assert entry["host"] and "KilledWorker" in entry["error"]

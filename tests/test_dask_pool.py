@@ -4,11 +4,14 @@ measuring processes get (no cluster needed: the pure parts of
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from types import SimpleNamespace
 
 from harness.measure import dask_pool
 from harness.measure.pool import LocalPool
 from harness.measure.worker import Pass, Task
+from harness.solver import ConfigKey
 
 
 def _task(i: int, config: str, block: int | None) -> Task:
@@ -111,3 +114,110 @@ def test_the_client_environment_is_restored_after_a_nanny_changed_it(monkeypatch
     dask_pool.restore_environ(saved)
     assert "MALLOC_TRIM_THRESHOLD_" not in os.environ
     assert os.environ["OMP_NUM_THREADS"] == "3"
+
+
+class _Client:
+    """What ``DaskExecutor._lost`` asks of a Dask client: the scheduler's log of the
+    start events (the batch ids in ``started``) and a submit."""
+
+    def __init__(self) -> None:
+        self.started: set[int] = set()
+        self.priorities: list[int] = []
+
+    def get_events(self, topic: str):
+        return tuple((0.0, i) for i in sorted(self.started))
+
+    def submit(self, fn, batch, *, key, priority, **kw):
+        self.priorities.append(priority)
+        return SimpleNamespace(key=key)
+
+    def scheduler_info(self, **kw):
+        raise OSError("no scheduler here")
+
+
+class _Lost(Exception):
+    last_worker = "tcp://10.0.0.2:4001"  # as KilledWorker names it
+
+
+def _executor() -> dask_pool.DaskExecutor:
+    """A DaskExecutor around a fake client (no cluster)."""
+    ex = object.__new__(dask_pool.DaskExecutor)
+    ex.__dict__.update(
+        _client=_Client(), topic="t", _started_ids=set(), _subscribed=True,
+        _unstarted={}, _futures={}, _priorities={}, _next_batch=0, batches=0,
+        _by_id={}, lost_batches=[], slice_seconds=2.0, log_path=None, programs=(),
+        environ={}, cores={}, pin=False, resources=None,
+        workers={"tcp://10.0.0.2:4001": {"host": "node2", "name": "w1"}},
+    )  # fmt: skip
+    return ex
+
+
+def _lose(ex, completed, *, started: bool) -> list:
+    """The last submitted batch is lost with its worker (as ``events`` sees it)."""
+    future = completed[-1]
+    _, batch, losses = ex._futures.pop(future.key)
+    if started:
+        ex._client.started.add(batch.id)
+    priority = ex._priorities.pop(batch.id, 0)
+    return list(ex._lost(batch, losses, _Lost("worker died"), completed, {}, priority))
+
+
+def test_a_lost_batch_that_had_not_started_is_queued_again_without_counting():
+    """A batch only waiting on a worker that died is queued again free (at most
+    UNSTARTED_REQUEUES times), keeping its priority; one that ran gets
+    LOST_BATCH_RETRIES more tries; lost_batches says which it was."""
+    assert (dask_pool.UNSTARTED_REQUEUES, dask_pool.LOST_BATCH_RETRIES) == (3, 1)
+    ex = _executor()
+    task = dataclasses.replace(_task(0, "c", None), config=ConfigKey("good_bfs", None))
+    ex._by_id[0] = task
+    completed = Completed()
+    completed.add(ex._submit([task], {}, priority=-7))
+    events = [_lose(ex, completed, started=False) for _ in range(5)]
+    entries = ex.lost_batches
+    assert [e["started"] for e in entries] == [False] * 5
+    assert [e["attempt"] for e in entries] == [1, 2, 3, 4, 5]
+    assert [e["retried"] for e in entries] == [True, True, True, True, False]
+    # the 4th loss is the one counted retry, the 5th records the cells as errors
+    free = ["had not started" in e["outcome"] for e in entries]
+    assert free == [True, True, True, False, False]
+    assert events[:4] == [[]] * 4
+    result = events[4][-1]
+    assert result.attempts[0].outcome == "error"
+    assert "failed 5 times (its Dask worker died" in result.attempts[0].message
+    assert ex._client.priorities == [-7] * 5  # queued again at its place
+    assert entries[0]["worker"] == "tcp://10.0.0.2:4001"
+    assert entries[0]["host"] == "node2"
+
+    # a batch that had started: one retry, then its cells are errors
+    ex = _executor()
+    ex._by_id[0] = task
+    completed = Completed()
+    completed.add(ex._submit([task], {}))
+    assert _lose(ex, completed, started=True) == []
+    assert _lose(ex, completed, started=True)[-1].attempts[0].outcome == "error"
+    assert [(e["started"], e["retried"]) for e in ex.lost_batches] == [
+        (True, True),
+        (True, False),
+    ]
+    assert ex.lost_batches[1]["outcome"] == "cells recorded as error"
+
+    # the start pushed to the client counts though the scheduler's log lost it;
+    # with neither source the batch's start is unknown (None) and the loss counts
+    ex = _executor()
+    ex._by_id[0] = task
+    completed = Completed()
+    completed.add(ex._submit([task], {}))
+    ex._heard_start((0.0, 0))
+    assert ex._started(ex._futures[completed[-1].key][1]) is True
+    ex._client.get_events = None  # calling it raises
+    ex._subscribed = False
+    _, batch, _ = ex._futures[completed[-1].key]
+    batch = dataclasses.replace(batch, id=99)
+    assert ex._started(batch) is None
+
+
+class Completed(list):
+    """Stands in for ``distributed.as_completed``: what was added."""
+
+    def add(self, future) -> None:
+        self.append(future)

@@ -104,6 +104,11 @@ def test_report_counts_hosts_warns_and_lists_lost_batches(tmp_path) -> None:
          "cells": [[ASTAR, "3x3-d20", INSTANCES[0]]], "attempt": 2,
          "error": "KilledWorker", "retried": False,
          "outcome": "cells recorded as error", "session": 0},
+        {"batch": 8, "worker": "tcp://node2:40001", "host": "node2",
+         "cells": [[BFS, "3x3-d20", INSTANCES[1]]], "attempt": 1,
+         "error": "KilledWorker", "retried": True, "started": False,
+         "outcome": "queued again (it had not started: it only waited on the "
+                    "worker)", "session": 0},
     ]  # fmt: skip
     base = run(tmp_path, "base", {ASTAR: ("node1", XEON), BFS: ("node1", XEON)})
     new = run(tmp_path, "new", {ASTAR: ("node2", EPYC), BFS: ("node1", XEON)},
@@ -118,6 +123,11 @@ def test_report_counts_hosts_warns_and_lists_lost_batches(tmp_path) -> None:
         "were queued again. Dask said: KilledWorker: ('npuzzle-batch-7', ...)"
     ) in said
     assert any("batch 9 (attempt 2" in s and "recorded as errors" in s for s in said)
+    assert (
+        "Dask worker tcp://node2:40001 on node2 died while batch 8 waited on it, not "
+        f"started (attempt 1, 1 cells: {BFS} on 3x3-d20/{INSTANCES[1]}); its cells "
+        "were queued again (not counted as a retry). Dask said: KilledWorker"
+    ) in said
     # the comparison in a report of both runs says where the cells ran
     runs = [load_run(base), load_run(new)]
     from harness.report.comparison import compare

@@ -42,7 +42,9 @@ by Dask workers (``run_batch``); ``distributed`` is imported inside functions.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import concurrent.futures
 import contextlib
 import dataclasses
 import hashlib
@@ -91,6 +93,11 @@ RESOURCE = "measure"
 #: A batch lost with its Dask worker is queued again this many times, then its
 #: cells are recorded as errors.
 LOST_BATCH_RETRIES = 1
+#: A lost batch that had not started (it only waited on the worker that died) is
+#: queued again without counting against LOST_BATCH_RETRIES, at most this often.
+UNSTARTED_REQUEUES = 3
+#: Seconds a batch waits for the scheduler to acknowledge its start event.
+START_ACK_SECONDS = 10.0
 #: Seconds to reach a scheduler (and for it to have a worker) before giving up.
 CONNECT_TIMEOUT = 30.0
 #: Dask settings for the LocalCluster we start. ``allowed-failures`` 0: a task whose
@@ -158,6 +165,8 @@ class Batch:
     #: Dask worker address -> the cores its measuring processes are pinned to
     #: (None: no pinning; a worker not named here runs unpinned)
     cores: dict[str, tuple[int, ...]] | None = None
+    #: Dask event topic the batch's start is logged under ("": none)
+    topic: str = ""
 
 
 @dataclass(slots=True)
@@ -363,6 +372,7 @@ def run_batch(batch: Batch) -> BatchResult:
         out.remaining = tuple(t.id for t in batch.tasks)
         return out
     label = f"Dask worker {info['name']} ({info['address']}) on {info['host']}"
+    started = _log_start(batch)
     missing = check_programs(batch.programs, hashes=False)["missing"]
     if missing:  # a worker that joined later without the program
         out.refused = f"{label}: {missing[0]}"
@@ -383,6 +393,7 @@ def run_batch(batch: Batch) -> BatchResult:
     pool.reap_idle()  # a measuring process that died between batches is replaced
     healthy = True
     try:
+        _start_heard(started)  # before a cell can take this worker down
         for task in tasks.values():
             pool.submit(task)
         deadline = time.monotonic() + batch.slice_seconds
@@ -456,6 +467,33 @@ def program_needs(plugins: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
             for path in needed_files(program):
                 out.append((program.name, path, file_sha256(path)))
     return tuple(out)
+
+
+def _log_start(batch: Batch) -> concurrent.futures.Future | None:
+    """Tell the scheduler this batch started here (an event under ``batch.topic``),
+    so that if this worker dies the client can tell the batch that ran from those
+    that only waited on it. An acknowledged call, started at once and awaited by
+    :func:`_start_heard` before a cell runs: ``Worker.log_event`` would only queue
+    the event on the worker's stream, flushed some milliseconds later, and a cell
+    that kills its worker at once would take it along unsent."""
+    if not batch.topic:
+        return None
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        call = worker.scheduler.log_event(topic=batch.topic, msg=batch.id)
+        return asyncio.run_coroutine_threadsafe(call, worker.loop.asyncio_loop)
+    except Exception:  # no worker (called directly)
+        return None
+
+
+def _start_heard(pending: concurrent.futures.Future | None) -> None:
+    """Wait (at most START_ACK_SECONDS) until the scheduler has the start event."""
+    if pending is None:
+        return
+    with contextlib.suppress(Exception):  # unheard: a loss counts as not started
+        pending.result(timeout=START_ACK_SECONDS)
 
 
 def _failed(task: Task, message: str) -> CellResult:
@@ -543,6 +581,12 @@ class DaskExecutor:
         #: future key -> (future, batch, times its worker was lost)
         self._futures: dict[str, tuple[Any, Batch, int]] = {}
         self._priorities: dict[int, int] = {}  # batch id -> its Dask priority
+        #: batch id -> times it was queued again without having started
+        self._unstarted: dict[int, int] = {}
+        #: Dask event topic each batch logs its start under, and the ids heard of
+        self.topic = f"npuzzle-harness-started-{os.getpid()}-{id(self)}"
+        self._started_ids: set[int] = set()
+        self._subscribed = False
         self._next_batch = 0
         self.workers: dict[str, dict[str, Any]] = {}  # address -> worker info
         self.lost_batches: list[dict[str, Any]] = []
@@ -589,6 +633,11 @@ class DaskExecutor:
         except BaseException:
             self.shutdown(cancel=True)
             raise
+        try:  # before any batch: the scheduler pushes each batch's start here
+            self._client.subscribe_topic(self.topic, self._heard_start)
+            self._subscribed = True
+        except Exception:  # then only the scheduler's log of the topic is asked
+            pass
         self._inspect_workers()
 
     # ---- what the cluster offers
@@ -636,7 +685,8 @@ class DaskExecutor:
         found = self._client.run(check_programs, self.programs)
         for address, report in sorted(found.items()):
             w = self.workers.get(address, {})
-            label = f"Dask worker {w.get('name', address)} ({address}) on {w.get('host')}"
+            name, host = w.get("name", address), w.get("host")
+            label = f"Dask worker {name} ({address}) on {host}"
             if report["missing"]:
                 self.shutdown(cancel=True)
                 more = len(report["missing"]) - 1
@@ -645,7 +695,9 @@ class DaskExecutor:
                     + (f" ({more} more missing)" if more else "")
                 )
             for solver, path, sha in report["differs"]:
-                client = next(s for n, p, s in self.programs if (n, p) == (solver, path))
+                client = next(
+                    s for n, p, s in self.programs if (n, p) == (solver, path)
+                )
                 self._program_warnings.append(
                     f"external program {solver!r}: {path} on {label} differs from "
                     f"this client's (sha256 {sha[:12]} vs {client[:12]}): its rows "
@@ -798,6 +850,7 @@ class DaskExecutor:
             self._programs_for(tasks),
             self.environ,
             self.cores if self.pin else None,
+            self.topic,
         )
         self._next_batch += 1
         self.batches += 1
@@ -830,23 +883,53 @@ class DaskExecutor:
         names = {t.config.solver for t in tasks}
         return tuple(n for n in self.programs if n[0] in names)
 
+    def _heard_start(self, event: tuple[float, Any]) -> None:
+        """A batch's start event, pushed by the scheduler (client's event loop)."""
+        self._started_ids.add(event[1])
+
+    def _started(self, batch: Batch) -> bool | None:
+        """Whether the batch started on its worker (its logged event); None: unknown.
+        A batch's cells run only once the scheduler has its start event, which it
+        pushes to this client at once: before it can report the task lost (both
+        travel the client's stream, in order). The scheduler's own log of the topic
+        (its last ``distributed.admin.low-level-log-length`` events, 1000) covers a
+        push missed across a reconnect."""
+        if batch.id in self._started_ids:
+            return True
+        try:
+            events = self._client.get_events(self.topic)
+        except Exception:
+            return False if self._subscribed else None
+        self._started_ids.update(msg for _, msg in events)
+        return batch.id in self._started_ids
+
     def _lost(
         self, batch: Batch, losses: int, err: BaseException, completed, sources,
         priority: int = 0,
     ):  # fmt: skip
         reason = f"{type(err).__name__}: {err}".strip()
-        retried = losses < LOST_BATCH_RETRIES
-        self.lost_batches.append(
-            lost_entry(batch, err, self._known_workers(), losses + 1, retried, reason)
-        )
+        started = self._started(batch)
+        free = self._unstarted.pop(batch.id, 0)
+        waited = started is False and free < UNSTARTED_REQUEUES
+        counted = losses if waited else losses + 1
+        retried = waited or losses < LOST_BATCH_RETRIES
+        attempt = losses + free + 1  # this batch's cells were lost this often
+        entry = lost_entry(batch, err, self._known_workers(), attempt, retried, reason)
+        entry["started"] = started
+        if waited:
+            entry["outcome"] = (
+                "queued again (it had not started: it only waited on the worker)"
+            )
+        self.lost_batches.append(entry)
         if retried:
-            completed.add(self._submit(batch.tasks, sources, losses + 1, priority))
+            completed.add(self._submit(batch.tasks, sources, counted, priority))
+            self._unstarted[self._next_batch - 1] = free + waited
             return
         for task in batch.tasks:
             self._by_id.pop(task.id, None)
             p = task.passes[0]
             message = (
-                f"the Dask task running this cell failed {losses + 1} times "
+                f"the Dask task running this cell failed {attempt} times "
                 f"(its Dask worker died or was lost): {reason[:200]}"
             )
             yield TaskStarted(task, 0)
@@ -863,6 +946,11 @@ class DaskExecutor:
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
         if client is not None:
+            try:
+                if self._subscribed:
+                    client.unsubscribe_topic(self.topic)
+            except Exception:
+                pass
             try:
                 if self._futures:
                     futures = [f for f, _, _ in self._futures.values()]
