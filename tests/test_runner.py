@@ -629,7 +629,7 @@ def test_cells_reported_only_when_done_are_costed_by_the_workers_clock(
         def estimate(self, seconds_left: float) -> None:
             estimates.append(seconds_left)
 
-    run(
+    frame = run(
         ["good_bfs", "good_astar[manhattan]"],
         [mix23(), mix23("mix23b")],
         repeats=3,
@@ -642,3 +642,6 @@ def test_cells_reported_only_when_done_are_costed_by_the_workers_clock(
     assert seen[: len(took_by_worker)] == pytest.approx(took_by_worker, rel=1e-9)
     # ten cells left when both configs have one: not the ~0 s the parent saw
     assert estimates and estimates[0] >= 0.5 * min(took_by_worker)
+    # meta.json: the workers were busy for their passes, not for ~0 s
+    phases = meta_of(frame)["phases"]
+    assert phases["worker_busy_seconds"] >= sum(took_by_worker)

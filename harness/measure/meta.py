@@ -226,7 +226,10 @@ class PhaseClock:
     worker start-up), the time worker slots sat idle (``idle_slot_seconds``;
     ``tail_seconds``: from the last hand-off to the end, when workers run out
     of cells one by one) and the parent's handling of results (judging, rows,
-    meta.json, progress)."""
+    meta.json, progress). An executor that reports a cell only when its batch
+    returns (Dask) starts and ends it in one instant here: its busy time is then
+    the workers' phases, and the rest of the slots' time (Dask's own hand-offs
+    included) counts as idle."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
@@ -245,7 +248,7 @@ class PhaseClock:
     ) -> None:
         self._mark = now = time.monotonic()
         if began is not None:
-            self.busy += now - began
+            self.busy += max(now - began, sum(wall for wall, _ in phases.values()))
         for name, (wall, cpu) in phases.items():
             self.phases[name] = self.phases.get(name, 0.0) + wall
             self.cpu[name] = self.cpu.get(name, 0.0) + cpu
