@@ -298,7 +298,7 @@ def execute(
         left = seconds_left()
         if left is not None:
             estimate(left)
-            last_eta = time.monotonic()
+        last_eta = time.monotonic()  # (a None costs a pass over the cells too)
 
     if estimate is not None:  # (a resume can know every config already)
         update_eta()
