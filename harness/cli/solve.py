@@ -368,9 +368,10 @@ def _solve_many(part, target, g, config, h):
     try:
         answers, _counts = config.spec.solve_many(arrays, target, g, heuristic=h)
     except Exception as exc:
+        said = " ".join(str(exc).split())[:200]  # one line, whatever it raised
         typer.echo(
             f"warning: {config.label}: its batch entry point (solve_many) raised "
-            f"{type(exc).__name__}: {exc}; solving board by board instead",
+            f"{type(exc).__name__}: {said}; solving board by board instead",
             err=True,
         )
         return None, None
