@@ -14,7 +14,6 @@ from harness.measure.pool import Executor
 from harness.measure.worker import (
     REFERENCE_BOARD,
     REFERENCE_CONFIG,
-    REFERENCE_REUSE_SECONDS,
     TRACEMALLOC_BELOW_BYTES,
     TRACEMALLOC_BELOW_SECONDS,
     Setup,
@@ -114,11 +113,8 @@ def new_meta(
             ),
             "reference": (
                 f"{REFERENCE_CONFIG} on {format_board(REFERENCE_BOARD)} timed in "
-                "the same worker right after a timed repeat, unless the one after "
-                "an earlier repeat of the same cell ended at most "
-                f"{REFERENCE_REUSE_SECONDS:g} s before the repeat began (then "
-                "that one is used again): ref_seconds, ref_cpu_seconds; compare "
-                "divides by it"
+                "the same worker right after every timed repeat: ref_seconds, "
+                "ref_cpu_seconds; compare divides by it"
                 if plan.reference
                 else "none"
             ),

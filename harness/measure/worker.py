@@ -53,15 +53,13 @@ REFERENCE_KEY = ("astar_cantor", "manhattan")  # a ConfigKey's solver and heuris
 REFERENCE_CONFIG = "{}[{}]".format(*REFERENCE_KEY)  # its label, for messages
 REFERENCE_BOARD: Board = (5, 7, 8, 3, 6, 4, 2, 0, 1)  # 27 moves from the goal
 REFERENCE_GOAL: Board = (1, 2, 3, 4, 5, 6, 7, 8, 0)
-#: A timed repeat may use the reference solve timed after an earlier repeat of the
-#: same cell when that one ended at most this long before the repeat began, else a
-#: new one is timed right after the repeat. 0: every repeat gets its own. Sharing
-#: one within 0.5 s (a third of the references' cost, ~6 s of the main job's worker
-#: CPU) widened the quiet A/A spread: 20 pairs of `aa_noise.py --combined` gave
-#: normalized ratios 0.909-1.086 and one unchanged config called "1.10x faster";
-#: a reference per repeat gave 0.936-1.048 and 0 of 48 verdicts significant over
-#: 16 pairs (2026-12-03, load 0.4-2). Not shared across cells either.
-REFERENCE_REUSE_SECONDS = 0.0
+#: Every timed repeat gets its own reference solve, timed right after it. Sharing
+#: one between repeats of a cell ended within 0.5 s of each other (a third of the
+#: references' cost, ~6 s of the main job's worker CPU) widened the quiet A/A
+#: spread: 20 pairs of `aa_noise.py --combined` gave normalized ratios 0.909-1.086
+#: and one unchanged config called "1.10x faster"; a reference per repeat gave
+#: 0.936-1.048 and 0 of 48 verdicts significant over 16 pairs (2026-12-03, load
+#: 0.4-2). Sharing across cells spread wider still.
 #: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
 MAX_MOVES_CHARS = 1_000_000
 
@@ -313,9 +311,6 @@ class Worker:
         self._reference: Any = None
         #: (wall, CPU) seconds per phase of the current task (TaskResult.phases)
         self._phases: dict[str, tuple[float, float]] = {}
-        #: the last reference solve's (wall, CPU) seconds and when it ended
-        #: the last reference solve: ((wall, CPU) seconds, when it ended, its task)
-        self._last_reference: tuple[tuple[float, float], float, Task] | None = None
 
     def _spent(self, phase: str, since: tuple[float, float]) -> tuple[float, float]:
         """Add the wall and CPU seconds from ``since`` (a :func:`_now`) to ``phase``;
@@ -620,32 +615,14 @@ class Worker:
         attempt.seconds = (t1 - t0) / 1e9
         attempt.cpu_seconds = (c1 - c0) / 1e9
         if reference and task.reference:
-            # same process, same core, within REFERENCE_REUSE_SECONDS: same drift
+            # same process, same core, right after the repeat: same drift
             del moves
             began = _now()
-            ref = self._recent_reference(task, t0 / 1e9)  # perf_counter's clock
+            ref = self._time_reference()
             self._moved("time", "reference", began)  # the pass's, not the solve's
             if ref is not None:
                 attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
-
-    def _recent_reference(
-        self, task: Task, solve_began: float
-    ) -> tuple[float, float] | None:
-        """The reference for a repeat of ``task`` that began at ``solve_began``:
-        the one after an earlier repeat of the same task if it ended at most
-        REFERENCE_REUSE_SECONDS before that, else a new one, timed now."""
-        last = self._last_reference
-        if (
-            last is not None
-            and last[2] is task
-            and solve_began - last[1] <= REFERENCE_REUSE_SECONDS
-        ):
-            return last[0]
-        ref = self._time_reference()
-        if ref is not None:
-            self._last_reference = (ref, time.perf_counter(), task)
-        return ref
 
     def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
         """An external program's pass: it runs in a child process, which is
