@@ -75,32 +75,31 @@ from harness.puzzle import Grid
 LOW = 4
 
 
-@intrinsic
-def _atomic_or(typingctx, array, index, value):
-    """``array[index] |= value`` atomically; returns the old value."""
+def _atomic_rmw(op: str):
+    """Code for ``array[index] <op>= value`` as one LLVM atomicrmw; returns the
+    old value."""
+
     def codegen(context, builder, signature, args):
         arrty = signature.args[0]
         ary, idx, val = args
         struct = context.make_array(arrty)(context, builder, ary)
         ptr = cgutils.get_item_pointer(context, builder, arrty, struct, [idx])
         val = context.cast(builder, val, signature.args[2], arrty.dtype)
-        return builder.atomic_rmw("or", ptr, val, "monotonic")
+        return builder.atomic_rmw(op, ptr, val, "monotonic")
 
-    return array.dtype(array, index, value), codegen
+    return codegen
+
+
+@intrinsic
+def _atomic_or(typingctx, array, index, value):
+    """``array[index] |= value`` atomically; returns the old value."""
+    return array.dtype(array, index, value), _atomic_rmw("or")
 
 
 @intrinsic
 def _atomic_add(typingctx, array, index, value):
     """``array[index] += value`` atomically; returns the old value."""
-    def codegen(context, builder, signature, args):
-        arrty = signature.args[0]
-        ary, idx, val = args
-        struct = context.make_array(arrty)(context, builder, ary)
-        ptr = cgutils.get_item_pointer(context, builder, arrty, struct, [idx])
-        val = context.cast(builder, val, signature.args[2], arrty.dtype)
-        return builder.atomic_rmw("add", ptr, val, "monotonic")
-
-    return array.dtype(array, index, value), codegen
+    return array.dtype(array, index, value), _atomic_rmw("add")
 
 
 @intrinsic

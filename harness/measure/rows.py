@@ -221,38 +221,34 @@ def _repeats_taken(
     return taken, stopping.MAXIMUM if result.task.adaptive > 0 else stopping.FIXED
 
 
+#: ResultRow fields without a value in a row of a cell that was not run
+UNMEASURED = (
+    "moves", "path_length", "is_optimal", "expanded", "generated", "max_frontier",
+    "iterations", "seconds", "cpu_seconds", "peak_bytes", "peak_rss_bytes", "h_start",
+)  # fmt: skip
+
+
 def skipped_rows(run_id: str, cell: Cell, passes: Sequence[Pass], optimum: int | None):
     """Rows of a refused cell: one per pass, status ``skipped`` with the reason."""
     inst, config = cell.instance, cell.config
     return [
         res.ResultRow(
-            run_id,
-            cell.dataset.name,
-            inst.id,
-            inst.grid.label,
-            goal_name(inst.goal, inst.grid),
-            inst.solvable,
-            optimum if inst.solvable else None,
-            config.spec.name,
-            config.heuristic_column,
-            config.label,
-            p.measure,
-            p.repeat,
-            "skipped",
-            cell.refusal or "",
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            "",
+            run_id=run_id,
+            dataset=cell.dataset.name,
+            instance=inst.id,
+            size=inst.grid.label,
+            goal=goal_name(inst.goal, inst.grid),
+            solvable=inst.solvable,
+            optimal_length=optimum if inst.solvable else None,
+            solver=config.spec.name,
+            heuristic=config.heuristic_column,
+            config=config.label,
+            measure=p.measure,
+            repeat=p.repeat,
+            status="skipped",
+            message=cell.refusal or "",
+            **dict.fromkeys(UNMEASURED),
+            extra="",
         )
         for p in passes
         if p.measure != "warmup"
