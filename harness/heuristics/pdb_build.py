@@ -511,25 +511,37 @@ def compact_regions(n, free_bits, count, label, masks, nbr):
     rows = comb(n, free_bits)
     rmasks = np.zeros((rows, 8), dtype=np.int64)
     rows_count = np.zeros(rows, dtype=np.int64)
-    frees = np.array(
-        [m for m in range(1 << n) if m.bit_count() == free_bits], dtype=np.int64
-    )
-    row = rank_lo[frees & 255] + rank_hi[frees >> 8, _popcount8()[frees & 255]]
+    frees, row = _free_sets(n, free_bits, rank_lo, rank_hi)
     assert sorted(row.tolist()) == list(range(rows))
     if count[frees].max() > 8:
         raise ValueError("a free set with more than 8 blank regions")
     kid_region = np.zeros((rows, n * 4), dtype=np.int8)
-    for p in range(n):
-        for d in range(4):
-            q = nbr[p, d]
-            if q < 0:
-                continue
-            ok = ((frees >> q) & 1 == 1) & ((frees >> p) & 1 == 0)
-            free2 = frees ^ (1 << q) ^ (1 << p)
-            kid_region[row[ok], p * 4 + d] = label[free2[ok], p]
+    for p, d, q, ok in _slides(nbr, frees):
+        free2 = frees ^ (1 << q) ^ (1 << p)
+        kid_region[row[ok], p * 4 + d] = label[free2[ok], p]
     rmasks[row] = masks[frees][:, :8]
     rows_count[row] = count[frees]
     return rank_lo, rank_hi, kid_region, rmasks, rows_count
+
+
+def _free_sets(n, free_bits, rank_lo, rank_hi) -> tuple[np.ndarray, np.ndarray]:
+    """Every set of ``free_bits`` free cells (a bit mask each) and its row, the
+    combinatorial rank from the ``rank_lo``/``rank_hi`` tables."""
+    frees = np.array(
+        [m for m in range(1 << n) if m.bit_count() == free_bits], dtype=np.int64
+    )
+    return frees, rank_lo[frees & 255] + rank_hi[frees >> 8, _popcount8()[frees & 255]]
+
+
+def _slides(nbr, frees):
+    """(p, d, q, ok) for every cell p and direction d with a neighbour q: a tile on
+    p slides into q; ``ok`` marks the free sets (of ``frees``) where it can (q free,
+    p not)."""
+    for p in range(nbr.shape[0]):
+        for d in range(4):
+            q = nbr[p, d]
+            if q >= 0:
+                yield p, d, q, ((frees >> q) & 1 == 1) & ((frees >> p) & 1 == 0)
 
 
 def _popcount8() -> np.ndarray:
@@ -704,22 +716,14 @@ def mirror_regions(n, free_bits, label, nbr, mcell, rank_lo, rank_hi):
     the blank's region after the tile on p moves in direction d, but numbered in
     the mirror image of the child's free set (the region holding the mirror of p)."""
     rows = comb(n, free_bits)
-    frees = np.array(
-        [m for m in range(1 << n) if m.bit_count() == free_bits], dtype=np.int64
-    )
-    row = rank_lo[frees & 255] + rank_hi[frees >> 8, _popcount8()[frees & 255]]
+    frees, row = _free_sets(n, free_bits, rank_lo, rank_hi)
     out = np.zeros((rows, n * 4), dtype=np.int8)
-    for p in range(n):
-        for d in range(4):
-            q = nbr[p, d]
-            if q < 0:
-                continue
-            ok = ((frees >> q) & 1 == 1) & ((frees >> p) & 1 == 0)
-            free2 = frees[ok] ^ (1 << q) ^ (1 << p)
-            mfree = np.zeros_like(free2)
-            for c in range(n):
-                mfree |= ((free2 >> c) & 1) << int(mcell[c])
-            out[row[ok], p * 4 + d] = label[mfree, int(mcell[p])]
+    for p, d, q, ok in _slides(nbr, frees):
+        free2 = frees[ok] ^ (1 << q) ^ (1 << p)
+        mfree = np.zeros_like(free2)
+        for c in range(n):
+            mfree |= ((free2 >> c) & 1) << int(mcell[c])
+        out[row[ok], p * 4 + d] = label[mfree, int(mcell[p])]
     return out
 
 

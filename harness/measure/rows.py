@@ -161,16 +161,7 @@ def build_rows(
         timed = a.measure == "time" and a.outcome == "returned"
         rows.append(
             res.ResultRow(
-                run_id=run_id,
-                dataset=cell.dataset.name,
-                instance=inst.id,
-                size=inst.grid.label,
-                goal=goal_name(inst.goal, inst.grid),
-                solvable=inst.solvable,
-                optimal_length=optimum if inst.solvable else None,
-                solver=config.spec.name,
-                heuristic=config.heuristic_column,
-                config=config.label,
+                **_cell_fields(run_id, cell, optimum),
                 measure=a.measure,
                 repeat=a.repeat,
                 status=status,
@@ -221,6 +212,23 @@ def _repeats_taken(
     return taken, stopping.MAXIMUM if result.task.adaptive > 0 else stopping.FIXED
 
 
+def _cell_fields(run_id: str, cell: Cell, optimum: int | None) -> dict[str, Any]:
+    """The ResultRow fields every row of a cell shares (run, instance, config)."""
+    inst, config = cell.instance, cell.config
+    return dict(
+        run_id=run_id,
+        dataset=cell.dataset.name,
+        instance=inst.id,
+        size=inst.grid.label,
+        goal=goal_name(inst.goal, inst.grid),
+        solvable=inst.solvable,
+        optimal_length=optimum if inst.solvable else None,
+        solver=config.spec.name,
+        heuristic=config.heuristic_column,
+        config=config.label,
+    )
+
+
 #: ResultRow fields without a value in a row of a cell that was not run
 UNMEASURED = (
     "moves", "path_length", "is_optimal", "expanded", "generated", "max_frontier",
@@ -230,19 +238,9 @@ UNMEASURED = (
 
 def skipped_rows(run_id: str, cell: Cell, passes: Sequence[Pass], optimum: int | None):
     """Rows of a refused cell: one per pass, status ``skipped`` with the reason."""
-    inst, config = cell.instance, cell.config
     return [
         res.ResultRow(
-            run_id=run_id,
-            dataset=cell.dataset.name,
-            instance=inst.id,
-            size=inst.grid.label,
-            goal=goal_name(inst.goal, inst.grid),
-            solvable=inst.solvable,
-            optimal_length=optimum if inst.solvable else None,
-            solver=config.spec.name,
-            heuristic=config.heuristic_column,
-            config=config.label,
+            **_cell_fields(run_id, cell, optimum),
             measure=p.measure,
             repeat=p.repeat,
             status="skipped",
