@@ -28,7 +28,7 @@ def run(
     from harness.measure.runner import run as measure
 
     if config is not None:
-        from harness.experiment import ExperimentError, load, run_arguments
+        from harness.measure.experiment import ExperimentError, load, run_arguments
 
         given = [n for n in ("solvers", "datasets") if n in kwargs]
         if args or given:

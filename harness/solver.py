@@ -23,11 +23,11 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.defaults import BUDGET_SECONDS
+from harness.core.defaults import BUDGET_SECONDS
 from harness.heuristics import Heuristic, all_heuristics
 from harness.heuristics.registry import Capability, capabilities, registration_order
 from harness.puzzle import Board, Grid, Moves
-from harness.registries import registry, scope
+from harness.core.registries import registry, scope
 
 ENTRY_POINT_GROUP = "npuzzle_harness.solvers"
 
@@ -109,7 +109,7 @@ class SolverSpec:
     budget_seconds: float = BUDGET_SECONDS
     sizes: str = "any"  # human-readable summary of accepted board sizes
     module: str = ""
-    #: An external program (:class:`harness.external.Program`): the worker runs
+    #: An external program (:class:`harness.measure.external.Program`): the worker runs
     #: and measures the child process instead of calling ``solve``.
     external: Any = None
     #: Capabilities a heuristic must provide (``harness.heuristics.EVALUATE``,
@@ -251,14 +251,14 @@ def register(
 
 def register_spec(name: str, **fields: Any) -> SolverSpec:
     """Add a solver described by its fields rather than a decorated function (the
-    external programs of :mod:`harness.external`)."""
+    external programs of :mod:`harness.measure.external`)."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
     if "heuristics" in fields:
         fields["listed"] = tuple(fields.pop("heuristics"))
     if "needs" in fields:
         fields["needs"] = capabilities(f"solver {name!r} needs", fields["needs"])
-    spec = SolverSpec(name=name, module=fields.pop("module", "harness.external"),
+    spec = SolverSpec(name=name, module=fields.pop("module", "harness.measure.external"),
                       **fields)  # fmt: skip
     _REGISTRY[name] = spec
     return spec
@@ -286,7 +286,7 @@ def all_solvers() -> dict[str, SolverSpec]:
 def scoped_registry() -> Iterator[None]:
     """Solvers, heuristics, dataset generators and report plots registered inside
     the block (plugins) are forgotten when it ends, so a long-lived process does
-    not carry one caller's plugins into the next (:mod:`harness.registries`)."""
+    not carry one caller's plugins into the next (:mod:`harness.core.registries`)."""
     all_solvers()  # built-ins belong to every scope
     all_heuristics()
     with scope():
@@ -296,7 +296,7 @@ def scoped_registry() -> Iterator[None]:
 def load_plugin(target: str) -> list[str]:
     """Import a plugin module by dotted name or ``.py`` path; return the solver
     names it registered. Raises ImportError with a one-line reason. (External
-    programs, ``exec:`` and ``.toml`` targets: :func:`harness.external.load_plugin`.)"""
+    programs, ``exec:`` and ``.toml`` targets: :func:`harness.measure.external.load_plugin`.)"""
     before = set(_REGISTRY)
     path = Path(target)
     try:

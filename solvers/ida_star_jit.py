@@ -141,7 +141,7 @@ def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None =
     import numpy as np
 
     from harness import kernels
-    from harness.batch import solvable_many
+    from harness.core.batch import solvable_many
 
     h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, grid)
     k = _kernel(goal, grid, h)

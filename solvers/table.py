@@ -1,6 +1,6 @@
 """Table walk: read the answer off the exact distance table, four moves per lookup.
 
-Data structures: from the oracle's distance table (``harness.oracle.distances``:
+Data structures: from the oracle's distance table (``harness.core.oracle.distances``:
 optimal distance of every rank to the goal) and its neighbour table, set-up derives
 one int32 per rank, ``step[rank] = next_rank * 4 + move``: the first move in
 MOVE_ORDER (u, l, r, d) that lowers the distance by one, and the board it leads to.
@@ -51,7 +51,7 @@ def step_table(goal: Board, g: Grid):
         return _step_memo[key]
     import numpy as np
 
-    from harness import oracle
+    from harness.core import oracle
 
     dist = oracle.distances(goal, g).astype(np.int16)
     nbr = oracle.neighbour_table(g)  # k-th legal move of each rank, -1 padded

@@ -29,8 +29,8 @@ def goal_name(request: pytest.FixtureRequest) -> str:
 def exact_distance():
     """``exact_distance(board, goal, grid) -> int | None`` from a full BFS table.
 
-    Uses :mod:`harness.oracle` (whole-space BFS, cached on disk) for grids of at
+    Uses :mod:`harness.core.oracle` (whole-space BFS, cached on disk) for grids of at
     most 9 cells."""
-    from harness import oracle
+    from harness.core import oracle
 
     return oracle.distance

@@ -1,4 +1,4 @@
-"""Fair aggregation (harness.aggregate) on the hand-made fixture tests/data/run_fair:
+"""Fair aggregation (harness.analysis.aggregate) on the hand-made fixture tests/data/run_fair:
 alpha solves 10 easy boards quickly, beta solves them 4x slower plus 10 hard ones.
 Every expected number is worked out by hand in the comments."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import aggregate
+from harness.analysis import aggregate
 from harness.report import load_run
 
 RUN = Path(__file__).parent / "data" / "run_fair"

@@ -1,4 +1,4 @@
-"""The fast paths of ``harness solve`` (``harness.batch``) agree with the precise ones:
+"""The fast paths of ``harness solve`` (``harness.core.batch``) agree with the precise ones:
 reading a batch with ``read_boards``' slow path, replay with ``apply_moves``
 (messages included), ``solvable_for`` with ``is_solvable`` on every 3x3 board."""
 
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from harness.batch import read_batch, replay, solvable_for
+from harness.core.batch import read_batch, replay, solvable_for
 from harness.puzzle import (
     IllegalMoveError,
     apply_moves,
@@ -82,7 +82,7 @@ def test_replay_equals_apply_moves_messages_included() -> None:
 @pytest.mark.parametrize("goal_name", ["standard", "spiral", "blank-first"])
 def test_solvability_equals_the_oracle_on_every_3x3_board(goal_name) -> None:
     """Both parity tests against the exhaustive BFS: reachable <=> distance >= 0."""
-    from harness import oracle
+    from harness.core import oracle
     from harness.puzzle import rank
 
     goal = goal_board(goal_name, G3)
@@ -158,7 +158,7 @@ def odd_answers(boards, goal, g, rng):
 
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3), (3, 2), (4, 4), (5, 5)])
 def test_batched_replay_and_solvability_equal_the_board_by_board_ones(shape) -> None:
-    from harness.batch import board_array, replay_many, solvable_many
+    from harness.core.batch import board_array, replay_many, solvable_many
 
     g = grid(*shape)
     rng = random.Random(sum(shape))
@@ -185,7 +185,7 @@ def test_batched_replay_and_solvability_equal_the_board_by_board_ones(shape) -> 
 
 
 def test_judge_many_equals_judge_verdicts_and_messages_included() -> None:
-    from harness.measure.judge import judge, judge_many
+    from harness.core.judge import judge, judge_many
     from harness.solver import Counters
     from solvers.table import solve as table
 

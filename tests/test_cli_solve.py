@@ -13,7 +13,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from harness import oracle
+from harness.core import oracle
 from harness.cli import app
 from harness.cli.solve import DEFAULT_SMALL, default_solver
 from harness.heuristics import all_heuristics

@@ -277,7 +277,7 @@ def test_several_runs_per_side_bootstrap_over_runs(tmp_path):
 
 
 def test_calibrated_noise_floor_raises_the_threshold_and_is_shown(tmp_path, base_run):
-    from harness.noise import Calibration, read_calibration, write_calibration
+    from harness.compare.noise import Calibration, read_calibration, write_calibration
 
     new = write_run(tmp_path, "new", slowed(base_cells(), 1.2), seed=2)
     assert compare_runs(base_run, new).exit_code == EXIT_REGRESSION

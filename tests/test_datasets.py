@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness import datasets as D
-from harness import oracle
+from harness.core import oracle
 from harness.datasets import catalogue
 from harness.puzzle import (
     apply_moves,

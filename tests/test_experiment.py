@@ -1,4 +1,4 @@
-"""Experiment files (harness.experiment): grids, unions, errors naming the line."""
+"""Experiment files (harness.measure.experiment): grids, unions, errors naming the line."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness import experiment
-from harness.experiment import ExperimentError
+from harness.measure import experiment
+from harness.measure.experiment import ExperimentError
 
 
 def _write(tmp_path: Path, text: str) -> Path:

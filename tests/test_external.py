@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.external import ExternalError, make_program, parse_answer, parse_exec
+from harness.measure.external import ExternalError, make_program, parse_answer, parse_exec
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "external"

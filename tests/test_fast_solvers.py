@@ -208,7 +208,7 @@ def test_pdb44_agrees_with_pure_ida_star_on_3x3() -> None:
 
 
 def test_table_walk_is_exact_for_any_goal() -> None:
-    from harness.oracle import distance
+    from harness.core.oracle import distance
 
     for goal_name in ("standard", "spiral", "blank-first"):
         goal = goal_board(goal_name, G3)

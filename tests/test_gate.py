@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from harness import gate, oracle
+from harness.compare import gate
+from harness.core import oracle
 from harness.heuristics import make_heuristic
 from harness.puzzle import goal_board, grid
 from harness.solver import (
@@ -116,7 +117,7 @@ def test_weaker_heuristic_is_caught(monkeypatch):
 def test_solver_missing_from_the_baseline_fails_with_the_command():
     baseline = gate.compute(quick_configs()[:2])
     lines = gate.diff(baseline, gate.compute(quick_configs()))
-    assert lines == ["bfs: not in baseline; run python -m harness.gate --update"]
+    assert lines == ["bfs: not in baseline; run python -m harness.compare.gate --update"]
 
 
 def test_solver_gone_from_the_registry_is_reported():
@@ -124,7 +125,7 @@ def test_solver_gone_from_the_registry_is_reported():
     lines = gate.diff(baseline, gate.compute(quick_configs()[1:]))
     assert lines == [
         "astar_dict[manhattan]: in the baseline but no longer registered; "
-        "if removed on purpose, run python -m harness.gate --update"
+        "if removed on purpose, run python -m harness.compare.gate --update"
     ]
 
 
@@ -182,7 +183,7 @@ def test_plugins_loaded_elsewhere_are_not_gated(tmp_path):
 def test_command_line_without_a_baseline_says_what_to_run(tmp_path, capsys):
     assert gate.main(["--baseline", str(tmp_path / "none.json")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "run python -m harness.gate --update" in err
+    assert err.startswith("error: ") and "run python -m harness.compare.gate --update" in err
 
 
 def test_command_line_reports_moved_counters(tmp_path, capsys, monkeypatch):

@@ -1,7 +1,7 @@
 """Every heuristic is admissible and consistent on the whole 3x3 space.
 
 Exact distances of all 181,440 boards come from the exhaustive BFS of
-``harness.oracle``, for the standard goal (blank in a corner) and the spiral goal
+``harness.core.oracle``, for the standard goal (blank in a corner) and the spiral goal
 (blank in the centre). Also: tile-cost tables agree with the estimate, the
 dominance order misplaced <= manhattan <= linear_conflict, and why our linear
 conflict is not the textbook "+2 per conflicting pair".
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness import oracle
+from harness.core import oracle
 from harness.heuristics import Heuristic, all_heuristics, make_heuristic
 from harness.puzzle import Board, goal_board, grid, parse_board
 

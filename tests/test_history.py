@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from plugins.tiny import make_dataset, walk
 
-from harness.history import HistoryError, build_history, largest_steps, write_history
+from harness.compare.history import HistoryError, build_history, largest_steps, write_history
 from harness.measure import runner
 from harness.puzzle import goal_board, grid
 from harness.solver import scoped_registry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import aggregate
+from harness.analysis import aggregate
 from harness.report import latex
 from harness.report import load_run
 

@@ -1,4 +1,4 @@
-"""harness.reuse.merge: runs that do not overlap become one reportable run."""
+"""harness.measure.reuse.merge: runs that do not overlap become one reportable run."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import reuse
+from harness.measure import reuse
 from harness.analysis import read_run
 
 FAIR = Path(__file__).parent / "data" / "run_fair"

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness import oracle
+from harness.core import oracle
 from harness.puzzle import (
     Board,
     Grid,

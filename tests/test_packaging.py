@@ -27,7 +27,7 @@ def test_wheel_contains_harness_solvers_and_entry_point(tmp_path: Path) -> None:
                    "solvers/__init__.py", "harness/data/korf100.tsv",
                    # subpackages found by setuptools, and the gate's baseline
                    "harness/heuristics/pdb.py", "harness/datasets/catalogue.py",
-                   "harness/measure/judge.py", "harness/report/document.py",
+                   "harness/core/judge.py", "harness/report/document.py",
                    "harness/data/golden_counters.json",
                    "harness/measure/dask_pool.py"):
         assert module in names, f"{module} missing from {wheel.name}"

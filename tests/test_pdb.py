@@ -103,7 +103,7 @@ def test_pdb44_is_admissible_on_every_3x3_board(goal_name: str) -> None:
     """Exhaustive: h <= exact distance for all 181,440 solvable boards, h == 0 only
     at the goal, and the mirror is on (every named 3x3 goal has its blank on the
     diagonal)."""
-    from harness.oracle import distances
+    from harness.core.oracle import distances
 
     goal = goal_board(goal_name, G3)
     h = make_heuristic("pdb44", goal, G3)
@@ -121,7 +121,7 @@ def test_pdb44_is_admissible_on_every_3x3_board(goal_name: str) -> None:
 
 
 def test_mirror_is_off_when_the_blank_is_off_the_diagonal() -> None:
-    from harness.oracle import distances
+    from harness.core.oracle import distances
 
     goal = (1, 0, 2, 3, 4, 5, 6, 7, 8)  # blank on cell 1
     s = pdb.pdb_set("pdb44", goal, G3)
@@ -284,7 +284,7 @@ def test_walking_distance_is_admissible_and_beats_manhattan_on_3x3(
     goal_name: str,
 ) -> None:
     """Every solvable 3x3 board: manhattan <= walking distance <= exact."""
-    from harness.oracle import distances
+    from harness.core.oracle import distances
 
     goal = goal_board(goal_name, G3)
     wd = make_heuristic("walking_distance", goal, G3)

@@ -267,7 +267,7 @@ def test_solvable_iff_reachable_small(shape, goal_spec: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("goal_spec", ["standard", "spiral", "blank-first", "random"])
 def test_solvable_iff_reachable_3x3(goal_spec: str) -> None:
-    from harness import oracle
+    from harness.core import oracle
 
     g = grid(3)
     if goal_spec == "random":

@@ -1,12 +1,12 @@
 """The one extension mechanism: installed packages' entry points reach the
-heuristic, generator and plot registries through harness.registries, and
+heuristic, generator and plot registries through harness.core.registries, and
 scoped_registry forgets whatever a scope added to any of them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness import registries
+from harness.core import registries
 from harness.datasets import all_generators
 from harness.heuristics import all_heuristics
 from harness.report.plots import all_plots

@@ -274,7 +274,7 @@ def test_refused_pairs_are_skipped_not_failed(run):
 
 
 def test_oracle_supplies_unknown_3x3_optima(run):
-    pytest.importorskip("harness.oracle")
+    pytest.importorskip("harness.core.oracle")
     g, goal = grid(3), goal_board("standard", grid(3))
     unlabelled = make_dataset(
         "unlabelled", [walk(goal, g, 9, seed=5)], g, goal, label=False

@@ -10,7 +10,7 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from harness.batch import board_array, solvable_for
+from harness.core.batch import board_array, solvable_for
 from harness.cli import app
 from harness.heuristics import make_heuristic
 from harness.puzzle import apply_moves, goal_board, grid

@@ -1,7 +1,7 @@
 """Every registered solver x heuristic against exact distances.
 
 Each path is replayed from the start and must reach the goal; its length must equal
-the full-BFS distance (``harness.oracle``) for optimal solvers and never undercut it
+the full-BFS distance (``harness.core.oracle``) for optimal solvers and never undercut it
 for the others; unsolvable boards must give None. Also: whole 2x2 and 2x3 spaces,
 solver-specific promises (BFS exhausts a component, A* variants agree, incremental
 heuristics equal full recomputation) and Korf's published IDA* node counts.

@@ -106,7 +106,7 @@ def load_plugins(targets: list[str] | None) -> list[str]:
     """Load ``--plugin`` targets (a module, a ``.py`` file or a ``.toml`` file of
     external programs) in order; return the names of the solvers they registered.
     A target that fails is a one-line error naming it."""
-    from harness.external import load_plugin
+    from harness.measure.external import load_plugin
 
     loaded: list[str] = []
     for target in targets or ():

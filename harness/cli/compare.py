@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from harness import defaults
+from harness.core import defaults
 from harness.cli.common import app
 
 
@@ -113,7 +113,7 @@ def compare(
         render,
         resolve_runs,
     )
-    from harness.noise import CALIBRATION_FILE, read_calibration
+    from harness.compare.noise import CALIBRATION_FILE, read_calibration
 
     cal_path = calibration or results_dir / CALIBRATION_FILE
     cal = read_calibration(cal_path)

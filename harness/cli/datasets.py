@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand
 
-from harness import defaults
+from harness.core import defaults
 from harness.cli.common import app, fail, load_plugins, size_and_goal
 
 datasets_app = typer.Typer(
@@ -68,7 +68,7 @@ def _csv(rows: list[dict]) -> str:
 
 
 def _print_table(title: str | None, columns: list[str], rows: list[list[str]]) -> None:
-    from harness.tables import print_table
+    from harness.core.tables import print_table
 
     print_table(columns, rows, right=range(1, len(columns)), title=title)
 

@@ -1,4 +1,4 @@
-"""``harness gate``: the exact counters gate (see :mod:`harness.gate`)."""
+"""``harness gate``: the exact counters gate (see :mod:`harness.compare.gate`)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def gate(
 ) -> None:
     """Check every built-in solver's exact counters on fixed boards against the
     committed baseline. Exit 0 match, 1 something moved, 2 no usable baseline."""
-    from harness import gate as counters_gate
+    from harness.compare import gate as counters_gate
 
     path = baseline or counters_gate.BASELINE
     raise typer.Exit(counters_gate.run(path, update_baseline=update, verbose=verbose))

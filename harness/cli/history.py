@@ -48,7 +48,7 @@ def history(
     date; breaks where the environment changed or counters moved; the largest steps;
     regressions flagged by the statistics of `harness compare`."""
     from harness.compare import Thresholds
-    from harness.history import (
+    from harness.compare.history import (
         HistoryError,
         build_history,
         largest_steps,

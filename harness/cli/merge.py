@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harness import defaults
+from harness.core import defaults
 from harness.cli.common import app, fail, run_dir
 
 
@@ -35,7 +35,7 @@ def merge(
 ) -> None:
     """Combine runs into one reportable run directory; every row keeps the run_id
     of the run that measured it. Then: harness report DIR."""
-    from harness.reuse import ReuseError, merge as merge_runs
+    from harness.measure.reuse import ReuseError, merge as merge_runs
 
     dirs = [run_dir(r, results_dir) for r in runs]
     try:

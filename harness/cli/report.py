@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harness import defaults
+from harness.core import defaults
 from harness.cli.common import app, fail, load_plugins, run_dir
 
 FORMATS = ("table", "markdown", "csv", "json", "latex")
@@ -131,7 +131,7 @@ def report(
 
 def _scatter(dirs, out, pairs, measure, relative, color_by, fmt) -> None:
     """``--scatter X,Y``: one plot per pair from the last run given."""
-    from harness import aggregate
+    from harness.analysis import aggregate
     from harness.analysis import ReportError, load_runs
     from harness.report import figures
 
@@ -189,7 +189,7 @@ def _safe(label: str) -> str:
 def _print_blocks(blocks: list) -> None:
     """Each (caption, display DataFrame) block as a table in the one style."""
     from harness.report import is_numeric_column
-    from harness.tables import print_table
+    from harness.core.tables import print_table
 
     if not blocks:
         typer.echo("no result rows")

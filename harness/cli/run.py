@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from harness import defaults
+from harness.core import defaults
 from harness.cli.common import app, fail
 
 #: Options a resumed run takes from its meta.json: option -> parameter name.
@@ -228,7 +228,7 @@ def run(
             )
         if resume is not None:
             raise fail("--resume continues a run with its own options; drop --config")
-        from harness.experiment import ExperimentError, load
+        from harness.measure.experiment import ExperimentError, load
 
         try:
             exp = load(config)
@@ -325,7 +325,7 @@ def run(
                 return
             run_dir, meta = runner.start(plan, out, jobs=jobs, argv=argv)
             if exp is not None:
-                from harness.experiment import record
+                from harness.measure.experiment import record
 
                 record(exp, run_dir, meta)
             if reuse:
@@ -402,7 +402,7 @@ def run(
 
 def _dry_run(plan, exp, jobs, argv, sources, runner, res) -> None:
     """Print what the run would do: cells per config and dataset, reuse, skips."""
-    from harness.experiment import Experiment, matrix
+    from harness.measure.experiment import Experiment, matrix
 
     cells = runner.plan_cells(plan)
     reused: dict[tuple[str, str], int] = {}
@@ -427,7 +427,7 @@ def _dry_run(plan, exp, jobs, argv, sources, runner, res) -> None:
 
 
 def _reusable(plan, cells, meta, sources):
-    from harness.reuse import ReuseError, reusable_rows
+    from harness.measure.reuse import ReuseError, reusable_rows
 
     wanted = {
         (c.config.label, c.dataset.name, c.instance.id)
@@ -443,7 +443,7 @@ def _reusable(plan, cells, meta, sources):
 def _copy_reused(plan, run_dir, meta, sources, runner, res) -> None:
     """Copy matching finished cells of earlier runs into the new run (their rows
     keep the run_id of the run that measured them) and note it in meta.json."""
-    from harness.reuse import append_raw
+    from harness.measure.reuse import append_raw
 
     rows, per_source, refused = _reusable(plan, runner.plan_cells(plan), meta, sources)
     append_raw(run_dir, rows)
@@ -658,7 +658,7 @@ def _print_summary(run) -> None:
             failed,
             str(r["skipped"]) if r["skipped"] else "",
         ])  # fmt: skip
-    from harness.tables import print_table
+    from harness.core.tables import print_table
 
     print_table(header, lines, right=range(2, 8))
     typer.echo(

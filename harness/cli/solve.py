@@ -9,7 +9,7 @@ Boards go in groups of 1, 2, 4, ... (doubling while a group takes under 50 ms, u
 to 4096): a slow solver still answers board by board, while a batch of 3x3 boards
 is solved through the solver's ``solve_many`` when it has one (one call per
 group) and each group's answers are replayed together
-(:func:`harness.measure.judge.judge_many`, numpy). ``--stats`` solves and clocks
+(:func:`harness.core.judge.judge_many`, numpy). ``--stats`` solves and clocks
 board by board.
 
 Default solver: ``astar_dict[manhattan]`` on 3x3 and smaller (181,440 boards at
@@ -34,9 +34,9 @@ from typing import Annotated
 
 import typer
 
-from harness.batch import LONG_INPUT, read_batch, solvable_for
+from harness.core.batch import LONG_INPUT, read_batch, solvable_for
 from harness.cli.common import app, fail, load_plugins, size_and_goal
-from harness.measure.judge import judge, judge_many
+from harness.core.judge import judge, judge_many
 from harness.puzzle import (
     GOAL_NAMES,
     MAX_SIDE,
@@ -153,7 +153,7 @@ def load_extensions(plugins: list[str] | None, execs: list[str] | None) -> list[
     """Load ``--plugin`` targets, then ``--exec`` programs; return the names of the
     exec programs (or, without any, what the plugins registered). One-line error
     naming the option otherwise."""
-    from harness.external import load_plugin
+    from harness.measure.external import load_plugin
 
     loaded = load_plugins(plugins)
     programs: list[str] = []
@@ -294,7 +294,7 @@ def solve_boards(boards: list[Board], target: Board, g: Grid, config, h) -> None
     solvable = solvable_for(target, g)
     many = config.spec.solve_many
     if len(boards) >= MIN_BATCH:  # set-up, before the first answer:
-        from harness.batch import board_array
+        from harness.core.batch import board_array
 
         goal = board_array([target], g)  # imports numpy, for judge_many
         if many is not None:  # the batch entry point's code compiled or loaded,
@@ -362,7 +362,7 @@ def _solve_many(part, target, g, config, h):
     (None, None) when it raises, with a warning naming the solver and the error:
     the rest is then solved board by board, which names a board that fails, and
     is slower; a user timing the batch must know."""
-    from harness.batch import board_array
+    from harness.core.batch import board_array
 
     arrays = board_array(part, g)
     try:

@@ -320,7 +320,7 @@ def _cached_build(name: str) -> Dataset:
     stays None: the dataset is built in, the cache is only a copy."""
     from dataclasses import replace
 
-    from harness.cache import cache_dir
+    from harness.core.cache import cache_dir
     from harness.datasets.jsonl import dumps_dataset
 
     folder = cache_dir("datasets", _recipe_fingerprint())

@@ -27,7 +27,7 @@ from harness.puzzle import (
     is_solvable,
     unrank,
 )
-from harness.registries import load_entry_points, registry, seal
+from harness.core.registries import load_entry_points, registry, seal
 
 #: Importers build fixed sets (the generators, below, draw boards).
 IMPORTERS = ("seeds", "korf100")
@@ -155,7 +155,7 @@ def depth_strata_boards(
         )
     import numpy as np
 
-    from harness import oracle
+    from harness.core import oracle
 
     dist = oracle.distances(goal, g)
     deepest = int(dist.max())

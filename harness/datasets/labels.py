@@ -18,8 +18,8 @@ Labeller = Callable[[Board], "int | None"]
 
 
 def oracle_labeller(goal: Board, g: Grid) -> Labeller:
-    """Exact depths from :mod:`harness.oracle` (grids of at most 9 cells)."""
-    from harness import oracle
+    """Exact depths from :mod:`harness.core.oracle` (grids of at most 9 cells)."""
+    from harness.core import oracle
 
     dist = oracle.distances(goal, g)
 
@@ -34,7 +34,7 @@ def solver_labeller(config: str, goal: Board, g: Grid) -> Labeller:
     """Optimal lengths from a registered optimal solver ``NAME[HEURISTIC]``; the
     returned path is replayed before its length is trusted."""
     from harness.heuristics import make_heuristic
-    from harness.measure.judge import judge
+    from harness.core.judge import judge
     from harness.solver import Counters, parse_config
 
     try:

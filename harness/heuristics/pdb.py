@@ -33,7 +33,7 @@ from math import perm
 from pathlib import Path
 from typing import Any
 
-from harness.cache import cache_dir
+from harness.core.cache import cache_dir
 from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.puzzle import Board, Grid
 

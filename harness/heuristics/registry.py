@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from harness.puzzle import Board, Grid
-from harness.registries import load_entry_points, registry
+from harness.core.registries import load_entry_points, registry
 
 ENTRY_POINT_GROUP = "npuzzle_harness.heuristics"
 

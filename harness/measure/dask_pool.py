@@ -438,7 +438,7 @@ def check_programs(
     """On this machine: which external programs the run needs are missing
     (``missing``: one-line reasons) and, with ``hashes``, which differ from the
     client's file (``differs``: (solver, file, sha256 here))."""
-    from harness.external import file_sha256, missing_here
+    from harness.measure.external import file_sha256, missing_here
 
     out: dict[str, list] = {"missing": [], "differs": []}
     seen = set()
@@ -458,8 +458,8 @@ def check_programs(
 
 def program_needs(plugins: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
     """(solver, file, sha256 here) for every file the plugins' external programs
-    need (:func:`harness.external.needed_files`), in order."""
-    from harness.external import file_sha256, needed_files, programs_of
+    need (:func:`harness.measure.external.needed_files`), in order."""
+    from harness.measure.external import file_sha256, needed_files, programs_of
 
     out = []
     for target in plugins:
@@ -1071,7 +1071,7 @@ def _plugin_sources(tasks: Sequence[Task]) -> dict[str, str]:
     """Source text of every file plugin the tasks name (shipped by value): a .py
     file as it is, a .toml file as the [[external]] tables this client registered
     from it (program paths absolute, so the copy's folder does not matter)."""
-    from harness.external import programs_of, toml_text
+    from harness.measure.external import programs_of, toml_text
 
     out = {}
     for target in {p for t in tasks for p in t.plugins}:

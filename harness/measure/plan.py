@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import defaults
+from harness.core import defaults
 from harness.datasets import Dataset, Instance
-from harness.external import load_plugin
+from harness.measure.external import load_plugin
 from harness.measure.worker import (
     Pass,
 )
@@ -70,7 +70,7 @@ class Plan:
     #: dataset. An experiment file's union of grids is not a full product.
     pairs: set[tuple[str, str]] | None = None
     warmup: int = DEFAULT_WARMUP
-    #: time the reference solve after every timed repeat (harness.noise)
+    #: time the reference solve after every timed repeat (harness.compare.noise)
     reference: bool = True
     #: pin worker i to core i, so a cell and its reference share a core's drift
     pin: bool = True
@@ -131,7 +131,7 @@ def resolve_plugins(plugins: Iterable[str]) -> tuple[str, ...]:
     for target in plugins:
         path = Path(target)
         if target.startswith("exec:"):
-            from harness.external import parse_exec
+            from harness.measure.external import parse_exec
 
             try:  # canonical form: the program's path made absolute for workers
                 target = parse_exec(target[5:]).target
@@ -285,7 +285,7 @@ def _check_seconds(option: str, value: float) -> None:
 
 def oracle_optima(datasets: Iterable[Dataset]) -> dict[tuple[str, str], int]:
     """Exact optima for solvable small-grid (<= 9 cells) instances the dataset left
-    unlabelled, from :mod:`harness.oracle` when it is available."""
+    unlabelled, from :mod:`harness.core.oracle` when it is available."""
     wanted = [
         (d, i)
         for d in datasets
@@ -295,7 +295,7 @@ def oracle_optima(datasets: Iterable[Dataset]) -> dict[tuple[str, str], int]:
     if not wanted:
         return {}
     try:
-        from harness import oracle
+        from harness.core import oracle
         from harness.puzzle import rank
     except ImportError:
         return {}

@@ -433,7 +433,7 @@ class LocalPool:
     def _kill(self, slot: _Slot) -> None:
         process = slot.process
         if process is not None and process.poll() is None:
-            from harness.external import kill_program_groups
+            from harness.measure.external import kill_program_groups
 
             kill_program_groups(process.pid)  # external programs: own sessions
             process.kill()

@@ -13,7 +13,7 @@ from typing import Any
 from harness import results as res
 from harness.datasets import Instance
 from harness.measure import stopping
-from harness.measure.judge import judge as check_answer
+from harness.core.judge import judge as check_answer
 from harness.measure.plan import Cell
 from harness.measure.worker import (
     MAX_MOVES_CHARS,

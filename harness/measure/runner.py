@@ -604,7 +604,7 @@ def run(
     ``executor="dask"`` runs the cells on the Dask cluster at ``scheduler``
     (``"tcp://HOST:PORT"``), or on a LocalCluster of ``jobs`` workers if None.
     ``pairs``: only these (config, dataset) pairs; ``experiment``: the
-    :class:`harness.experiment.Experiment` the grid came from, kept with the run.
+    :class:`harness.measure.experiment.Experiment` the grid came from, kept with the run.
     :func:`harness.api.run` (``harness.run``) returns the rows and can report."""
     if executor not in EXECUTORS:
         raise RunError(f"executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
@@ -648,7 +648,7 @@ def run(
         try:
             run_dir, meta = start(plan, out, jobs=jobs)
             if experiment is not None:
-                from harness.experiment import record
+                from harness.measure.experiment import record
 
                 record(experiment, run_dir, meta)
         except BaseException:

@@ -9,7 +9,7 @@ that range is finite; when it is narrower than ``1 + tolerance``, the median the
 cell stores (that of its ``n`` values, inside the range too) is within the
 tolerance of the one all ``N`` repeats would have given, so the cell stops.
 Stable cells stop at the first majority (2 of 3 repeats), noisy ones take all N.
-With the default tolerance, 4% (``harness.defaults.ADAPTIVE``), the median stored
+With the default tolerance, 4% (``harness.core.defaults.ADAPTIVE``), the median stored
 differs from the full one by at most 2% (half the range): a fifth of the
 smallest ratio ``harness compare`` calls significant, 1.10x.
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from multiprocessing import connection
 from typing import TYPE_CHECKING, Any
 
-from harness.defaults import SETUP_TIMEOUT
+from harness.core.defaults import SETUP_TIMEOUT
 from harness.measure.stopping import STABLE, settled
 from harness.puzzle import Board, Grid, grid
 
@@ -361,7 +361,7 @@ class Worker:
     # ---- set-up
 
     def _setup(self, task: Task) -> tuple[Setup, tuple[Any, Any, Grid]]:
-        from harness.external import load_plugin
+        from harness.measure.external import load_plugin
         from harness.heuristics import make_heuristic
 
         self._limit_memory(None)  # set-up (tables, compilation) is not capped
@@ -626,8 +626,8 @@ class Worker:
 
     def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
         """An external program's pass: it runs in a child process, which is
-        measured by its own rusage (harness.external), not by this worker's clocks."""
-        from harness.external import run_pass
+        measured by its own rusage (harness.measure.external), not by this worker's clocks."""
+        from harness.measure.external import run_pass
 
         p = self._current
         done = run_pass(

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from harness import aggregate
-from harness.aggregate import sig
+from harness.analysis import aggregate
+from harness.analysis.aggregate import sig
 from harness.analysis import (
     ReportError,
     Run,
@@ -373,7 +373,7 @@ def _options_text(opts: dict[str, Any]) -> str:
 def _hosts_table(run: Run) -> pd.DataFrame | None:
     """Cells per host (meta.json placement), for a run measured on several hosts
     or on a Dask cluster; None otherwise."""
-    from harness.placement import host_counts
+    from harness.results.placement import host_counts
 
     counts = host_counts(run.meta)
     dask = any(

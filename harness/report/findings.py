@@ -7,15 +7,15 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from harness import aggregate
-from harness.aggregate import sig
+from harness.analysis import aggregate
+from harness.analysis.aggregate import sig
 from harness.analysis import (
     ANSWERED,
     NOISE,
     PROBLEMS,
     Run,
 )
-from harness.placement import (
+from harness.results.placement import (
     cell_hosts,
     hosts_sentence,
     lost_batch_sentences,
@@ -46,7 +46,7 @@ def findings(run: Run) -> list[str]:
             "wrong, so no config's optimality on that instance is known "
             "(is_optimal left empty)."
         )
-    from harness.external import report_sentence
+    from harness.measure.external import report_sentence
 
     head += report_sentence(run.meta)
     head += lost_batch_sentences(run.meta)

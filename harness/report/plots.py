@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from harness.registries import load_entry_points, registry, seal  # noqa: E402
+from harness.core.registries import load_entry_points, registry, seal  # noqa: E402
 from harness.results import ANSWERED  # noqa: E402
 
 LINESTYLES = ("-", "--", "-.", ":")

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.aggregate import sig
+from harness.analysis.aggregate import sig
 from harness.analysis import (
     _exact,
 )
@@ -200,9 +200,9 @@ def is_numeric_column(column: pd.Series) -> bool:
 
 
 def text_table(frame: pd.DataFrame) -> str:
-    """Aligned plain text in the harness's one table style (:mod:`harness.tables`);
+    """Aligned plain text in the harness's one table style (:mod:`harness.core.tables`);
     number columns right-aligned."""
-    from harness.tables import table_text
+    from harness.core.tables import table_text
 
     right = [i for i, c in enumerate(frame.columns) if is_numeric_column(frame[c])]
     rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]

@@ -177,7 +177,7 @@ def detections(results: list[dict], extra: float) -> str:
 
 def calibrate(path: Path, results: list[dict], v: list[dict]) -> None:
     sys.path.insert(0, str(ROOT))
-    from harness.noise import Calibration, floor_from_ratios, write_calibration
+    from harness.compare.noise import Calibration, floor_from_ratios, write_calibration
 
     meta = json.loads((Path(results[0]["base"]) / "meta.json").read_text())
     cal = Calibration(

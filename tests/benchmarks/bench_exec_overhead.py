@@ -12,7 +12,7 @@ one run, interleaved round by round, for N cells each:
 Printed: wall per cell of the whole pipeline, and the median raw time the rows
 record (spawn to reap, or the line's round trip in batch mode), with ratios to noop.
 Then, in this process and interleaved call by call, what the worker spends per
-board on each program (``harness.external.run_pass``: spawn, write, wait4 or the
+board on each program (``harness.measure.external.run_pass``: spawn, write, wait4 or the
 line's round trip, /proc reads): the --exec overhead without the runner's per-cell
 cost, which every solver pays alike and which dominates on a loaded machine.
 """
@@ -102,7 +102,7 @@ def main() -> None:
 
 
 def direct(configs: dict[str, tuple[str, list[str]]], calls: int) -> None:
-    from harness.external import close_all, parse_exec, run_pass
+    from harness.measure.external import close_all, parse_exec, run_pass
     from harness.puzzle import goal_board, grid
 
     g = grid(3)

@@ -1,11 +1,11 @@
-"""Node rates of two versions of ``harness/kernels.py``, interleaved (not pytest).
+"""Node rates of two versions of ``harness/kernels/__init__.py``, interleaved (not pytest).
 
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py                 # ~2-4 min
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py --rounds 31 --only pdb
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py --base 8f1f802 --head WORKTREE
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py --compile 3    # compile times
 
-The base version is read with ``git show BASE:harness/kernels.py`` and imported as
+The base version is read with ``git show BASE:harness/kernels/__init__.py`` and imported as
 a separate module (its numba cache sits beside a stable copy in the temp folder, so
 a second run loads it). The head is this checkout's ``harness.kernels`` (or another
 git revision). Every case runs the same boards through both, A B A B ..., a short
@@ -49,7 +49,7 @@ G3, G4 = grid(3), grid(4)
 
 
 def load_version(rev: str):
-    """``harness/kernels.py`` at ``rev`` as a module of its own (``WORKTREE``: this
+    """``harness/kernels/__init__.py`` at ``rev`` as a module of its own (``WORKTREE``: this
     checkout's ``harness.kernels``; a name ending in .py: that file)."""
     if rev == "WORKTREE":
         from harness import kernels
@@ -59,7 +59,7 @@ def load_version(rev: str):
         source = Path(rev).read_text()
     else:
         source = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{rev}:harness/kernels.py"],
+            ["git", "-C", str(ROOT), "show", f"{rev}:harness/kernels/__init__.py"],
             capture_output=True, text=True, check=True,
         ).stdout
     digest = hashlib.sha256(source.encode()).hexdigest()[:12]

@@ -111,7 +111,7 @@ def load() -> str:
 def boards_and_answers(count: int, seed: int):
     """``count`` uniform random 3x3 boards (either parity) with their table answers,
     and uniform solvable boards of depth 22 (the median)."""
-    from harness import oracle
+    from harness.core import oracle
     from harness.puzzle import goal_board, grid
     from harness.solver import Counters
     from solvers.table import solve as table_solve

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from harness.gate import GateBoard
+from harness.compare.gate import GateBoard
 from harness.solver import Counters
 
 

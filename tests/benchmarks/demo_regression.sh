@@ -11,7 +11,7 @@
 #    pytest-benchmark --benchmark-compare-fail on the benchmark suite;
 # 2. counters: a worktree whose astar_dict breaks f-ties shallowest-first, and
 #    one whose linear_conflict drops its conflict term (a weaker heuristic):
-#    `python -m harness.gate` against the committed baseline;
+#    `python -m harness.compare.gate` against the committed baseline;
 # 3. noise: PAIRS pairs of runs of unchanged code compared, BENCH_PAIRS pairs of
 #    benchmark-suite runs compared; every alarm is counted.
 set -u -o pipefail
@@ -118,7 +118,7 @@ EOF
 say ""
 say "== 2. counters gate on algorithmic changes (committed baseline)"
 for t in base tiebreak weaker; do
-    (cd "$DEMO/$t" && PYTHONPATH="$PWD" "$PY" -m harness.gate) >"$DEMO/gate-$t.log" 2>&1
+    (cd "$DEMO/$t" && PYTHONPATH="$PWD" "$PY" -m harness.compare.gate) >"$DEMO/gate-$t.log" 2>&1
     status=$?
     say "-- $t: exit $status; $(head -1 "$DEMO/gate-$t.log")"
     sed -n '2,6p' "$DEMO/gate-$t.log" | tee -a "$SUMMARY"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 
-from harness.gate import BOARDS, GateBoard, gate_configs
+from harness.compare.gate import BOARDS, GateBoard, gate_configs
 from harness.heuristics import all_heuristics, make_heuristic
 from harness.puzzle import apply_moves
 from harness.solver import SolverConfig

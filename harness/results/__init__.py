@@ -167,7 +167,7 @@ def row_key(config: str, dataset: str, instance: str, measure: str, repeat: int)
 
 def git_info(root: Path | None = None) -> dict[str, Any]:
     """``{"commit": sha or None, "dirty": bool or None}`` of the harness checkout."""
-    root = root or Path(__file__).resolve().parent.parent
+    root = root or Path(__file__).resolve().parents[2]
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],

@@ -2,10 +2,10 @@
 counters gate, ``harness solve`` and the dataset labeller.
 
 An answer is a move string or ``None`` (unsolvable). Every move string is replayed
-from the start board (:func:`harness.batch.replay`: ``apply_moves`` by lookup table,
+from the start board (:func:`harness.core.batch.replay`: ``apply_moves`` by lookup table,
 same errors); its length is compared with the known optimum. :func:`judge_many`
 judges a batch at once (numpy, imported when called) with the same verdicts.
-Standard library, :mod:`harness.puzzle` and :mod:`harness.batch` only (workers and
+Standard library, :mod:`harness.puzzle` and :mod:`harness.core.batch` only (workers and
 the labeller import it).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.batch import replay, replay_many, solvable_many
+from harness.core.batch import replay, replay_many, solvable_many
 from harness.puzzle import Board, Grid, IllegalMoveError, format_board
 
 
@@ -117,14 +117,14 @@ def judge_many(
 ) -> list[Verdict]:
     """``[judge(a, s, goal, g, solvable=is_solvable(s, goal, g)) for a, s in ...]``
     for a whole batch (no optimum), with every move string replayed at once
-    (:func:`harness.batch.replay_many`) and solvability decided at once for the
+    (:func:`harness.core.batch.replay_many`) and solvability decided at once for the
     boards said unsolvable. Answers that are not clean paths to the goal, and
     unsolvable claims on solvable boards, go through :func:`judge` itself, so every
     verdict and message is the one it gives. ``boards``: ``starts`` as an int8
-    array (:func:`harness.batch.board_array`), when the caller has it."""
+    array (:func:`harness.core.batch.board_array`), when the caller has it."""
     import numpy as np
 
-    from harness.batch import board_array
+    from harness.core.batch import board_array
 
     if boards is None:
         boards = board_array(starts, g)

@@ -8,7 +8,7 @@ the gate also runs from an installed wheel; ``--baseline PATH`` names another fi
 Any moved counter,
 changed status or path length, new solver or vanished solver is reported as one
 readable line. After an intended algorithmic change, regenerate the baseline with
-``python -m harness.gate --update`` (or ``harness gate --update``) and commit it
+``python -m harness.compare.gate --update`` (or ``harness gate --update``) and commit it
 beside the change.
 """
 
@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.heuristics import make_heuristic
-from harness.measure.judge import judge
+from harness.core.judge import judge
 from harness.puzzle import Board, Grid, goal_board, parse_board, parse_size
 from harness.solver import Counters, SolverConfig, select_solvers
 
 FORMAT = 1
-UPDATE_COMMAND = "python -m harness.gate --update"
-BASELINE = Path(__file__).resolve().parent / "data" / "golden_counters.json"
+UPDATE_COMMAND = "python -m harness.compare.gate --update"
+BASELINE = Path(__file__).resolve().parents[1] / "data" / "golden_counters.json"
 FIELDS = (
     "status",
     "path_length",
@@ -262,11 +262,11 @@ def update(path: Path = BASELINE, progress: Any = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m harness.gate [--update] [--baseline PATH] [--verbose]``."""
+    """``python -m harness.compare.gate [--update] [--baseline PATH] [--verbose]``."""
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m harness.gate",
+        prog="python -m harness.compare.gate",
         description="Exact counters of every built-in solver against the baseline.",
     )
     parser.add_argument(

@@ -315,14 +315,14 @@ def summary(
     meta: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Per (run_id, dataset, config): instance and status counts, optimal share,
-    b*, peak memory (MiB), and the fair numbers of :func:`harness.aggregate.
+    b*, peak memory (MiB), and the fair numbers of :func:`harness.analysis.aggregate.
     fair_summary`: coverage, median and geometric mean of time (ms) and nodes
     expanded over the instances every config answered (``common_n`` of them), and
     the summed scores (time limit from ``meta``). ``median_ms``, ``p90_ms`` and the
     ``median_*`` counters are over each config's own answered instances: never
     compare them across configs. Within a dataset, ranked by instances answered
     (most first), then the common geometric mean time."""
-    from harness import aggregate
+    from harness.analysis import aggregate
 
     inst = instances(rows) if inst is None else inst
     cols = [

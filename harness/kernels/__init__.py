@@ -26,7 +26,7 @@ import os
 import numba
 import numpy as np
 
-from harness.cache import cache_dir
+from harness.core.cache import cache_dir
 from harness.puzzle import MOVE_ORDER, Grid
 
 #: Longest path a kernel will build (5x5 optimal solutions are at most ~208 moves).

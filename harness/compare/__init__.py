@@ -6,7 +6,7 @@ nodes expanded or generated, a longer path, or a worse status is a *regression*.
 Time is compared per solver config as the geometric mean over instances of
 ``median(new repeats) / median(base repeats)``, on CPU time when both runs have it,
 *normalized*: each repeat divided by the reference solve the runner timed next to
-it in the same worker on the same core (:mod:`harness.noise`), with the raw CPU
+it in the same worker on the same core (:mod:`harness.compare.noise`), with the raw CPU
 ratio shown beside. Several runs per side (``A1,A2`` vs ``B1,B2``, best alternated
 A B A B) are bootstrapped over runs and instances; one run per side over instances
 and repeats. A slowdown is a regression only when it is significant (the interval
@@ -61,7 +61,7 @@ class Thresholds:
 
     #: A config's time ratio must reach this (and be significant) to be a
     #: regression. None: 1.10 on normalized times, 1.80 on raw CPU time
-    #: (harness.noise.DEFAULT_MIN_RATIO / DEFAULT_MIN_RATIO_RAW).
+    #: (harness.compare.noise.DEFAULT_MIN_RATIO / DEFAULT_MIN_RATIO_RAW).
     min_ratio: float | None = None
     #: Instances whose median time is below this (seconds) in both runs are left
     #: out of the time ratio: at microseconds, timer and cache noise dominate.
@@ -86,7 +86,7 @@ class Thresholds:
     def threshold(self, normalized: bool) -> float:
         """The ratio a slowdown must reach: the larger of min_ratio (or its
         default) and the calibrated floor."""
-        from harness.noise import DEFAULT_MIN_RATIO, DEFAULT_MIN_RATIO_RAW
+        from harness.compare.noise import DEFAULT_MIN_RATIO, DEFAULT_MIN_RATIO_RAW
 
         base = self.min_ratio
         if base is None:
@@ -455,7 +455,7 @@ def _host_warnings(base_metas: list[dict], new_metas: list[dict], comp) -> None:
     host and a run measured on several CPU models (notes), cells measured on other
     models (a warning) or other hosts of one model (a note) in the two runs, and
     batches whose cells were lost with their Dask worker (a warning)."""
-    from harness import placement
+    from harness.results import placement
 
     for which, metas in (("base", base_metas), ("new", new_metas)):
         for meta in metas:
@@ -479,7 +479,7 @@ def _host_warnings(base_metas: list[dict], new_metas: list[dict], comp) -> None:
 
 
 def _placed(meta: dict) -> bool:
-    from harness.placement import cell_hosts
+    from harness.results.placement import cell_hosts
 
     return bool(cell_hosts(meta))
 
@@ -677,7 +677,7 @@ def _compare_times(
     (and the same per dataset part in ``comp.parts``)."""
     import numpy as np
 
-    from harness import noise
+    from harness.compare import noise
 
     th = comp.thresholds
     same_good = both[
@@ -1003,7 +1003,7 @@ def _table(header: list[str], body: list[list[str]], md: bool) -> list[str]:
             "|" + "|".join("---" for _ in header) + "|",
         ]
         return lines + ["| " + " | ".join(r) + " |" for r in esc[1:]]
-    from harness.tables import table_text  # the harness's one table style
+    from harness.core.tables import table_text  # the harness's one table style
 
     return table_text(header, body).splitlines()
 

@@ -168,7 +168,7 @@ def load(path: Path | str) -> Experiment:
             else p
             for p in exp.options["plugins"]
         ]
-        from harness.external import load_plugin
+        from harness.measure.external import load_plugin
 
         for target in exp.options["plugins"]:
             try:

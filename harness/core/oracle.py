@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.cache import cache_dir
+from harness.core.cache import cache_dir
 from harness.puzzle import Board, Grid, rank
 
 #: Largest number of cells the oracle accepts (9! = 362,880 ranks; 12! would be 479M).
