@@ -14,6 +14,7 @@ import random
 import subprocess
 import sys
 from importlib.resources import files
+from pathlib import Path
 
 import pytest
 
@@ -274,6 +275,26 @@ def test_numba_is_not_imported_by_the_registry() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_kernel_cache_is_keyed_by_every_kernel_module(tmp_path) -> None:
+    """numba checks only a kernel's own file before loading it from the cache, and
+    the batch drivers compile in the IDA* kernels of another file: the cache
+    folder changes with any kernel module's source."""
+    import shutil
+
+    import numba
+
+    from harness.kernels import base
+
+    package = Path(base.__file__).parent
+    assert Path(numba.config.CACHE_DIR).name == base.sources_digest()
+    copy = tmp_path / "kernels"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert base.sources_digest(copy) == base.sources_digest()
+    ida = copy / "ida.py"
+    ida.write_text(ida.read_text() + "\n")
+    assert base.sources_digest(copy) != base.sources_digest()
 
 
 @pytest.mark.slow

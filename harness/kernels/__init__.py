@@ -7,7 +7,7 @@ One module per family: :mod:`~harness.kernels.geometry` (the arrays kernels take
 :mod:`~harness.kernels.ida` (IDA* per heuristic), :mod:`~harness.kernels.batch` (many
 boards per call), :mod:`~harness.kernels.cantor` (A* on Cantor ranks),
 :mod:`~harness.kernels.pdb_bfs` (building pattern databases); all use the decorator
-of :mod:`~harness.kernels.jit`, which also says where compiled code is cached.
+of :mod:`~harness.kernels.base`, which also says where compiled code is cached.
 Every public name is re-exported here (solvers look kernels up by name).
 Compilation happens on a kernel's first call: solvers trigger it in ``prepare``,
 outside the timed region (see :func:`warm_up`).
@@ -22,6 +22,7 @@ first goal. ``stats`` is int64[4]: expanded, generated, max_frontier
 (deepest depth entered, i.e. the final bound, as ``solvers/ida_star.py``), iterations.
 """
 
+from harness.kernels.base import CACHE_ENABLED, MAX_PATH, jit
 from harness.kernels.batch import (
     ida_additive_many,
     ida_linear_conflict_many,
@@ -46,7 +47,6 @@ from harness.kernels.ida import (
     pattern_index,
     pdb_value,
 )
-from harness.kernels.jit import CACHE_ENABLED, MAX_PATH, jit
 from harness.kernels.pdb_bfs import pdb_bfs, region_tables
 
 __all__ = [

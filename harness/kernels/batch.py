@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.kernels.base import MAX_PATH, jit
 from harness.kernels.ida import (
     ida_additive,
     ida_linear_conflict,
     ida_pdb,
     ida_walking_distance,
 )
-from harness.kernels.jit import MAX_PATH, jit
 
 # ----------------------------------------------- IDA*: a batch of boards per call
 #

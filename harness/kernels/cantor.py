@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.kernels.base import jit
 from harness.kernels.ida import lc_line_values
-from harness.kernels.jit import jit
 
 # ------------------------------------------------------ A* on Cantor ranks
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.kernels.jit import MAX_PATH, jit
+from harness.kernels.base import MAX_PATH, jit
 
 _INF = 1 << 30
 

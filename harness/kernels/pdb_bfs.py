@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.kernels.base import jit
 from harness.kernels.ida import pattern_index
-from harness.kernels.jit import jit
 
 # ------------------------------------------------ pattern databases: building
 

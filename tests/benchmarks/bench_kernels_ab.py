@@ -1,13 +1,14 @@
-"""Node rates of two versions of ``harness/kernels/__init__.py``, interleaved (not pytest).
+"""Node rates of two versions of ``harness.kernels``, interleaved (not pytest).
 
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py                 # ~2-4 min
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py --rounds 31 --only pdb
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py --base 8f1f802 --head WORKTREE
     .venv/bin/python tests/benchmarks/bench_kernels_ab.py --compile 3    # compile times
 
-The base version is read with ``git show BASE:harness/kernels/__init__.py`` and imported as
-a separate module (its numba cache sits beside a stable copy in the temp folder, so
-a second run loads it). The head is this checkout's ``harness.kernels`` (or another
+The base version is read with ``git show`` (``harness/kernels.py`` before the
+kernels were a package, the package's modules after) and imported as a separate
+module (its numba cache sits beside a stable copy in the temp folder, so a second
+run loads it). The head is this checkout's ``harness.kernels`` (or another
 git revision). Every case runs the same boards through both, A B A B ..., a short
 batch each: first a check that both give the same path lengths and the same four
 counters, then ``--rounds`` timed pairs, the order within a pair alternating.
@@ -49,29 +50,54 @@ G3, G4 = grid(3), grid(4)
 
 
 def load_version(rev: str):
-    """``harness/kernels/__init__.py`` at ``rev`` as a module of its own (``WORKTREE``: this
-    checkout's ``harness.kernels``; a name ending in .py: that file)."""
+    """The kernels at ``rev`` as a module of their own (``WORKTREE``: this checkout's
+    ``harness.kernels``; a name ending in .py: that file). Before the kernels were
+    split by family they were one file (``harness/kernels.py``, then
+    ``harness/kernels/__init__.py``); after, the package is copied whole, its
+    ``harness.kernels`` imports renamed to the copy."""
     if rev == "WORKTREE":
         from harness import kernels
 
         return kernels
     if rev.endswith(".py"):  # a file
-        source = Path(rev).read_text()
+        sources = {"__init__.py": Path(rev).read_text()}
     else:
-        source = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{rev}:harness/kernels/__init__.py"],
-            capture_output=True, text=True, check=True,
-        ).stdout
-    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+        sources = _kernel_sources(rev)
+    digest = hashlib.sha256(repr(sorted(sources.items())).encode()).hexdigest()[:12]
     name = f"npuzzle_kernels_{digest}"
-    path = Path(tempfile.gettempdir()) / f"{name}.py"
-    if not path.exists() or path.read_text() != source:  # keep mtime: numba's cache
-        path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
+    folder = Path(tempfile.gettempdir()) / name
+    folder.mkdir(exist_ok=True)
+    for file, source in sources.items():
+        source = source.replace("harness.kernels", name)
+        path = folder / file
+        if not path.exists() or path.read_text() != source:  # keep mtime: numba's cache
+            path.write_text(source)
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _kernel_sources(rev: str) -> dict[str, str]:
+    """File name in the package -> source, of the kernels at git revision ``rev``."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+        ).stdout
+
+    paths = git("ls-tree", "-r", "--name-only", rev, "--", "harness/kernels.py",
+                "harness/kernels/").split()  # fmt: skip
+    return {
+        "__init__.py" if path == "harness/kernels.py" else Path(path).name: git(
+            "show", f"{rev}:{path}"
+        )
+        for path in paths
+        if path.endswith(".py")
+    }
 
 
 def random_boards(goal: Board, g, count: int, seed: int) -> list[Board]:

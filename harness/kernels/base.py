@@ -1,0 +1,51 @@
+"""The numba decorator every kernel uses, and where compiled kernels are cached.
+
+Kernels are compiled with ``cache=True`` into ``cache_dir("numba")`` (or wherever
+``NUMBA_CACHE_DIR`` points), in a sub-folder named by a digest of every module of
+this package. When no cache folder is writable numba cannot cache, so the kernels
+are compiled in memory instead; nothing fails at import either way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+
+from harness.core.cache import cache_dir
+
+#: Longest path a kernel will build (5x5 optimal solutions are at most ~208 moves).
+MAX_PATH = 1024
+
+
+def sources_digest(folder: Path = Path(__file__).parent) -> str:
+    """A digest of every module of this package. numba checks only a kernel's own
+    file before it loads the kernel from its cache, but a kernel compiles in the
+    kernels it calls from other modules (``batch`` calls ``ida``): keyed by this
+    digest, an edit to any kernel module compiles them all again."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cache_enabled() -> bool:
+    """Point numba at the harness cache folder and say whether caching works here."""
+    base = os.environ.get("NUMBA_CACHE_DIR") or cache_dir("numba")
+    if base:
+        numba.config.CACHE_DIR = os.path.join(base, sources_digest())
+
+    def probe() -> int:
+        return 0
+
+    try:  # numba raises RuntimeError at decoration when no locator is writable
+        numba.njit(cache=True)(probe)
+    except (RuntimeError, OSError):
+        return False
+    return True
+
+
+CACHE_ENABLED = _cache_enabled()
+jit = numba.njit(cache=CACHE_ENABLED, nogil=True)
