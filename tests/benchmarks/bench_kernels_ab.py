@@ -69,6 +69,8 @@ def load_version(rev: str):
     folder.mkdir(exist_ok=True)
     for file, source in sources.items():
         source = source.replace("harness.kernels", name)
+        # harness.cache moved to harness.core.cache (issue 22)
+        source = source.replace("harness.cache import", "harness.core.cache import")
         path = folder / file
         if not path.exists() or path.read_text() != source:  # keep mtime: numba's cache
             path.write_text(source)
