@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 from harness.measure import dask_pool
 from harness.measure.pool import LocalPool
-from harness.measure.worker import Pass, Task
+from harness.measure.tasks import Pass, Task
 from harness.solver import ConfigKey
 
 

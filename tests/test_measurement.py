@@ -16,7 +16,7 @@ import harness
 from harness import results as res
 from harness.measure import runner
 from harness.measure.pool import LocalPool
-from harness.measure.worker import Pass, Task, TaskResult
+from harness.measure.tasks import Pass, Task, TaskResult
 from harness.puzzle import goal_board, grid
 from harness.solver import load_plugin, scoped_registry
 

@@ -19,7 +19,8 @@ from harness import results as res
 from harness.heuristics import make_heuristic
 from harness.measure import rows, runner
 from harness.measure.plan import resolve_solvers
-from harness.measure.worker import Attempt, Pass, Task, Worker
+from harness.measure.tasks import Attempt, Pass, Task
+from harness.measure.worker import Worker
 from harness.puzzle import goal_board, grid
 from harness.solver import ConfigKey, load_plugin, scoped_registry
 
@@ -604,7 +605,7 @@ def test_cells_reported_only_when_done_are_costed_by_the_workers_clock(
     process's own clock of the passes, not ~0 s, and the ETA is not ~0 s."""
     from harness.measure import runner as runner_module
     from harness.measure.pool import LocalPool
-    from harness.measure.worker import TaskStarted as Started
+    from harness.measure.tasks import TaskStarted as Started
 
     class ReportedWhenDone(LocalPool):
         def events(self):

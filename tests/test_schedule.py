@@ -16,7 +16,7 @@ from harness.measure.schedule import (
     eta,
     priority,
 )
-from harness.measure.worker import Pass, Task
+from harness.measure.tasks import Pass, Task
 
 #: True cost (seconds per pass) of each synthetic config at optimal depth d.
 TRUE = {

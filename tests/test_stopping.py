@@ -17,7 +17,7 @@ from harness import results as res
 from harness.measure import stopping, worker
 from harness.measure.pool import fill_not_run
 from harness.measure.stopping import median_range, settled
-from harness.measure.worker import Attempt, Pass, Task
+from harness.measure.tasks import Attempt, Pass, Task
 from harness.puzzle import goal_board, grid
 from harness.solver import ConfigKey
 

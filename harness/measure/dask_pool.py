@@ -69,14 +69,7 @@ from harness.measure.pool import (
     available_cores,
     fill_not_run,
 )
-from harness.measure.worker import (
-    Attempt,
-    Event,
-    Setup,
-    Task,
-    TaskResult,
-    TaskStarted,
-)
+from harness.measure.tasks import Attempt, Event, Setup, Task, TaskResult, TaskStarted
 
 #: A batch stops taking new cells this many seconds after it started.
 DEFAULT_SLICE_SECONDS = 2.0

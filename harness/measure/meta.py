@@ -11,7 +11,7 @@ from typing import Any
 from harness import results as res
 from harness.measure.plan import Cell, Plan
 from harness.measure.pool import Executor
-from harness.measure.worker import (
+from harness.measure.tasks import (
     REFERENCE_BOARD,
     REFERENCE_CONFIG,
     TRACEMALLOC_BELOW_BYTES,

@@ -14,9 +14,7 @@ from typing import Any
 from harness.core import defaults
 from harness.datasets import Dataset, Instance
 from harness.measure.external import load_plugin
-from harness.measure.worker import (
-    Pass,
-)
+from harness.measure.tasks import Pass
 from harness.puzzle import goal_name
 from harness.solver import ConfigKey, SolverConfig, select_solvers
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing import connection
 from typing import Protocol
 
-from harness.measure.worker import (
+from harness.measure.tasks import (
     Attempt,
     Event,
     Pass,
@@ -38,8 +38,8 @@ from harness.measure.worker import (
     Task,
     TaskResult,
     TaskStarted,
-    Worker,
 )
+from harness.measure.worker import Worker
 
 #: A worker that ignores the in-process alarm (compiled code) is killed this much later.
 KILL_GRACE_SECONDS = 1.0

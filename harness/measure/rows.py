@@ -11,16 +11,11 @@ from dataclasses import replace
 from typing import Any
 
 from harness import results as res
+from harness.core.judge import judge as check_answer
 from harness.datasets import Instance
 from harness.measure import stopping
-from harness.core.judge import judge as check_answer
 from harness.measure.plan import Cell
-from harness.measure.worker import (
-    MAX_MOVES_CHARS,
-    Attempt,
-    Pass,
-    TaskResult,
-)
+from harness.measure.tasks import MAX_MOVES_CHARS, Attempt, Pass, TaskResult
 from harness.puzzle import goal_name
 
 FAILURES = res.PROBLEMS  # what --strict fails on

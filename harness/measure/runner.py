@@ -63,7 +63,7 @@ from harness.measure.rows import (
     skipped_rows,
 )
 from harness.measure.schedule import CostModel, Job, eta, priority
-from harness.measure.worker import Task, TaskResult, TaskStarted
+from harness.measure.tasks import Task, TaskResult, TaskStarted
 from harness.solver import SolverConfig
 
 #: Seconds between two ETA computations: playing the rest of a 900-cell run out on

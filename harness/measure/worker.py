@@ -1,16 +1,16 @@
-"""The worker: the child side of the measurement, and the tasks it is sent.
+"""The worker: the child side of the measurement.
 
-A :class:`Task` is one solver config on one instance with the passes still to do
-(the timed repeats, then the memory pass). :class:`Worker` runs them in a worker
-process (:mod:`harness.measure.pool` is the parent side) and keeps prepared set-up
-state (plugins, heuristic tables, compiled kernels) between tasks of the same config.
+A :class:`~harness.measure.tasks.Task` is one solver config on one instance with
+the passes still to do (the timed repeats, then the memory pass). :class:`Worker`
+runs them in a worker process (:mod:`harness.measure.pool` is the parent side) and
+keeps prepared set-up state (plugins, heuristic tables, compiled kernels) between
+tasks of the same config.
 
 This module is imported by workers: standard library and the harness core only.
 """
 
 from __future__ import annotations
 
-import ctypes
 import faulthandler
 import gc
 import os
@@ -20,182 +20,33 @@ import sys
 import time
 import traceback
 import tracemalloc
-from dataclasses import dataclass, field
 from multiprocessing import connection
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from harness.core.defaults import SETUP_TIMEOUT
+from harness.measure.probes import (
+    die_with_parent,
+    peak_rss_bytes,
+    pin_to_core,
+    reset_peak_rss,
+    status_kb,
+    trim_heap,
+)
 from harness.measure.stopping import STABLE, settled
-from harness.puzzle import Board, Grid, grid
-
-if TYPE_CHECKING:
-    from harness.solver import ConfigKey
-
-#: The tracemalloc pass runs this many times slower, so its limit is this multiple.
-TRACEMALLOC_TIMEOUT_FACTOR = 5.0
-#: The tracemalloc solve runs only when the solve added less than this to the
-#: resident set: below it, page and arena granularity and reuse of memory freed
-#: by earlier cells blur the RSS delta, and tracemalloc's exact count of Python
-#: allocations says more; above it the RSS delta is the honest figure (it sees
-#: numba's and numpy's buffers too) and a 5x slower traced solve adds nothing.
-TRACEMALLOC_BELOW_BYTES = 16 * 2**20
-#: ... and only when the plain solve of the memory pass took under this much CPU
-#: time: traced, a pure-Python search runs 5-20x slower (every small allocation
-#: and free is recorded), so on the default main job the traced solves of the few
-#: slow low-memory cells (pure-Python IDA*, BFS, A* with weak heuristics on deep
-#: boards) cost more than everything else together. Those cells keep their RSS
-#: delta and no tracemalloc peak; a 50 ms solve costs at most ~1 s traced.
-TRACEMALLOC_BELOW_SECONDS = 0.05
-#: The reference solve timed beside every timed repeat: a fixed A* on Cantor-ranked
-#: arrays (solver-like: heap, arrays, branches), ~3-6 ms on a 2 GHz core. Dividing
-#: a repeat's CPU time by it cancels the drift of the core both ran on.
-REFERENCE_KEY = ("astar_cantor", "manhattan")  # a ConfigKey's solver and heuristic
-REFERENCE_CONFIG = "{}[{}]".format(*REFERENCE_KEY)  # its label, for messages
-REFERENCE_BOARD: Board = (5, 7, 8, 3, 6, 4, 2, 0, 1)  # 27 moves from the goal
-REFERENCE_GOAL: Board = (1, 2, 3, 4, 5, 6, 7, 8, 0)
-#: Every timed repeat gets its own reference solve, timed right after it. Sharing
-#: one between repeats of a cell ended within 0.5 s of each other (a third of the
-#: references' cost, ~6 s of the main job's worker CPU) widened the quiet A/A
-#: spread: 20 pairs of `aa_noise.py --combined` gave normalized ratios 0.909-1.086
-#: and one unchanged config called "1.10x faster"; a reference per repeat gave
-#: 0.936-1.048 and 0 of 48 verdicts significant over 16 pairs (2026-12-03, load
-#: 0.4-2). Sharing across cells spread wider still.
-#: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
-MAX_MOVES_CHARS = 1_000_000
-
-
-# --------------------------------------------------------------------- tasks
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """One row to produce: ``("time", r)`` is timed repeat r; ``("memory", 0)`` the
-    untimed memory pass (a peak-RSS solve, then maybe a tracemalloc solve);
-    ``("warmup", w)`` an untimed solve before the timed repeats (no row)."""
-
-    measure: str
-    repeat: int
-
-
-@dataclass(frozen=True, slots=True)
-class Task:
-    """One config on one instance, with the passes still to run, in order."""
-
-    id: int
-    config: ConfigKey  # resolved in the worker after its plugins are loaded
-    plugins: tuple[str, ...]  # plugin targets to load first (absolute paths / modules)
-    rows: int
-    cols: int
-    start: Board
-    goal: Board
-    passes: tuple[Pass, ...]
-    timeout: float  # seconds per solve call
-    memory_limit_mb: int | None  # address space one solve may add (RLIMIT_AS)
-    setup_timeout: float = SETUP_TIMEOUT
-    disable_gc: bool = True  # gc.disable() around the timed call
-    dataset: str = ""
-    instance: str = ""
-    #: time the reference solve after every timed repeat (same worker, same core)
-    reference: bool = False
-    #: tasks with the same block run in one worker, in submission order (the
-    #: runner's interleaved order: one instance, every config); None: any worker
-    block: int | None = None
-    #: adaptive stop (harness.measure.stopping): skip the timed repeats left once
-    #: they could not move the cell's median by more than this factor; 0: take all
-    adaptive: float = 0.0
-
-    @property
-    def setup_key(self) -> tuple:
-        """Tasks with equal keys share one prepared set-up in a worker."""
-        return (self.plugins, self.config, self.rows, self.cols, self.goal)
-
-    def pass_budget(self, p: Pass) -> float:
-        """Seconds the pass may take before it is a timeout."""
-        if p.measure == "memory":
-            return self.timeout * (1.0 + TRACEMALLOC_TIMEOUT_FACTOR)
-        if p.measure == "time" and self.reference:
-            return self.timeout + 5.0  # the reference solve after it
-        return self.timeout
-
-
-@dataclass(slots=True)
-class Attempt:
-    """What one pass produced. ``outcome``: returned | timeout | memout | error.
-    Passes after a failed one are not tried; they carry its outcome and say so."""
-
-    measure: str
-    repeat: int
-    outcome: str
-    moves: str | None = None  # the returned string (None: returned None, or failed)
-    moves_type: str = ""  # type name of what solve returned ("str", "NoneType", ...)
-    moves_chars: int = 0  # length of the returned string, even when not sent back
-    counters: dict[str, Any] | None = None
-    #: memory pass: counters and moves of the tracemalloc solve (determinism check)
-    check_counters: dict[str, Any] | None = None
-    check_moves: str | None = None
-    seconds: float | None = None
-    cpu_seconds: float | None = None
-    #: external programs: times before the start-up was subtracted
-    raw_seconds: float | None = None
-    raw_cpu_seconds: float | None = None
-    peak_bytes: int | None = None
-    peak_rss_bytes: int | None = None
-    #: memory pass: peak RSS during the solve minus the RSS just before it
-    peak_rss_delta_bytes: int | None = None
-    #: timed pass: the reference solve timed right after it
-    ref_seconds: float | None = None
-    ref_cpu_seconds: float | None = None
-    message: str = ""
-    #: timed pass: "stable" when the repeats after it were skipped (adaptive stop)
-    stop: str = ""
-
-
-@dataclass(slots=True)
-class Setup:
-    """One set-up of a config in a worker (imports, heuristic, prepare), untimed
-    for the rows; stored in meta.json ``setup``."""
-
-    config: str
-    size: str
-    goal: Board
-    seconds: float
-    note: str
-    worker: int
-    ok: bool = True
-    import_seconds: float = 0.0
-    heuristic_seconds: float = 0.0
-    prepare_seconds: float = 0.0
-    rss_baseline_bytes: int | None = None
-    error: str = ""
-
-
-@dataclass(slots=True)
-class TaskResult:
-    """Every pass of a task, in order (failed ones included), and its set-ups."""
-
-    task: Task
-    attempts: list[Attempt]
-    setups: list[Setup] = field(default_factory=list)
-    h_start: int | None = None
-    worker: int = -1
-    #: who measured it, for meta.json placement ("" : this machine's local pool)
-    worker_id: str = ""
-    host: str = ""
-    cpu: int | None = None  # the core the worker was pinned to
-    #: (wall, CPU) seconds the worker spent per phase of this task (set-up,
-    #: warm-up, the timed solves, the reference solves, the memory and tracemalloc
-    #: solves): where a run's time goes (meta.json ``phases``); empty: not measured
-    phases: dict[str, tuple[float, float]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class TaskStarted:
-    task: Task
-    worker: int
-
-
-Event = TaskStarted | TaskResult
-
+from harness.measure.tasks import (
+    MAX_MOVES_CHARS,
+    REFERENCE_BOARD,
+    REFERENCE_GOAL,
+    REFERENCE_KEY,
+    TRACEMALLOC_BELOW_BYTES,
+    TRACEMALLOC_BELOW_SECONDS,
+    TRACEMALLOC_TIMEOUT_FACTOR,
+    Attempt,
+    Pass,
+    Setup,
+    Task,
+    TaskResult,
+)
+from harness.puzzle import Grid, grid
 
 # ------------------------------------------------------- worker: measurement
 
@@ -203,65 +54,6 @@ Event = TaskStarted | TaskResult
 class _Timeout(BaseException):
     """Raised by the alarm inside the solve call. BaseException: a solver's
     ``except Exception`` must not swallow it."""
-
-
-def _proc_status_kb(field_name: str) -> int | None:
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(field_name + ":"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def _reset_peak_rss() -> bool:
-    """Reset the kernel's peak-RSS mark (VmHWM) to the current RSS; False if the
-    kernel does not allow it (then ru_maxrss, a lifetime peak, is the fallback)."""
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def _peak_rss_bytes(reset_ok: bool) -> int | None:
-    if reset_ok:
-        kb = _proc_status_kb("VmHWM")
-        if kb is not None:
-            return kb * 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
-_LIBC: Any = None
-
-
-def _libc() -> Any:
-    """The C library already linked into this interpreter (None if unavailable)."""
-    global _LIBC
-    if _LIBC is None:
-        try:
-            _LIBC = ctypes.CDLL(None, use_errno=True)
-        except OSError:
-            _LIBC = False
-    return _LIBC or None
-
-
-def _trim_heap() -> None:
-    """Hand freed heap back to the OS so the next pass's RSS starts from live data."""
-    libc = _libc()
-    if libc is not None and hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
-
-
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this worker when its parent dies (a killed harness leaves no
-    orphan solving on)."""
-    libc = _libc()
-    if libc is not None and sys.platform.startswith("linux"):
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -350,7 +142,7 @@ class Worker:
         if limit_mb is None:
             target = hard
         else:
-            size_kb = _proc_status_kb("VmSize")
+            size_kb = status_kb("VmSize")
             base = size_kb * 1024 if size_kb is not None else 0
             target = base + limit_mb * 1024 * 1024
             if hard != resource.RLIM_INFINITY:
@@ -361,8 +153,8 @@ class Worker:
     # ---- set-up
 
     def _setup(self, task: Task) -> tuple[Setup, tuple[Any, Any, Grid]]:
-        from harness.measure.external import load_plugin
         from harness.heuristics import make_heuristic
+        from harness.measure.external import load_plugin
 
         self._limit_memory(None)  # set-up (tables, compilation) is not capped
         g = grid(task.rows, task.cols)
@@ -388,8 +180,8 @@ class Worker:
             # Imports and tables are permanent: keep them out of every later
             # collection, so gc.collect() before each pass stays cheap.
             gc.freeze()
-        _trim_heap()
-        rss_kb = _proc_status_kb("VmRSS")
+        trim_heap()
+        rss_kb = status_kb("VmRSS")
         note = (
             f"imports {t1 - t0:.3f} s, heuristic {t2 - t1:.3f} s, "
             f"prepare {t3 - t2:.3f} s in worker {self.index}"
@@ -626,7 +418,8 @@ class Worker:
 
     def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
         """An external program's pass: it runs in a child process, which is
-        measured by its own rusage (harness.measure.external), not by this worker's clocks."""
+        measured by its own rusage (harness.measure.external), not by this
+        worker's clocks."""
         from harness.measure.external import run_pass
 
         p = self._current
@@ -650,10 +443,10 @@ class Worker:
 
         counters = Counters()
         gc.collect()
-        _trim_heap()
+        trim_heap()
         if self._rss_reset_ok is None or self._rss_reset_ok:
-            self._rss_reset_ok = _reset_peak_rss()  # VmHWM := VmRSS now
-        before_kb = _proc_status_kb("VmRSS")
+            self._rss_reset_ok = reset_peak_rss()  # VmHWM := VmRSS now
+        before_kb = status_kb("VmRSS")
         self._limit_memory(task.memory_limit_mb)
         self._arm(task.timeout)
         c0 = time.process_time()
@@ -662,7 +455,7 @@ class Worker:
         )
         solve_cpu = time.process_time() - c0
         self._disarm()
-        peak_rss = _peak_rss_bytes(bool(self._rss_reset_ok))
+        peak_rss = peak_rss_bytes(bool(self._rss_reset_ok))
         attempt = self._returned(Pass("memory", 0), moves, counters)
         attempt.peak_rss_bytes = peak_rss
         if self._rss_reset_ok and before_kb is not None and peak_rss is not None:
@@ -687,7 +480,7 @@ class Worker:
 
         check = Counters()
         gc.collect()
-        _trim_heap()
+        trim_heap()
         tracemalloc.start()
         slow_limit = task.timeout * TRACEMALLOC_TIMEOUT_FACTOR
         self._arm(slow_limit)
@@ -755,17 +548,7 @@ def _settled(attempts: list[Attempt], total: int, tolerance: float) -> bool:
 
 
 # ------------------------------------------------------- worker: the process
-
-
-def pin_to_core(cpu: int | None) -> int | None:
-    """Pin this process to one core (Linux); the core, or None if not pinned."""
-    if cpu is None or not hasattr(os, "sched_setaffinity"):
-        return None
-    try:
-        os.sched_setaffinity(0, {cpu})
-    except OSError:
-        return None
-    return cpu
+# ------------------------------------------------------- worker: the process
 
 
 def worker_entry(
@@ -775,7 +558,7 @@ def worker_entry(
     ``python -c``): receive tasks on the socket ``fd``, stream events back."""
     # Ctrl-C reaches the whole process group; the parent alone decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
+    die_with_parent()
     # stdout/stderr are the run's workers.log: solvers must not print, but plugins
     # might, and crash tracebacks (faulthandler) belong where a user can find them.
     faulthandler.enable(file=sys.stderr, all_threads=True)

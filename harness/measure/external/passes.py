@@ -1,0 +1,313 @@
+"""External programs as solvers: registered in the solver registry, their start-up
+measured on the goal board, their timed and memory passes run for the worker, their
+process groups killed with it, and the sentence the report says about them.
+
+Standard library only (workers import this module).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.measure.external.process import (
+    BatchProcess,
+    kill_group,
+    parse_answer,
+    run_once,
+)
+from harness.measure.external.programs import (
+    EXEC_PREFIX,
+    ExternalError,
+    Program,
+    load_toml,
+    parse_exec,
+)
+from harness.measure.probes import session_leaders_of
+from harness.puzzle import Board, Grid
+
+#: Start-up is the median of this many solves of the goal board.
+STARTUP_RUNS = 5
+#: A start-up-subtracted time below this (noise: the solve cost less than the
+#: start-up's own jitter) is recorded as this.
+FLOOR_SECONDS = 1e-6
+
+
+# ------------------------------------------------------------- start-up
+
+
+@dataclass(slots=True)
+class Startup:
+    """Cost of answering the goal board (the empty path): what every solve pays
+    before searching. Batch: ``launch_seconds`` is spawn to first answer."""
+
+    seconds: float | None = None
+    cpu_seconds: float | None = None
+    launch_seconds: float | None = None
+    runs: int = 0
+    error: str = ""
+
+    def note(self) -> str:
+        if self.error:
+            return f"start-up not measured ({self.error}); no time subtracted"
+        cpu = "n/a" if self.cpu_seconds is None else f"{1e3 * self.cpu_seconds:.3f} ms"
+        text = (
+            f"start-up on the goal board {1e3 * self.seconds:.3f} ms wall, {cpu} CPU "
+            f"(median of {self.runs}), subtracted from seconds/cpu_seconds"
+        )
+        if self.launch_seconds is not None:
+            text += f"; launch to first answer {1e3 * self.launch_seconds:.1f} ms"
+        return text
+
+
+#: Worker-local state: start-up per (program, size, goal), live batch processes.
+_STARTUPS: dict[tuple, Startup] = {}
+_BATCH: dict[tuple, BatchProcess] = {}
+
+
+def _key(program: Program, g: Grid, goal: Board) -> tuple:
+    return (program.name, program.command, g.rows, g.cols, goal)
+
+
+def measure_startup(
+    program: Program, g: Grid, goal: Board, memory_limit_mb: int | None = None
+) -> Startup:
+    """Median cost of the goal board over :data:`STARTUP_RUNS` solves; a program
+    that fails on it gets a Startup with ``error`` (its passes then fail on their
+    own, with their own status)."""
+    timeout = program.budget_seconds
+    walls, cpus = [], []
+    launch = None
+    try:
+        if program.batch:
+            t0 = time.perf_counter_ns()
+            session = _batch(program, g, goal, memory_limit_mb, fresh=True)
+            answer, *_ = session.ask(goal, timeout)
+            launch = (time.perf_counter_ns() - t0) / 1e9
+            _expect_empty(answer)
+            for _ in range(STARTUP_RUNS):
+                answer, wall, cpu, _ = session.ask(goal, timeout)
+                _expect_empty(answer)
+                walls.append(wall)
+                cpus.append(cpu)
+        else:
+            for _ in range(STARTUP_RUNS):
+                m = run_once(program, goal, timeout, memory_limit_mb)
+                if m.moves != "":
+                    raise ExternalError(f"answered {m.moves!r}, expected an empty line")
+                walls.append(m.seconds)
+                cpus.append(m.cpu_seconds)
+    except ExternalError as err:
+        return Startup(error=f"on the goal board: {err}")
+    return Startup(
+        seconds=statistics.median(walls),
+        cpu_seconds=None if None in cpus else statistics.median(cpus),
+        launch_seconds=launch,
+        runs=len(walls),
+    )
+
+
+def _expect_empty(answer: str) -> None:
+    if parse_answer(answer) != "":
+        raise ExternalError(f"answered {answer.strip()!r}, expected an empty line")
+
+
+def _batch(
+    program: Program,
+    g: Grid,
+    goal: Board,
+    memory_limit_mb: int | None,
+    *,
+    fresh: bool = False,
+) -> BatchProcess:
+    """The live batch process for this size and goal, started if needed."""
+    key = _key(program, g, goal)
+    session = _BATCH.get(key)
+    if session is not None and (
+        fresh or not session.alive() or session.memory_limit_mb != memory_limit_mb
+    ):  # (the start-up was measured in a process started without the pass's limit)
+        session.close(kill=True)
+        session = None
+    if session is None:
+        session = BatchProcess(program, memory_limit_mb)
+        _BATCH[key] = session
+        if not fresh:  # a restart after a failure: warm it like the first start
+            answer, *_ = session.ask(goal, program.budget_seconds)
+            _expect_empty(answer)
+    return session
+
+
+def _make_prepare(program: Program):
+    def prepare(g: Grid, goal: Board, heuristic: Any) -> str:
+        startup = measure_startup(program, g, goal)
+        _STARTUPS[_key(program, g, goal)] = startup
+        return startup.note()
+
+    return prepare
+
+
+def _make_solve(program: Program):
+    """An in-process solve for ``harness solve``: one process per board (a batch
+    program answers a one-line input too). Raises ExternalError on failure."""
+
+    def solve(start, goal, g, *, counters, heuristic):
+        reason = program.refuses_goal(goal, g)
+        if reason:
+            raise ExternalError(reason)
+        return run_once(program, start, program.budget_seconds).moves
+
+    solve.__module__ = __package__  # harness.measure.external, as meta.json says
+    solve.__qualname__ = f"external:{program.name}"
+    return solve
+
+
+def register_program(program: Program) -> str:
+    """Add ``program`` to the solver registry; returns its name."""
+    from harness.solver import register_spec
+
+    register_spec(
+        program.name,
+        solve=_make_solve(program),
+        optimal=program.optimal,
+        description=program.description,
+        refuses=program.refuses,
+        prepare=_make_prepare(program),
+        budget_seconds=program.budget_seconds,
+        sizes=", ".join(program.sizes) if program.sizes else "any",
+        external=program,
+    )
+    return program.name
+
+
+def load_plugin(target: str) -> list[str]:
+    """Any ``--plugin`` target: the external programs of an ``exec:NAME=COMMAND``
+    target or a ``.toml`` file, else a Python module or ``.py`` file
+    (:func:`harness.solver.load_plugin`). The names registered; ImportError with a
+    one-line reason otherwise."""
+    if target.startswith(EXEC_PREFIX) or target.endswith(".toml"):
+        return load_target(target)
+    from harness.solver import load_plugin as load_python_plugin
+
+    return load_python_plugin(target)
+
+
+def load_target(target: str) -> list[str]:
+    """Register the programs of a plugin target (``exec:...`` or a ``.toml`` path);
+    ImportError with a one-line reason otherwise."""
+    try:
+        if target.startswith(EXEC_PREFIX):
+            programs = [parse_exec(target[len(EXEC_PREFIX) :])]
+        else:
+            programs = load_toml(target)
+    except ValueError as err:
+        raise ImportError(str(err)) from None
+    return [register_program(p) for p in programs]
+
+
+# ------------------------------------------------------------- worker passes
+
+
+@dataclass(slots=True)
+class PassResult:
+    """What a pass hands back to the worker (turned into its Attempt there)."""
+
+    outcome: str  # returned | timeout | error
+    moves: str | None = None
+    seconds: float | None = None
+    cpu_seconds: float | None = None
+    raw_seconds: float | None = None
+    raw_cpu_seconds: float | None = None
+    peak_rss_bytes: int | None = None
+    message: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def run_pass(
+    program: Program,
+    g: Grid,
+    start: Board,
+    goal: Board,
+    *,
+    measure: str,
+    timeout: float,
+    memory_limit_mb: int | None,
+) -> PassResult:
+    """One timed or memory pass of ``program`` on ``start``."""
+    reason = program.refuses_goal(goal, g)
+    if reason:
+        return PassResult("error", message=reason)
+    key = _key(program, g, goal)
+    startup = _STARTUPS.get(key)
+    if startup is None:  # no prepare ran (a caller outside the worker)
+        startup = _STARTUPS[key] = measure_startup(program, g, goal)
+    try:
+        if program.batch:
+            session = _batch(program, g, goal, memory_limit_mb)
+            answer, wall, cpu, rss = session.ask(
+                start, timeout, reset_peak=measure == "memory"
+            )
+            moves = parse_answer(answer)
+        else:
+            m = run_once(
+                program, start, timeout, memory_limit_mb, peak=measure == "memory"
+            )
+            moves, wall, cpu, rss = m.moves, m.seconds, m.cpu_seconds, m.peak_rss_bytes
+    except ExternalError as err:
+        return PassResult(err.outcome, message=str(err))
+    out = PassResult("returned", moves=moves, raw_seconds=wall, raw_cpu_seconds=cpu)
+    if measure == "memory":
+        out.peak_rss_bytes = rss
+    if startup.seconds is not None:
+        # Noise can make a tiny solve cheaper than the goal board: floor it, so
+        # ratios and log axes still work (the raw time is kept beside it).
+        out.seconds = max(FLOOR_SECONDS, wall - startup.seconds)
+    if startup.cpu_seconds is not None and cpu is not None:
+        out.cpu_seconds = max(FLOOR_SECONDS, cpu - startup.cpu_seconds)
+    return out
+
+
+def kill_program_groups(worker_pid: int) -> int:
+    """Kill the process group of every program a worker started (its children
+    that lead their own session), before the worker itself is killed: a program
+    runs in its own session, so it would outlive a killed worker. Linux ``/proc``;
+    returns how many groups were killed."""
+    killed = 0
+    for leader in session_leaders_of(worker_pid):
+        kill_group(leader)
+        killed += 1
+    return killed
+
+
+def close_all() -> None:
+    """Stop every live batch process (worker shutdown, tests)."""
+    for session in _BATCH.values():
+        session.close()
+    _BATCH.clear()
+    _STARTUPS.clear()
+
+
+# ------------------------------------------------------------- reporting
+
+
+def report_sentence(meta: dict) -> list[str]:
+    """What the report says about a run's external programs: which time it plots."""
+    names = sorted(
+        label
+        for label, info in (meta.get("solvers") or {}).items()
+        if isinstance(info, dict) and info.get("external")
+    )
+    if not names:
+        return []
+    return [
+        f"{', '.join(names)} "
+        f"{'is an external program' if len(names) == 1 else 'are external programs'}"
+        ": the times shown and plotted for "
+        f"{'it' if len(names) == 1 else 'them'} are start-up-subtracted (the cost of "
+        "answering the goal board, in the set-up notes, taken off each solve and "
+        "floored at 1 us); the "
+        "raw times are in rows.csv's raw_seconds and raw_cpu_seconds. Programs "
+        "report no counters; their peak RSS is the program's own VmHWM (read at its "
+        "exit under ptrace, or ru_maxrss where ptrace is refused)."
+    ]

@@ -1,0 +1,367 @@
+"""Running an external program: one process per board (``wait4``'s rusage; the
+memory pass under ptrace for the program's own peak RSS), or a batch process kept
+alive between boards (CPU time from ``schedstat``, peak RSS from ``VmHWM``).
+
+Standard library only (workers import this module).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from harness.measure.external.programs import ExternalError, Program
+from harness.measure.probes import (
+    cpu_ns,
+    libc_ptrace,
+    on_trace_stop,
+    reap_killed,
+    reset_peak_rss,
+    status_kb,
+    trace_me,
+)
+from harness.puzzle import Board, format_board
+
+#: Output beyond this many characters is dropped (a runaway program).
+MAX_OUTPUT_CHARS = 1_000_000
+#: After the program exits, how long to wait for its pipes to close (grandchildren).
+DRAIN_SECONDS = 0.2
+_MOVES = re.compile(r"[udlrUDLR]*")
+
+
+# ------------------------------------------------------------- one process
+
+
+@dataclass(slots=True)
+class Measured:
+    """One answer of the program and what it cost."""
+
+    moves: str | None  # None: "unsolvable"
+    seconds: float
+    cpu_seconds: float | None
+    peak_rss_bytes: int | None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def kill_group(pid: int) -> None:
+    """Kill the process group ``pid`` leads (a program started in its own session)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)  # start_new_session: group id == pid
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _tail(data: bytes, limit: int = 160) -> str:
+    text = " ".join(data.decode("utf-8", "replace").split())
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _describe_exit(status: int, stderr: bytes) -> str:
+    if os.WIFSIGNALED(status):
+        how = f"was killed by {_signal_name(os.WTERMSIG(status))}"
+    else:
+        how = f"exited with code {os.WEXITSTATUS(status)}"
+    said = _tail(stderr)
+    return f"program {how}" + (f" (stderr: {said})" if said else "")
+
+
+def parse_answer(text: str) -> str | None:
+    """The move string (lower case) or None for ``unsolvable``; ExternalError for
+    anything else (more than one line, other characters)."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    if len(lines) > 1:
+        raise ExternalError(
+            f"printed {len(lines)} lines ({_tail(text.encode(), 80)!r}), "
+            "expected one: a move string or 'unsolvable'"
+        )
+    answer = lines[0] if lines else ""
+    if answer.lower() == "unsolvable":
+        return None
+    if _MOVES.fullmatch(answer):
+        return answer.lower()
+    shown = answer if len(answer) <= 60 else answer[:57] + "..."
+    raise ExternalError(
+        f"printed {shown!r}: not a move string (u d l r) or 'unsolvable'"
+    )
+
+
+def _spawn(
+    program: Program, memory_limit_mb: int | None, *, traced: bool = False
+) -> subprocess.Popen:
+    try:
+        process = subprocess.Popen(
+            program.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: killed as a whole
+            bufsize=0,
+            preexec_fn=trace_me if traced else None,
+        )
+    except OSError as err:
+        raise ExternalError(
+            f"cannot start {program.command[0]}: {err.strerror}"
+        ) from None
+    if memory_limit_mb:
+        limit = memory_limit_mb * 1024 * 1024
+        try:  # set just after the spawn: a tiny window, but no fork+preexec cost
+            resource.prlimit(process.pid, resource.RLIMIT_AS, (limit, limit))
+        except (OSError, ValueError, AttributeError):  # prlimit is Linux-only
+            pass
+    return process
+
+
+def run_once(
+    program: Program,
+    board: Board,
+    timeout: float,
+    memory_limit_mb: int | None = None,
+    *,
+    peak: bool = False,
+) -> Measured:
+    """Start the program, give it ``board``, reap it: answer and rusage.
+    ExternalError (outcome ``timeout`` or ``error``) when it fails.
+
+    ``peak`` (the untimed memory pass): the program runs under ptrace, which stops
+    it at its exit to read its own ``VmHWM``. ``ru_maxrss`` is not enough: Linux
+    carries the high-water mark of the process that spawned it (this Python worker,
+    tens of MB) across ``exec`` into it. Where ptrace is refused, ru_maxrss it is."""
+    line = (format_board(board) + "\n").encode()
+    traced = peak and libc_ptrace() is not None
+    t0 = time.perf_counter_ns()
+    process = _spawn(program, memory_limit_mb, traced=traced)
+    deadline = time.monotonic() + timeout
+    out, err = bytearray(), bytearray()
+    hwm: list[int] = []
+    try:
+        status, usage = _talk(
+            process, line, out, err, deadline, timeout, hwm if traced else None
+        )
+    finally:
+        kill_group(process.pid)  # leftovers of a shell or a forked helper
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+    t1 = time.perf_counter_ns()
+    if status != 0:
+        raise ExternalError(_describe_exit(status, bytes(err)))
+    if len(out) > MAX_OUTPUT_CHARS:
+        raise ExternalError(f"printed more than {MAX_OUTPUT_CHARS:,} characters")
+    moves = parse_answer(out.decode("utf-8", "replace"))
+    return Measured(
+        moves,
+        (t1 - t0) / 1e9,
+        usage.ru_utime + usage.ru_stime,
+        hwm[-1] if hwm else usage.ru_maxrss * 1024,  # KiB on Linux
+    )
+
+
+def _talk(process, line, out, err, deadline, timeout, hwm=None):
+    """Write the input, collect output until the program exits; (status, rusage).
+    Kills the process group at the deadline (ExternalError ``timeout``). With
+    ``hwm`` (a list) the child is traced: its peak RSS at exit is appended."""
+    pid = process.pid
+    try:
+        process.stdin.write(line)
+    except BrokenPipeError:
+        pass  # exited without reading: its exit status tells
+    try:
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    sel = selectors.DefaultSelector()
+    pidfd = _pidfd(pid)
+    streams = {process.stdout.fileno(): out, process.stderr.fileno(): err}
+    for fd in streams:
+        sel.register(fd, selectors.EVENT_READ)
+    if pidfd is not None:
+        sel.register(pidfd, selectors.EVENT_READ)
+    reaped = None
+    try:
+        while reaped is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                kill_group(pid)
+                reap_killed(pid)
+                process.returncode = -signal.SIGKILL
+                raise ExternalError(
+                    f"no answer within the {timeout:g} s time limit; program killed "
+                    "with its process group",
+                    "timeout",
+                )
+            # A pidfd wakes us at exit, but not at a ptrace stop: poll then.
+            poll = pidfd is not None and hwm is None
+            for key, _ in sel.select(left if poll else min(left, 0.001)):
+                if key.fd in streams:
+                    _read(key.fd, streams[key.fd], sel)
+            done_pid, status, usage = os.wait4(pid, os.WNOHANG)
+            if done_pid == pid and os.WIFSTOPPED(status):
+                on_trace_stop(pid, status, hwm)
+            elif done_pid == pid:
+                reaped = (status, usage)
+                process.returncode = os.waitstatus_to_exitcode(status)
+        # The program is gone; take what is left in the pipes (a grandchild holding
+        # them open is not waited for long).
+        end = time.monotonic() + DRAIN_SECONDS
+        while streams.keys() & {k.fd for k in sel.get_map().values()}:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            for key, _ in sel.select(left):
+                if key.fd in streams:
+                    _read(key.fd, streams[key.fd], sel)
+                elif key.fd == pidfd:
+                    sel.unregister(pidfd)
+    finally:
+        sel.close()
+        if pidfd is not None:
+            os.close(pidfd)
+    return reaped
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None  # then poll
+
+
+def _read(fd: int, buf: bytearray, sel) -> None:
+    chunk = os.read(fd, 65536)
+    if not chunk:
+        sel.unregister(fd)
+    elif len(buf) <= MAX_OUTPUT_CHARS:
+        buf.extend(chunk)
+
+
+# ------------------------------------------------------------- batch process
+
+
+class BatchProcess:
+    """A batch program kept alive between boards: one line in, one line out."""
+
+    def __init__(self, program: Program, memory_limit_mb: int | None) -> None:
+        self.program = program
+        self.memory_limit_mb = memory_limit_mb
+        self.process = _spawn(program, memory_limit_mb)
+        self._buf = bytearray()
+        os.set_blocking(self.process.stdout.fileno(), False)
+        os.set_blocking(self.process.stderr.fileno(), False)
+        self._err = bytearray()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def ask(self, board: Board, timeout: float, *, reset_peak: bool = False):
+        """Send one board; (answer text, wall s, CPU s or None, peak RSS or None).
+        ExternalError when the program dies or overruns (then it is killed)."""
+        pid = self.process.pid
+        if reset_peak:
+            reset_peak_rss(pid)
+        line = (format_board(board) + "\n").encode()
+        c0 = cpu_ns(pid)
+        t0 = time.perf_counter_ns()
+        try:
+            self.process.stdin.write(line)
+        except BrokenPipeError:
+            pass  # it died: reading sees EOF
+        answer = self._read_line(time.monotonic() + timeout, timeout)
+        t1 = time.perf_counter_ns()
+        c1 = cpu_ns(pid)
+        cpu = (c1 - c0) / 1e9 if c0 is not None and c1 is not None else None
+        hwm = status_kb("VmHWM", pid)
+        return answer, (t1 - t0) / 1e9, cpu, hwm * 1024 if hwm is not None else None
+
+    def _read_line(self, deadline: float, timeout: float) -> str:
+        fd = self.process.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            sel.register(self.process.stderr.fileno(), selectors.EVENT_READ)
+            while b"\n" not in self._buf:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.close(kill=True)
+                    raise ExternalError(
+                        f"no answer within the {timeout:g} s time limit; program "
+                        "killed with its process group",
+                        "timeout",
+                    )
+                for key, _ in sel.select(left):
+                    try:
+                        chunk = os.read(key.fd, 65536)
+                    except BlockingIOError:
+                        continue
+                    if key.fd != fd:
+                        self._err = (self._err + chunk)[-4096:]
+                        if not chunk:
+                            sel.unregister(key.fd)
+                        continue
+                    if not chunk:  # EOF: the program is gone
+                        status = self._reap()
+                        raise ExternalError(
+                            _describe_exit(status, bytes(self._err))
+                            if status
+                            else "program exited before answering"
+                        )
+                    self._buf.extend(chunk)
+                    if len(self._buf) > MAX_OUTPUT_CHARS:
+                        self.close(kill=True)
+                        raise ExternalError(
+                            f"printed more than {MAX_OUTPUT_CHARS:,} characters "
+                            "without a newline"
+                        )
+        line, _, rest = bytes(self._buf).partition(b"\n")
+        self._buf = bytearray(rest)
+        return line.decode("utf-8", "replace")
+
+    def _reap(self) -> int:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            _, status, _ = os.wait4(self.process.pid, 0)
+        except ChildProcessError:
+            status = 0
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        kill_group(self.process.pid)
+        return status
+
+    def alive(self) -> bool:
+        return self.process.returncode is None and self.process.poll() is None
+
+    def close(self, *, kill: bool = False) -> None:
+        if self.process.returncode is None:
+            if not kill:
+                try:
+                    self.process.stdin.close()
+                    self.process.wait(1.0)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            kill_group(self.process.pid)
+            try:
+                self.process.wait(5.0)
+            except subprocess.TimeoutExpired:
+                pass
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
