@@ -81,9 +81,9 @@ def test_bad_executor_choices_are_one_line_errors(tmp_path, args, fragment) -> N
 
 def test_unreachable_scheduler_is_a_one_line_error(tmp_path: Path, monkeypatch) -> None:
     pytest.importorskip("distributed")
-    from harness.measure import dask_pool
+    from harness.measure.dask_pool import client
 
-    monkeypatch.setattr(dask_pool, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(client, "CONNECT_TIMEOUT", 1.0)
     result = CliRunner().invoke(
         app, ["run", "--solvers", "bfs", "--datasets", "8-seeds", "--out",
               str(tmp_path), "--executor", "dask", "--scheduler",

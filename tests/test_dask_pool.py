@@ -221,3 +221,13 @@ class Completed(list):
 
     def add(self, future) -> None:
         self.append(future)
+
+
+def test_the_code_fingerprint_covers_the_harness_and_the_solvers() -> None:
+    """A worker with other code is refused by this fingerprint: it must read the
+    installed sources wherever the module sits (a moved module once read none)."""
+    files = dask_pool.code_files()
+    for name in ("harness/measure/worker.py", "harness/measure/dask_pool/payloads.py",
+                 "harness/puzzle.py", "solvers/ida_star.py"):  # fmt: skip
+        assert files[name].is_file(), name
+    assert len(dask_pool.code_fingerprint()) == 64

@@ -1,0 +1,126 @@
+"""The runner's cells on a Dask distributed cluster (``harness run --executor dask``).
+
+Dask only places the work; the measurement is the local one. Each Dask task is a
+*batch* of cells of one solver config. On the Dask worker the batch goes through a
+:class:`~harness.measure.pool.LocalPool` of one measuring process, the same fresh
+interpreter, deadlines, memory limit and memory pass as a local run; the Dask worker
+thread never calls a solver. A hang, a crash, ``os._exit`` or a memory hog costs
+the measuring process and one cell, recorded as locally, and the Dask task still
+returns normally: Dask never sees a failure, so it never retries one. The
+measuring process (and the set-ups it has prepared) outlives the batch, so each
+Dask worker warms a config once, as a local worker does.
+
+What travels, client to worker: :class:`Batch` -- the runner's :class:`Task` objects
+(every run option lives in them, so options added to ``Task`` reach the workers
+unchanged), the source text of every ``--plugin`` file (workers need no copy of the
+client's files; module-name plugins must be installed on the workers), and a
+fingerprint of the harness code. Numba dispatchers never travel: workers import the
+solvers themselves and use their own on-disk caches. Back: :class:`BatchResult` --
+each finished cell's attempts and set-ups, the cells the batch left for later, and
+the worker's host, address and CPU model.
+
+Batching (overhead): in the runner's interleaved order (the default) a batch is one
+instance block -- every config on one instance, in the block's order -- as one
+local worker runs a block; tiny blocks are packed (at most
+``BLOCK_BATCHES_PER_SLOT`` batches per slot). Costliest blocks go first (the
+runner's cost model, as the local pool). Otherwise a batch holds up to
+``max_batch`` cells of one config, at least ``BATCHES_PER_SLOT`` batches per
+slot. A batch stops taking new cells (or blocks) after ``slice_seconds`` and hands
+the rest back to be queued again, so a slow batch never pins one worker while
+others idle. Dask's cost is then one scheduler round trip (~15 ms here) per batch,
+not per cell.
+
+Same conditions as a local cell: the measuring process runs in the client's values
+of the variables a Dask nanny sets (``NANNY_ENV``: malloc trimming, BLAS threads,
+hash seed), pinned to its own core of its host when the plan pins (``core_plan``),
+and the LocalCluster we start keeps Dask's own periodic work low
+(``SCHEDULER_CONFIG``).
+
+The package: :mod:`~harness.measure.dask_pool.payloads` (what travels),
+:mod:`~harness.measure.dask_pool.worker_side` (the Dask task),
+:mod:`~harness.measure.dask_pool.client` (the executor),
+:mod:`~harness.measure.dask_pool.batching` (cells into batches),
+:mod:`~harness.measure.dask_pool.environment` (environment and pinning); their
+public names are re-exported here.
+
+This package is imported by the client only when ``--executor dask`` is chosen, and
+by Dask workers (``run_batch``); ``distributed`` is imported inside functions.
+"""
+
+from harness.measure.dask_pool.batching import (
+    BATCHES_PER_SLOT,
+    BLOCK_BATCHES_PER_SLOT,
+    DEFAULT_MAX_BATCH,
+    DEFAULT_SLICE_SECONDS,
+    batch_cells,
+    plan_batches,
+)
+from harness.measure.dask_pool.client import (
+    CONNECT_TIMEOUT,
+    LOST_BATCH_RETRIES,
+    SCHEDULER_CONFIG,
+    UNSTARTED_REQUEUES,
+    DaskExecutor,
+    DaskSetupError,
+    DaskUnavailable,
+    import_distributed,
+    lost_entry,
+)
+from harness.measure.dask_pool.environment import (
+    NANNY_ENV,
+    RESOURCE,
+    client_environ,
+    core_plan,
+    measuring_env,
+    restore_environ,
+)
+from harness.measure.dask_pool.payloads import (
+    Batch,
+    BatchResult,
+    CellResult,
+    code_files,
+    code_fingerprint,
+    host_info,
+)
+from harness.measure.dask_pool.worker_side import (
+    START_ACK_SECONDS,
+    check_programs,
+    program_needs,
+    run_batch,
+    worker_info,
+)
+
+__all__ = [
+    "BATCHES_PER_SLOT",
+    "BLOCK_BATCHES_PER_SLOT",
+    "Batch",
+    "BatchResult",
+    "CONNECT_TIMEOUT",
+    "CellResult",
+    "DEFAULT_MAX_BATCH",
+    "DEFAULT_SLICE_SECONDS",
+    "DaskExecutor",
+    "DaskSetupError",
+    "DaskUnavailable",
+    "LOST_BATCH_RETRIES",
+    "NANNY_ENV",
+    "RESOURCE",
+    "SCHEDULER_CONFIG",
+    "START_ACK_SECONDS",
+    "UNSTARTED_REQUEUES",
+    "batch_cells",
+    "check_programs",
+    "client_environ",
+    "code_files",
+    "code_fingerprint",
+    "core_plan",
+    "host_info",
+    "import_distributed",
+    "lost_entry",
+    "measuring_env",
+    "plan_batches",
+    "program_needs",
+    "restore_environ",
+    "run_batch",
+    "worker_info",
+]

@@ -1,0 +1,579 @@
+"""The client's side: :class:`DaskExecutor` sends the runner's tasks as batches
+to a Dask cluster (or a LocalCluster it starts), hears which batch started where,
+queues lost batches again and hands the runner its events."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.measure.dask_pool.batching import (
+    BATCHES_PER_SLOT,
+    DEFAULT_MAX_BATCH,
+    DEFAULT_SLICE_SECONDS,
+    batch_cells,
+    plan_batches,
+)
+from harness.measure.dask_pool.environment import (
+    RESOURCE,
+    client_environ,
+    core_plan,
+    restore_environ,
+)
+from harness.measure.dask_pool.payloads import (
+    Batch,
+    BatchResult,
+    code_fingerprint,
+    host_info,
+)
+from harness.measure.dask_pool.worker_side import (
+    check_programs,
+    program_needs,
+    run_batch,
+    worker_info,
+)
+from harness.measure.pool import ExecutorError, fill_not_run
+from harness.measure.tasks import Attempt, Event, Task, TaskResult, TaskStarted
+
+#: A batch lost with its Dask worker is queued again this many times, then its
+#: cells are recorded as errors.
+LOST_BATCH_RETRIES = 1
+#: A lost batch that had not started (it only waited on the worker that died) is
+#: queued again without counting against LOST_BATCH_RETRIES, at most this often.
+UNSTARTED_REQUEUES = 3
+#: Seconds to reach a scheduler (and for it to have a worker) before giving up.
+CONNECT_TIMEOUT = 30.0
+#: Dask settings for the LocalCluster we start. ``allowed-failures`` 0: a task whose
+#: worker died fails at once (KilledWorker) instead of being re-run by Dask; we
+#: decide. ``worker-saturation`` 1.0: a worker gets its next batch when it finishes
+#: one (Dask's default 1.1 sends one ahead, which then waits behind a long batch
+#: while another worker idles: seconds at the end of a run, against ~15 ms per
+#: batch of waiting for the scheduler). The rest quiets the Dask processes' own
+#: periodic work, which shares the cores with the measuring processes: the
+#: worker's statistical profiler (a stack sample every 10 ms while a task runs),
+#: the event-loop health tick (every 20 ms), the system and memory monitors.
+#: Measured with two workers each running a task: ~13% of one core with Dask's
+#: defaults, ~2% with these. (README: the cluster section, for your own cluster.)
+SCHEDULER_CONFIG = {
+    "distributed.scheduler.allowed-failures": 0,
+    "distributed.scheduler.worker-saturation": 1.0,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.system-monitor.gil.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
+class DaskUnavailable(ImportError):
+    """``distributed`` is not installed: one line saying how to get it."""
+
+
+class DaskSetupError(ExecutorError):
+    """The cluster cannot run the harness (unreachable, no workers, other code)."""
+
+
+# ---------------------------------------------------------------- client side
+
+
+def import_distributed():
+    try:
+        import distributed
+    except ImportError as err:
+        raise DaskUnavailable(
+            "--executor dask needs Dask distributed: "
+            "pip install 'npuzzle-harness[dask]'"
+            + (f" ({err})" if "distributed" not in str(err) else "")
+        ) from None
+    return distributed
+
+
+class DaskExecutor:
+    """Runs the runner's tasks as batches on a Dask cluster (see the module doc).
+
+    ``scheduler``: address of a running scheduler (``tcp://HOST:PORT``); None starts
+    a LocalCluster of ``jobs`` single-threaded worker processes (default: one per
+    core) and closes it on shutdown.
+    """
+
+    def __init__(
+        self,
+        scheduler: str | None = None,
+        *,
+        jobs: int | None = None,
+        slice_seconds: float = DEFAULT_SLICE_SECONDS,
+        max_batch: int = DEFAULT_MAX_BATCH,
+        connect_timeout: float | None = None,
+        plugins: Sequence[str] = (),
+    ) -> None:
+        distributed = import_distributed()
+        import dask
+
+        #: the nanny-set variables as this client has them, before a LocalCluster's
+        #: nannies change them here too; measuring processes get these values
+        self.environ = client_environ()
+        #: pin each worker's measuring processes to cores (plan.pin, via set_pin)
+        self.pin = True
+        self.cores: dict[str, tuple[int, ...]] = {}
+        self._priority: Any = None
+        if connect_timeout is None:
+            connect_timeout = CONNECT_TIMEOUT
+        self.scheduler = scheduler
+        self.slice_seconds = slice_seconds
+        self.max_batch = max(1, max_batch)
+        self._cluster = None
+        self._client = None
+        self._tasks: list[Task] = []
+        self._by_id: dict[int, Task] = {}
+        #: future key -> (future, batch, times its worker was lost)
+        self._futures: dict[str, tuple[Any, Batch, int]] = {}
+        self._priorities: dict[int, int] = {}  # batch id -> its Dask priority
+        #: batch id -> times it was queued again without having started
+        self._unstarted: dict[int, int] = {}
+        #: Dask event topic each batch logs its start under, and the ids heard of
+        self.topic = f"npuzzle-harness-started-{os.getpid()}-{id(self)}"
+        self._started_ids: set[int] = set()
+        self._subscribed = False
+        self._next_batch = 0
+        self.workers: dict[str, dict[str, Any]] = {}  # address -> worker info
+        self.lost_batches: list[dict[str, Any]] = []
+        self.log_path: str | None = None
+        self.batches = 0
+        self.programs = program_needs(plugins)
+        self._program_warnings: list[str] = []
+        try:
+            if scheduler is None:
+                n = host_info()["cpu_count"] if jobs is None else jobs
+                # Its worker processes share the terminal's process group: started
+                # with SIGINT ignored (inherited), a Ctrl-C reaches the harness
+                # alone, which closes the cluster (no tracebacks from workers).
+                try:
+                    with dask.config.set(SCHEDULER_CONFIG), _sigint_ignored():
+                        self._cluster = distributed.LocalCluster(
+                            n_workers=n,
+                            threads_per_worker=1,
+                            processes=True,
+                            dashboard_address=None,
+                            # its HTTP server (metrics only) on a free loopback
+                            # port: not 8787, which may be taken (a warning)
+                            scheduler_kwargs={
+                                "dashboard": False,
+                                "dashboard_address": "127.0.0.1:0",
+                            },
+                            silence_logs=logging.ERROR,
+                        )
+                finally:  # its nannies set their variables in this process too
+                    restore_environ(self.environ)
+                self._client = distributed.Client(self._cluster)
+            else:
+                self._client = distributed.Client(
+                    scheduler, timeout=f"{connect_timeout}s"
+                )
+                self._client.wait_for_workers(1, timeout=connect_timeout)
+        except (OSError, TimeoutError) as err:
+            self.shutdown(cancel=True)
+            where = scheduler or "a LocalCluster"
+            raise DaskSetupError(
+                f"--scheduler {where}: cannot reach a scheduler with workers "
+                f"({type(err).__name__}: {err})"
+            ) from None
+        except BaseException:
+            self.shutdown(cancel=True)
+            raise
+        try:  # before any batch: the scheduler pushes each batch's start here
+            self._client.subscribe_topic(self.topic, self._heard_start)
+            self._subscribed = True
+        except Exception:  # then only the scheduler's log of the topic is asked
+            pass
+        self._inspect_workers()
+
+    # ---- what the cluster offers
+
+    def _inspect_workers(self) -> None:
+        """Worker slots, the resource to request, and a check that every worker
+        imports the same harness code as this client."""
+        info = self._client.scheduler_info(n_workers=-1)["workers"]
+        if not info:
+            raise DaskSetupError(f"scheduler {self.scheduler}: no workers")
+        with_resource = [
+            a for a, w in info.items() if RESOURCE in (w.get("resources") or {})
+        ]
+        self.resources = {RESOURCE: 1} if with_resource else None
+        if with_resource:
+            self.jobs = int(sum(info[a]["resources"][RESOURCE] for a in with_resource))
+        else:
+            self.jobs = int(sum(w.get("nthreads", 1) for w in info.values()))
+        try:
+            reports = self._client.run(worker_info)
+        except Exception as err:
+            self.shutdown(cancel=True)
+            raise DaskSetupError(
+                "the Dask workers cannot run the harness "
+                f"({type(err).__name__}: {err}); install npuzzle-harness on every "
+                "worker"
+            ) from None
+        mine = code_fingerprint()
+        for address, report in reports.items():
+            if report.get("fingerprint") != mine:
+                self.shutdown(cancel=True)
+                raise DaskSetupError(
+                    f"Dask worker {address} on {report.get('host')} runs other harness "
+                    "code than this client: install the same npuzzle-harness on every "
+                    "worker"
+                )
+            self.workers[address] = report
+        self.cores = core_plan(self.workers, bool(self.resources))
+        if self.programs:
+            self._check_programs()
+
+    def _check_programs(self) -> None:
+        """Every worker has the external programs (and the files their commands
+        name) at the paths this client uses; a copy that differs is a warning."""
+        found = self._client.run(check_programs, self.programs)
+        for address, report in sorted(found.items()):
+            w = self.workers.get(address, {})
+            name, host = w.get("name", address), w.get("host")
+            label = f"Dask worker {name} ({address}) on {host}"
+            if report["missing"]:
+                self.shutdown(cancel=True)
+                more = len(report["missing"]) - 1
+                raise DaskSetupError(
+                    f"{label}: {report['missing'][0]}"
+                    + (f" ({more} more missing)" if more else "")
+                )
+            for solver, path, sha in report["differs"]:
+                client = next(
+                    s for n, p, s in self.programs if (n, p) == (solver, path)
+                )
+                self._program_warnings.append(
+                    f"external program {solver!r}: {path} on {label} differs from "
+                    f"this client's (sha256 {sha[:12]} vs {client[:12]}): its rows "
+                    "measure that host's build"
+                )
+
+    def set_run_dir(self, run_dir: Path) -> None:
+        """A LocalCluster's workers share this machine: their measuring processes
+        log to the run's workers.log, as a local run's do."""
+        if self._cluster is not None:
+            self.log_path = str(Path(run_dir) / "workers.log")
+
+    def set_pin(self, pin: bool) -> None:
+        """Pin measuring processes to cores (``plan.pin``), as the local pool does."""
+        self.pin = pin
+
+    def prioritize(self, priority) -> None:
+        """Expected seconds of a task (the runner's cost model): blocks of cells are
+        batched costliest first, as the local pool hands them out."""
+        self._priority = priority
+
+    def warnings(self) -> list[str]:
+        """Cores shared by more measurements than a host has (honesty of times)."""
+        out = []
+        hosts: dict[str, list[dict[str, Any]]] = {}
+        for w in self.workers.values():
+            hosts.setdefault(w["host"], []).append(w)
+        for host, ws in sorted(hosts.items()):
+            slots = sum(
+                (w.get("resources") or {}).get(RESOURCE, w.get("nthreads", 1))
+                if self.resources
+                else w.get("nthreads", 1)
+                for w in ws
+            )
+            cores = ws[0].get("cpu_count") or 1
+            if slots > cores:
+                out.append(
+                    f"host {host} runs {slots:g} measurements at once on {cores} "
+                    "cores: timed cells share cores; start its workers with "
+                    f"--nthreads 1 and at most {cores} of them "
+                    f"(or --resources {RESOURCE}={cores})"
+                )
+        out += self._program_warnings
+        models = {w["cpu_model"] for w in self.workers.values()}
+        if len(models) > 1:
+            out.append(
+                "Dask workers on hosts with different CPU models ("
+                + "; ".join(sorted(models))
+                + "): compare times only within one host (meta.json placement)"
+            )
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """meta.json ``executor`` entry."""
+        import distributed
+
+        return {
+            "kind": "dask",
+            "scheduler": self.scheduler or "LocalCluster (started by the harness)",
+            "distributed_version": distributed.__version__,
+            "slots": self.jobs,
+            "resource": RESOURCE if self.resources else None,
+            "slice_seconds": self.slice_seconds,
+            "max_batch": self.max_batch,
+            "batches_per_slot": BATCHES_PER_SLOT,
+            "batching": "whole instance blocks (interleaved order), else cells of "
+            "one config",
+            "pinning": (
+                {a: list(c) for a, c in self.cores.items()} if self.pin else None
+            ),
+            "measuring_env": dict(self.environ),
+        }
+
+    # ---- Executor interface
+
+    def submit(self, task: Task) -> None:
+        self._tasks.append(task)
+        self._by_id[task.id] = task
+
+    def events(self) -> Iterator[Event]:
+        import distributed
+
+        sources = _plugin_sources(self._tasks)
+        batch_size = batch_cells(len(self._tasks), self.jobs, self.max_batch)
+        pending = self._tasks
+        self._tasks = []
+        completed = distributed.as_completed()
+        for chunk in self._batches(pending, batch_size):
+            completed.add(self._submit(chunk, sources))
+        for future in completed:
+            _, batch, losses = self._futures.pop(future.key)
+            priority = self._priorities.pop(batch.id, 0)
+            try:
+                result: BatchResult = future.result()
+            except Exception as err:  # the Dask worker died under the batch
+                future.release()
+                yield from self._lost(batch, losses, err, completed, sources, priority)
+                continue
+            future.release()
+            if result.refused:
+                raise DaskSetupError(result.refused)
+            if result.worker["address"] not in self.workers:  # joined later
+                self.workers[result.worker["address"]] = result.worker
+                self.cores = core_plan(self.workers, bool(self.resources))
+            for cell in result.cells:
+                task = self._by_id.pop(cell.task_id)
+                yield TaskStarted(task, 0)
+                yield TaskResult(
+                    task,
+                    fill_not_run(task, cell.attempts),
+                    cell.setups,
+                    cell.h_start,
+                    worker=0,
+                    worker_id=result.worker["address"],
+                    host=result.worker["host"],
+                    cpu=cell.cpu,
+                    phases=cell.phases,
+                )
+            if result.remaining:
+                rest = [self._by_id[i] for i in result.remaining]
+                # near the end, spread what is left over the idle slots
+                idle = self.jobs - len(self._futures)
+                size = batch_size
+                if idle > 1:
+                    size = min(size, math.ceil(len(rest) / idle))
+                for chunk in self._batches(rest, size):
+                    completed.add(self._submit(chunk, sources, priority=priority))
+
+    def _batches(self, tasks: Sequence[Task], size: int) -> list[list[Task]]:
+        return plan_batches(tasks, size, self.jobs, self._priority)
+
+    def _submit(
+        self,
+        tasks: Sequence[Task],
+        sources: dict[str, str],
+        losses: int = 0,
+        priority: int | None = None,
+    ):
+        batch = Batch(
+            self._next_batch,
+            tuple(tasks),
+            {
+                t: sources[t]
+                for t in {p for task in tasks for p in task.plugins}
+                if t in sources
+            },
+            code_fingerprint(),
+            self.slice_seconds,
+            self.log_path,
+            self._programs_for(tasks),
+            self.environ,
+            self.cores if self.pin else None,
+            self.topic,
+        )
+        self._next_batch += 1
+        self.batches += 1
+        future = self._client.submit(
+            run_batch,
+            batch,
+            key=f"npuzzle-batch-{os.getpid()}-{id(self)}-{batch.id}",
+            pure=False,
+            retries=0,
+            resources=self.resources,
+            priority=-batch.id if priority is None else priority,
+        )
+        self._futures[future.key] = (future, batch, losses)
+        self._priorities[batch.id] = -batch.id if priority is None else priority
+        return future
+
+    def _known_workers(self) -> dict[str, dict[str, Any]]:
+        """Workers seen so far, and the scheduler's word on those that joined
+        since (a nanny's replacement for a worker that died)."""
+        known = dict(self.workers)
+        try:
+            now = self._client.scheduler_info(n_workers=-1)["workers"]
+        except Exception:
+            return known
+        for address, w in now.items():
+            known.setdefault(address, {"host": w.get("host"), "name": w.get("name")})
+        return known
+
+    def _programs_for(self, tasks: Sequence[Task]) -> tuple[tuple[str, str, str], ...]:
+        names = {t.config.solver for t in tasks}
+        return tuple(n for n in self.programs if n[0] in names)
+
+    def _heard_start(self, event: tuple[float, Any]) -> None:
+        """A batch's start event, pushed by the scheduler (client's event loop)."""
+        self._started_ids.add(event[1])
+
+    def _started(self, batch: Batch) -> bool | None:
+        """Whether the batch started on its worker (its logged event); None: unknown.
+        A batch's cells run only once the scheduler has its start event, which it
+        pushes to this client at once: before it can report the task lost (both
+        travel the client's stream, in order). The scheduler's own log of the topic
+        (its last ``distributed.admin.low-level-log-length`` events, 1000) covers a
+        push missed across a reconnect."""
+        if batch.id in self._started_ids:
+            return True
+        try:
+            events = self._client.get_events(self.topic)
+        except Exception:
+            return False if self._subscribed else None
+        self._started_ids.update(msg for _, msg in events)
+        return batch.id in self._started_ids
+
+    def _lost(
+        self, batch: Batch, losses: int, err: BaseException, completed, sources,
+        priority: int = 0,
+    ):  # fmt: skip
+        reason = f"{type(err).__name__}: {err}".strip()
+        started = self._started(batch)
+        free = self._unstarted.pop(batch.id, 0)
+        waited = started is False and free < UNSTARTED_REQUEUES
+        counted = losses if waited else losses + 1
+        retried = waited or losses < LOST_BATCH_RETRIES
+        attempt = losses + free + 1  # this batch's cells were lost this often
+        entry = lost_entry(batch, err, self._known_workers(), attempt, retried, reason)
+        entry["started"] = started
+        if waited:
+            entry["outcome"] = (
+                "queued again (it had not started: it only waited on the worker)"
+            )
+        self.lost_batches.append(entry)
+        if retried:
+            completed.add(self._submit(batch.tasks, sources, counted, priority))
+            self._unstarted[self._next_batch - 1] = free + waited
+            return
+        for task in batch.tasks:
+            self._by_id.pop(task.id, None)
+            p = task.passes[0]
+            message = (
+                f"the Dask task running this cell failed {attempt} times "
+                f"(its Dask worker died or was lost): {reason[:200]}"
+            )
+            yield TaskStarted(task, 0)
+            yield TaskResult(
+                task,
+                fill_not_run(
+                    task, [Attempt(p.measure, p.repeat, "error", message=message)]
+                ),
+                [],
+                None,
+            )
+
+    def shutdown(self, *, cancel: bool = False) -> None:
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+        if client is not None:
+            try:
+                if self._subscribed:
+                    client.unsubscribe_topic(self.topic)
+            except Exception:
+                pass
+            try:
+                if self._futures:
+                    futures = [f for f, _, _ in self._futures.values()]
+                    client.cancel(futures, force=True)
+            except Exception:
+                pass
+            self._futures.clear()
+            try:
+                client.close(timeout=10)
+            except Exception:
+                pass
+        if cluster is not None:
+            try:
+                cluster.close(timeout=10)
+            except Exception:
+                pass
+            restore_environ(self.environ)  # a nanny restarting a worker set them
+        self._tasks = []
+
+
+def lost_entry(
+    batch: Batch,
+    err: BaseException,
+    workers: dict[str, dict[str, Any]],
+    attempt: int,
+    retried: bool,
+    reason: str,
+) -> dict[str, Any]:
+    """meta.json ``lost_batches`` entry: which worker died under which cells, what
+    Dask said, and whether the cells were queued again or recorded as errors."""
+    last = getattr(err, "last_worker", None)  # KilledWorker names the last one
+    address = getattr(last, "address", None) or (last if isinstance(last, str) else "")
+    info = workers.get(address, {}) if address else {}
+    return {
+        "batch": batch.id,
+        "worker": address or "unknown (Dask did not say)",
+        "worker_name": info.get("name"),
+        "host": info.get("host"),
+        "cells": [[t.config.label, t.dataset, t.instance] for t in batch.tasks],
+        "attempt": attempt,
+        "error": reason[:300],
+        "retried": retried,
+        "outcome": "queued again" if retried else "cells recorded as error",
+    }
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _plugin_sources(tasks: Sequence[Task]) -> dict[str, str]:
+    """Source text of every file plugin the tasks name (shipped by value): a .py
+    file as it is, a .toml file as the [[external]] tables this client registered
+    from it (program paths absolute, so the copy's folder does not matter)."""
+    from harness.measure.external import programs_of, toml_text
+
+    out = {}
+    for target in {p for t in tasks for p in t.plugins}:
+        path = Path(target)
+        if target.endswith(".py") and path.is_file():
+            out[target] = path.read_text(encoding="utf-8")
+        elif target.endswith(".toml"):
+            out[target] = toml_text(programs_of(target))
+    return out
