@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.heuristics import make_heuristic
 from harness.core.judge import judge
+from harness.heuristics import make_heuristic
 from harness.puzzle import Board, Grid, goal_board, parse_board, parse_size
 from harness.solver import Counters, SolverConfig, select_solvers
 

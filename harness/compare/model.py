@@ -1,0 +1,208 @@
+"""What a comparison is made of: the thresholds, each change found (counters,
+status, time) and the :class:`Comparison` that holds them; exit codes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from harness.results import ANSWERED, READABLE_VERSIONS, SEVERITY
+
+EXIT_OK, EXIT_REGRESSION, EXIT_INCOMPARABLE = 0, 1, 2
+SUPPORTED_SCHEMAS = READABLE_VERSIONS  # the reader migrates older ones
+CELL_KEY = ["solver", "heuristic", "dataset", "instance"]
+COUNTERS = [
+    "expanded",
+    "generated",
+    "max_frontier",
+    "iterations",
+    "path_length",
+    "h_start",  # the heuristic at the start board: moves when the heuristic changes
+]
+#: A rise in these is a regression; a change in the others is only reported.
+WORSE_WHEN_HIGHER = {"expanded", "generated", "path_length"}
+#: Higher is worse (harness.results.SEVERITY); a cell missing from one run ranks as
+#: a refusal.
+STATUS_SEVERITY = {**SEVERITY, "missing": SEVERITY["skipped"]}
+GOOD_STATUSES = set(ANSWERED)
+
+
+class Incomparable(Exception):
+    """The two runs cannot be compared; the message is the one-line reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """What counts as a regression; every field is a ``harness compare`` option."""
+
+    #: A config's time ratio must reach this (and be significant) to be a
+    #: regression. None: 1.10 on normalized times, 1.80 on raw CPU time
+    #: (harness.compare.noise.DEFAULT_MIN_RATIO / DEFAULT_MIN_RATIO_RAW).
+    min_ratio: float | None = None
+    #: Instances whose median time is below this (seconds) in both runs are left
+    #: out of the time ratio: at microseconds, timer and cache noise dominate.
+    time_threshold: float = 1e-4
+    #: Two-sided confidence level of the bootstrap interval of the geomean ratio.
+    confidence: float = 0.95
+    resamples: int = 2000
+    seed: int = 0
+    #: False: report counters and statuses only (e.g. runs from two machines).
+    check_time: bool = True
+    #: A config whose ratio every other config's ratio is divided by: a reference
+    #: workload that absorbs a machine-wide drift between the two runs (for runs
+    #: without the per-cell reference solve, i.e. schema 1).
+    reference: str | None = None
+    #: Fewer timed instances than this: "too few instances", never significant.
+    min_instances: int = 5
+    #: The noise floor calibrated on this machine (None: not calibrated).
+    calibration: Any = None
+    #: False: compare raw CPU time even when both runs have the reference solve.
+    normalize: bool = True
+
+    def threshold(self, normalized: bool) -> float:
+        """The ratio a slowdown must reach: the larger of min_ratio (or its
+        default) and the calibrated floor."""
+        from harness.compare.noise import DEFAULT_MIN_RATIO, DEFAULT_MIN_RATIO_RAW
+
+        base = self.min_ratio
+        if base is None:
+            base = DEFAULT_MIN_RATIO if normalized else DEFAULT_MIN_RATIO_RAW
+        cal = self.calibration
+        if cal is not None:
+            floor = cal.floor if normalized else cal.raw_floor
+            if floor:
+                base = max(base, floor)
+        return base
+
+
+@dataclass(frozen=True, slots=True)
+class CounterChange:
+    config: str
+    dataset: str
+    instance: str
+    counter: str
+    base: float | None
+    new: float | None
+    regression: bool
+
+    @property
+    def text(self) -> str:
+        b, n = _fmt_int(self.base), _fmt_int(self.new)
+        delta = ""
+        if self.base is not None and self.new is not None:
+            diff = self.new - self.base
+            pct = f", {100 * diff / self.base:+.1f}%" if self.base else ""
+            delta = f" ({diff:+,.0f}{pct})"
+        return f"{self.counter} {b} -> {n}{delta}"
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChange:
+    config: str
+    dataset: str
+    instance: str
+    base: str
+    new: str
+    regression: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TimeVerdict:
+    """Time of one config, new relative to base, over the instances both timed."""
+
+    config: str
+    metric: str  # "cpu_seconds" or "seconds" (normalized: divided by the reference)
+    instances: int  # instances in the ratio
+    dropped_fast: int  # instances left out: below time_threshold in both runs
+    ratio: float | None  # geometric mean of per-instance median ratios (new/base)
+    low: float | None  # bootstrap confidence interval of ratio
+    high: float | None
+    has_noise_estimate: bool  # False with one instance and one repeat per run
+    significant: bool
+    regression: bool
+    improvement: bool
+    verdict: str
+    normalized: bool = False  # divided by the per-cell reference solve
+    raw_ratio: float | None = None  # the same geomean on raw CPU (or wall) time
+    threshold: float | None = None  # what a slowdown had to reach
+    runs: tuple[int, int] = (1, 1)  # runs per side in the estimate
+    run_spread: float | None = None  # largest ratio between same-side runs
+
+
+@dataclass(slots=True)
+class ConfigSummary:
+    config: str
+    cells: int = 0
+    counter_changes: int = 0
+    counter_regressions: int = 0
+    status_changes: int = 0
+    status_regressions: int = 0
+    source_changed: bool | None = None
+    time: TimeVerdict | None = None
+
+
+@dataclass(slots=True)
+class Comparison:
+    """Everything ``harness compare`` reports; :attr:`exit_code` is its verdict."""
+
+    base_id: str
+    new_id: str
+    thresholds: Thresholds
+    metric: str | None = None
+    normalized: bool = False
+    matched_cells: int = 0
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    configs: dict[str, ConfigSummary] = field(default_factory=dict)
+    counter_changes: list[CounterChange] = field(default_factory=list)
+    status_changes: list[StatusChange] = field(default_factory=list)
+    #: The same time verdict per (config, dataset, "solvable" | "unsolvable"), for
+    #: tables that show datasets separately (``harness report A B``).
+    parts: dict[tuple[str, str, str], TimeVerdict] = field(default_factory=dict)
+
+    @property
+    def regressions(self) -> list[str]:
+        """One line per regressed config, naming what regressed."""
+        out = []
+        for s in self.configs.values():
+            what = []
+            if s.counter_regressions:
+                what.append(f"{s.counter_regressions} counter increase(s)")
+            if s.status_regressions:
+                what.append(f"{s.status_regressions} status(es) worse")
+            if s.time is not None and s.time.regression:
+                what.append(s.time.verdict)
+            if what:
+                out.append(f"{s.config}: {', '.join(what)}")
+        return out
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_REGRESSION if self.regressions else EXIT_OK
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "comparable": True,
+            "base": self.base_id,
+            "new": self.new_id,
+            "exit_code": self.exit_code,
+            "regressions": self.regressions,
+            "thresholds": asdict(self.thresholds),
+            "metric": self.metric,
+            "normalized": self.normalized,
+            "matched_cells": self.matched_cells,
+            "warnings": self.warnings,
+            "notes": self.notes,
+            "configs": {
+                k: {**asdict(v), "time": asdict(v.time) if v.time else None}
+                for k, v in self.configs.items()
+            },
+            "counter_changes": [asdict(c) for c in self.counter_changes],
+            "status_changes": [asdict(c) for c in self.status_changes],
+        }
+
+
+def _fmt_int(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"

@@ -1,0 +1,149 @@
+"""A comparison as text: a terminal table, Markdown or JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.compare.model import Comparison
+
+# ------------------------------------------------------------------- rendering
+
+
+def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
+    """The comparison as ``table`` (plain text), ``markdown`` or ``json``."""
+    if fmt == "json":
+        return json.dumps(comp.to_dict(), indent=2, default=_json_default)
+    md = fmt == "markdown"
+    out: list[str] = []
+    title = f"compare {comp.base_id} (base) -> {comp.new_id} (new)"
+    out.append(f"## {title}" if md else title)
+    out.append("")
+    for w in comp.warnings:
+        out.append(f"- **warning:** {w}" if md else f"warning: {w}")
+    for n in comp.notes:
+        out.append(f"- note: {n}" if md else f"note: {n}")
+    ci = f"{100 * comp.thresholds.confidence:g}% CI"
+    metric = comp.metric or "not compared"
+    if comp.metric and comp.normalized:
+        metric += " / reference solve timed beside each repeat (normalized)"
+    elif comp.metric:
+        metric += " (raw)"
+    th = comp.thresholds
+    runs = f"{comp.base_id.count(',') + 1} vs {comp.new_id.count(',') + 1} runs"
+    out.append(
+        f"{'- ' if md else ''}matched {comp.matched_cells} cells ({runs}); time "
+        f"metric: {metric}; median of repeats, geomean over the 'timed' instances "
+        f"(over {th.time_threshold:g} s); regression: significant, over at least "
+        f"{th.min_instances} instances, and >= {th.threshold(comp.normalized):.2f}x"
+    )
+    out.append("")
+    header = [
+        "config",
+        "cells",
+        "counters",
+        "status",
+        "timed",
+        "new/base",
+        ci,
+        "raw cpu",
+        "verdict",
+    ]
+    body = []
+    for s in comp.configs.values():
+        t = s.time
+        counters = (
+            "="
+            if not s.counter_changes
+            else (
+                f"{s.counter_changes} changed"
+                + (f", {s.counter_regressions} worse" if s.counter_regressions else "")
+            )
+        )
+        status = (
+            "="
+            if not s.status_changes
+            else (
+                f"{s.status_changes} changed"
+                + (f", {s.status_regressions} worse" if s.status_regressions else "")
+            )
+        )
+        ratio = f"{t.ratio:.3f}" if t and t.ratio is not None else "-"
+        timed = str(t.instances) if t else "-"
+        interval = f"{t.low:.3f}-{t.high:.3f}" if t and t.has_noise_estimate else "-"
+        raw = f"{t.raw_ratio:.3f}" if t and t.raw_ratio is not None else "-"
+        verdict = t.verdict if t else "time not compared"
+        if t and t.regression:
+            verdict = f"REGRESSION: {verdict}"
+        if s.source_changed:
+            verdict += " [source changed]"
+        body.append(
+            [
+                s.config,
+                str(s.cells),
+                counters,
+                status,
+                timed,
+                ratio,
+                interval,
+                raw,
+                verdict,
+            ]
+        )
+    out += _table(header, body, md)
+    for title, items, fmt_item in (
+        (
+            "counter changes (exact)",
+            comp.counter_changes,
+            lambda c: (
+                f"{c.config}  {c.dataset}/{c.instance}  {c.text}"
+                + ("  [regression]" if c.regression else "")
+            ),
+        ),
+        (
+            "status changes",
+            comp.status_changes,
+            lambda c: (
+                f"{c.config}  {c.dataset}/{c.instance}  {c.base} -> {c.new}"
+                + ("  [regression]" if c.regression else "")
+            ),
+        ),
+    ):
+        if not items:
+            continue
+        out += ["", f"### {title}" if md else f"{title}:"]
+        for item in items[:max_changes]:
+            out.append(f"- {fmt_item(item)}" if md else f"  {fmt_item(item)}")
+        if len(items) > max_changes:
+            more = f"... and {len(items) - max_changes} more (--format json lists all)"
+            out.append(f"- {more}" if md else f"  {more}")
+    out.append("")
+    regressions = comp.regressions
+    if regressions:
+        out.append(
+            f"{'**' if md else ''}result: {len(regressions)} regression(s)"
+            f"{'**' if md else ''} (exit 1)"
+        )
+        out += [f"- {r}" if md else f"  {r}" for r in regressions]
+    else:
+        out.append("result: no regression (exit 0)")
+    return "\n".join(out)
+
+
+def _table(header: list[str], body: list[list[str]], md: bool) -> list[str]:
+    if md:
+        esc = [[c.replace("|", "\\|") for c in row] for row in [header, *body]]
+        lines = [
+            "| " + " | ".join(esc[0]) + " |",
+            "|" + "|".join("---" for _ in header) + "|",
+        ]
+        return lines + ["| " + " | ".join(r) + " |" for r in esc[1:]]
+    from harness.core.tables import table_text  # the harness's one table style
+
+    return table_text(header, body).splitlines()
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
