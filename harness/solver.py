@@ -82,14 +82,34 @@ class SolveManyFn(Protocol):
     ) -> tuple[list[Moves | None], Any]: ...
 
 
-#: refuses(grid, optimal_depth_or_None, heuristic_name_or_None) -> reason or None
-Refusal = Callable[[Grid, "int | None", "str | None"], "str | None"]
+#: refuses(grid, optimal_depth_or_None, heuristic_name_or_None, goal=None) -> reason
+#: or None. A plugin's refuses may leave out ``goal``: :func:`register` adapts it.
+Refusal = Callable[..., "str | None"]
 #: prepare(grid, goal, heuristic) -> None: compile kernels, build tables (set-up time)
 Prepare = Callable[[Grid, Board, "Heuristic | None"], None]
 
 
-def _accepts_all(grid: Grid, depth: int | None, heuristic: str | None) -> str | None:
+def _accepts_all(
+    grid: Grid, depth: int | None, heuristic: str | None, goal: Board | None = None
+) -> str | None:
     return None
+
+
+def _with_goal(refuses: Callable[..., str | None]) -> Refusal:
+    """``refuses`` callable as ``(grid, depth, heuristic, goal=...)``: one that takes
+    a ``goal`` parameter (or ``**kwargs``) as it is, a three-argument one (the
+    original contract) wrapped so that the goal is not passed to it."""
+    try:
+        params = inspect.signature(refuses).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: the old contract
+        params = ()
+    if any(p.name == "goal" or p.kind is p.VAR_KEYWORD for p in params):
+        return refuses
+
+    def refusal(grid, depth, heuristic, goal=None):
+        return refuses(grid, depth, heuristic)
+
+    return refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,8 +236,10 @@ def register(
     that provides them; a name outside :class:`Capability` is a ValueError here.
     ``heuristics`` instead lists names (a fixed list); neither: blind search.
     ``default_heuristic`` is used when the user names the solver bare (default:
-    the first listed). ``many``: a batch entry point (:class:`SolveManyFn`)
-    giving the same answers and counters as ``solve``.
+    the first listed). ``refuses(grid, depth, heuristic, goal)`` declines cells
+    (``goal`` may be left out of its signature). ``many``: a batch entry point
+    (:class:`SolveManyFn`) giving the same answers and counters as ``solve``. The
+    description is the first line of ``solve``'s docstring, else its module's.
     """
     if heuristics and needs:
         raise ValueError(f"solver {name!r}: give heuristics or needs, not both")
@@ -228,7 +250,8 @@ def register(
     needed = capabilities(f"solver {name!r} needs", needs)
 
     def wrap(solve: SolveFn) -> SolveFn:
-        doc = inspect.getdoc(sys.modules.get(solve.__module__)) or inspect.getdoc(solve)
+        # the function's own docstring first: two solvers in one file differ there
+        doc = inspect.getdoc(solve) or inspect.getdoc(sys.modules.get(solve.__module__))
         _REGISTRY[name] = SolverSpec(
             name=name,
             solve=solve,
@@ -237,7 +260,7 @@ def register(
             needs=needed,
             default_heuristic=default_heuristic,
             description=(doc or "").strip().splitlines()[0] if doc else "",
-            refuses=refuses or _accepts_all,
+            refuses=_with_goal(refuses) if refuses else _accepts_all,
             prepare=prepare,
             budget_seconds=budget_seconds,
             sizes=sizes,
@@ -258,6 +281,8 @@ def register_spec(name: str, **fields: Any) -> SolverSpec:
         fields["listed"] = tuple(fields.pop("heuristics"))
     if "needs" in fields:
         fields["needs"] = capabilities(f"solver {name!r} needs", fields["needs"])
+    if "refuses" in fields:
+        fields["refuses"] = _with_goal(fields["refuses"])
     spec = SolverSpec(name=name, module=fields.pop("module", "harness.measure.external"),
                       **fields)  # fmt: skip
     _REGISTRY[name] = spec

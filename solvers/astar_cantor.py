@@ -95,7 +95,10 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
 ) -> Moves | None:
-    """Shortest move string from ``start`` to ``goal``; None when unsolvable."""
+    """A* where every board is its Cantor (Lehmer) rank into flat preallocated arrays.
+
+    Shortest move string from ``start`` to ``goal``; None when unsolvable.
+    """
     reason = _refuses(grid, None, None)
     if reason:
         raise ValueError(f"astar_cantor: {reason}")

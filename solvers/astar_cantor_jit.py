@@ -117,7 +117,10 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
 ) -> Moves | None:
-    """Shortest move string from ``start`` to ``goal``; None when unsolvable."""
+    """A* on flat arrays indexed by Cantor rank, compiled with numba.
+
+    Shortest move string from ``start`` to ``goal``; None when unsolvable.
+    """
     if grid.cells > _MAX_CELLS:
         raise ValueError(f"astar_cantor_jit: {grid.label} has too many ranks")
     if not is_solvable(start, goal, grid):

@@ -80,7 +80,10 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
 ) -> Moves | None:
-    """Shortest move string from ``start`` to ``goal``; None when unsolvable."""
+    """A* over board tuples with dicts for the best known g and the parent links.
+
+    Shortest move string from ``start`` to ``goal``; None when unsolvable.
+    """
     if not is_solvable(start, goal, grid):
         return None
     h_of = heuristic if heuristic is not None else manhattan(goal, grid)

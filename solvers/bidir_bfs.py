@@ -91,7 +91,10 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
 ) -> Moves | None:
-    """Shortest move string from ``start`` to ``goal``; None when unreachable."""
+    """Bidirectional breadth-first search: one BFS from the start, one from the goal.
+
+    Shortest move string from ``start`` to ``goal``; None when unreachable.
+    """
     bits = max(1, (grid.cells - 1).bit_length())
     mask = (1 << bits) - 1
     root, target = pack(start, bits), pack(goal, bits)

@@ -92,7 +92,10 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
 ) -> Moves | None:
-    """Shortest move string from ``start`` to ``goal``; None when unsolvable."""
+    """IDA*: depth-first searches under a rising f bound (Korf 1985), in pure Python.
+
+    Shortest move string from ``start`` to ``goal``; None when unsolvable.
+    """
     if not is_solvable(start, goal, grid):
         return None
     h_of = heuristic if heuristic is not None else manhattan(goal, grid)

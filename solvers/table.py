@@ -195,7 +195,10 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
 ) -> Moves | None:
-    """Shortest move string from ``start`` to ``goal``; None when unsolvable."""
+    """Table walk: read the answer off the exact distance table, four moves per lookup.
+
+    Shortest move string from ``start`` to ``goal``; None when unsolvable.
+    """
     if grid.cells > _MAX_CELLS:
         raise ValueError(f"table: {grid.label} has no exact table")
     found = _walk_memo.get((grid.rows, grid.cols, goal))

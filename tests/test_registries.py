@@ -70,3 +70,30 @@ def test_entry_points_fill_every_registry_and_scopes_forget_them(
     monkeypatch.undo()
     assert "ep_zero" not in all_heuristics()
     assert "ep_goal" not in all_generators() and "ep_plot" not in all_plots()
+
+
+def test_refuses_sees_the_goal_and_old_three_argument_refusals_still_work() -> None:
+    from harness.puzzle import goal_board, grid
+    from harness.solver import all_solvers, register
+
+    g = grid(3)
+    standard, spiral = goal_board("standard", g), goal_board("spiral", g)
+    seen = []
+
+    def with_goal(grid, depth, heuristic, goal):
+        seen.append(goal)
+        return None if goal == standard else "standard goal only"
+
+    def solve(start, goal, grid, *, counters, heuristic):
+        """One line of its own."""
+        return ""
+
+    with scoped_registry():
+        register("t_goal", optimal=False, refuses=with_goal)(solve)
+        register("t_old", optimal=False, refuses=lambda g, d, h: f"depth {d}")(solve)
+        specs = all_solvers()
+        assert specs["t_goal"].refuses(g, 5, None, goal=spiral) == "standard goal only"
+        assert specs["t_goal"].refuses(g, 5, None, goal=standard) is None
+        assert seen == [spiral, standard]
+        assert specs["t_old"].refuses(g, 5, None, goal=spiral) == "depth 5"
+        assert specs["t_old"].description == "One line of its own."

@@ -415,7 +415,7 @@ def _solve_with_stats(boards, target, g, config, h) -> None:
 
 def _check_refusal(config, g: Grid, target: Board, force: bool) -> None:
     spec = config.spec
-    reason = spec.refuses(g, None, config.heuristic)
+    reason = spec.refuses(g, None, config.heuristic, goal=target)
     if reason and not force:
         raise fail(
             f"{config.label} declines {g.label} boards: {reason} (--force runs it)"

@@ -94,7 +94,7 @@ def measure(config: SolverConfig, board: GateBoard) -> dict[str, Any]:
     invalid (wrong answer, with the reason) or error (an exception)."""
     g, goal, start = board.grid, board.goal_board, board.start_board
     spec = config.spec
-    reason = spec.refuses(g, board.depth, config.heuristic)
+    reason = spec.refuses(g, board.depth, config.heuristic, goal=goal)
     if reason or _slow_setup(config.heuristic):
         return {"status": "skipped"}
     try:

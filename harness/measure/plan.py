@@ -440,6 +440,6 @@ def _refusal(
         if reason:
             return reason
     try:
-        return config.spec.refuses(inst.grid, depth, config.heuristic)
+        return config.spec.refuses(inst.grid, depth, config.heuristic, goal=inst.goal)
     except Exception as err:  # a plugin's refuses() itself is broken
         return f"(refuses() raised {type(err).__name__}: {err})"
