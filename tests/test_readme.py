@@ -1,6 +1,8 @@
-"""The README's promises that a test can keep: the two set-up commands lead the file,
-and its "Writing a solver / heuristic / generator" and report plot examples work as
-plugins exactly as printed."""
+"""The README's and the documentation's promises that a test can keep: the two set-up
+commands lead the README, the plugin examples of docs/plugins.md (solver, blind
+solver, heuristic, generator, report plot) work exactly as printed, the experiment
+file is the committed one, the cluster commands run, and every `harness` command line
+in a code block names commands and options that exist."""
 
 from __future__ import annotations
 
@@ -15,16 +17,21 @@ from harness.analysis import read_run
 from harness.cli import app
 from harness.solver import scoped_registry
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+#: Every page of the site, by file name (docs/*.md).
+PAGES = {p.name: p.read_text() for p in sorted((ROOT / "docs").glob("*.md"))}
+DOCS = "\n".join([README, *PAGES.values()])
 
 
-def _blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+def _blocks(language: str, text: str | None = None) -> list[str]:
+    """The fenced blocks of one language, in the README and every page by default."""
+    return re.findall(rf"```{language}\n(.*?)```", text or DOCS, flags=re.S)
 
 
 def test_readme_opens_with_the_two_commands() -> None:
     before_prose = README.split("\n\nThe first command")[0]
-    commands = [b.strip() for b in _blocks("bash") if b.strip() in before_prose]
+    commands = [b.strip() for b in _blocks("bash", README) if b.strip() in before_prose]
     assert len(commands) == 2
     main_job, tests = commands
     assert main_job.endswith("harness run --solvers all")
@@ -34,7 +41,7 @@ def test_readme_opens_with_the_two_commands() -> None:
 
 
 def test_writing_a_solver_example_runs_as_a_plugin(tmp_path: Path) -> None:
-    (example,) = [b for b in _blocks("python") if "@register(" in b]
+    (example,) = [b for b in _blocks("python") if '@register("greedy"' in b]
     plugin = tmp_path / "my_greedy.py"
     plugin.write_text(example)
     out = tmp_path / "results"
@@ -55,7 +62,7 @@ def test_writing_a_solver_example_runs_as_a_plugin(tmp_path: Path) -> None:
 def test_writing_a_solver_lists_the_whole_capability_vocabulary() -> None:
     from harness.heuristics import KERNEL_INTERFACES, Capability
 
-    section = README.split("## Writing a solver")[1].split("\n## ")[0]
+    section = PAGES["plugins.md"].split("## Writing a solver")[1].split("\n## ")[0]
     prose = " ".join(section.split("```")[2::2])  # outside the code blocks
     spelt = {c for c in Capability if c.name in ("EVALUATE", "NO_TABLES", "TILE_COST")}
     for capability in spelt:
@@ -121,7 +128,7 @@ def test_writing_a_report_plot_example_runs_as_a_plugin(tmp_path: Path) -> None:
     png = tmp_path / "plots" / "answered_count.png"
     assert f"wrote {png}" in result.stdout.splitlines() and png.stat().st_size > 1000
     assert "plots/answered_count.png" in (tmp_path / "report.html").read_text()
-    assert "harness report results/<run-id> --plugin my_plots.py" in README
+    assert "harness report results/<run-id> --plugin my_plots.py" in DOCS
 
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "compare-heuristics.toml"
@@ -130,7 +137,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "compare-heuristics
 def test_experiment_file_example_is_the_committed_file() -> None:
     (block,) = [b for b in _blocks("toml") if "compare three heuristics" in b]
     assert block == EXAMPLE.read_text()
-    assert "harness run --config examples/compare-heuristics.toml" in README
+    assert "harness run --config examples/compare-heuristics.toml" in DOCS
 
 
 def test_experiment_file_example_dry_run_and_a_small_run(tmp_path: Path) -> None:
@@ -152,12 +159,11 @@ def test_experiment_file_example_dry_run_and_a_small_run(tmp_path: Path) -> None
     assert meta["experiment"]["file"] == "experiment.toml"
 
 
-def test_readme_images_exist_and_are_small() -> None:
-    root = Path(__file__).resolve().parents[1]
-    images = re.findall(r"!\[[^\]]*\]\((docs/[^)]+)\)", README)
-    assert images, "the README shows figures from the main job"
+def test_docs_images_exist_and_are_small() -> None:
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", PAGES["measurement.md"])
+    assert images, "the measurement page shows figures from the main job"
     for image in images:
-        data = (root / image).read_bytes()
+        data = (ROOT / "docs" / image).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) < 150_000, image
 
 
@@ -239,3 +245,99 @@ def test_cluster_section_commands_run_as_printed(tmp_path: Path) -> None:
         log.close()
     time.sleep(0.5)
     assert not [p for p in family if p.is_running() and p.status() != "zombie"]
+
+
+def test_blind_solver_example_declines_by_goal_and_keeps_its_descriptions(
+    tmp_path: Path,
+) -> None:
+    (example,) = [b for b in _blocks("python") if '@register("iddfs_blind"' in b]
+    plugin = tmp_path / "my_blind.py"
+    plugin.write_text(example)
+    with scoped_registry():
+        listed = CliRunner().invoke(app, ["solvers", "--plugin", str(plugin)])
+        assert listed.exit_code == 0, listed.output
+        lines = [ln for ln in listed.output.splitlines() if ln.strip()]
+        line = {ln.split()[0].rstrip(":"): ln for ln in lines}
+        assert "Iterative-deepening DFS up to 10 moves" in line["iddfs_blind"]
+        assert "Declines every board" in line["never"]
+        result = CliRunner().invoke(
+            app,
+            ["run", "--plugin", str(plugin), "--solvers", "iddfs_blind",
+             "--datasets", "8-mini,8-seeds-spiral", "--repeats", "1", "--no-memory",
+             "--jobs", "1", "--no-report", "--quiet", "--out", str(tmp_path / "r")],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    _, rows = read_run(Path(result.output.strip().splitlines()[-1]))
+    assert set(rows.heuristic) == {"none"}
+    spiral = rows[rows.dataset == "8-seeds-spiral"]
+    assert set(spiral.status) == {"skipped"}
+    assert spiral.message.str.contains("standard goal only").all()
+    mini = rows[rows.dataset == "8-mini"]
+    shallow = mini[mini.optimal_length <= 10]
+    assert len(shallow) == 11 and set(shallow.status) == {"solved"}
+    assert (shallow.path_length == shallow.optimal_length).all()
+    assert set(mini[mini.optimal_length > 10].status) == {"skipped"}
+    assert (mini.status == "unsolvable").sum() == 4
+
+
+def test_the_home_page_has_the_readme_commands() -> None:
+    opening = _blocks("bash", README)[:2]
+    assert _blocks("bash", PAGES["index.md"])[:2] == opening
+
+
+def test_python_and_toml_blocks_parse() -> None:
+    import ast
+    import tomllib
+
+    for block in _blocks("python"):
+        ast.parse(block)
+    for block in _blocks("toml"):
+        tomllib.loads(block)
+
+
+def _harness_lines(block: str) -> list[list[str]]:
+    """Each `harness ...` command of a bash block as words, up to a pipe or `&&`."""
+    import shlex
+
+    text = block.replace("\\\n", " ")
+    found = []
+    for line in text.splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars="|&;<>")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        try:
+            words = list(lexer)
+        except ValueError:  # an unbalanced quote in prose-like lines: not a command
+            continue
+        for i, word in enumerate(words):
+            if word.endswith("harness") and (i == 0 or words[i - 1] in "|&&;"):
+                rest = words[i + 1 :]
+                cut = [j for j, w in enumerate(rest) if set(w) <= set("|&;<>")]
+                found.append(rest[: cut[0]] if cut else rest)
+    return found
+
+
+def test_every_harness_command_in_the_docs_names_real_commands_and_options() -> None:
+    """A renamed option or command breaks its example in the docs here, not for a
+    reader: every `harness` line of a bash block resolves to a command, and every
+    `--option` it gives is one that command takes."""
+    import typer.main
+
+    root = typer.main.get_command(app)
+    checked = 0
+    for block in _blocks("bash"):
+        for words in _harness_lines(block):
+            command, rest = root, list(words)
+            # a group (harness, harness datasets) holds its subcommands by name
+            while isinstance(command, type(root)) and rest and rest[0][:1] != "-":
+                sub = command.commands.get(rest[0])
+                assert sub is not None, f"harness {' '.join(words)}: no {rest[0]!r}"
+                command, rest = sub, rest[1:]
+            names = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+            names |= {"--help"}
+            for word in rest:
+                if word.startswith("--"):
+                    option = word.split("=")[0]
+                    assert option in names, f"harness {' '.join(words)}: {option}"
+            checked += 1
+    assert checked > 40
