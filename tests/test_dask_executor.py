@@ -427,7 +427,7 @@ def test_external_programs_are_checked_on_every_worker(tmp_path, cluster, monkey
     assert re.fullmatch(
         r"Dask worker w[01] \(tcp://127\.0\.0\.1:\d+\) on \S+: external program "
         r"'lonely' needs npz_client_only, which is not on its PATH there: install it "
-        r"at the same path on every worker \(README: Running on a cluster\)",
+        r"at the same path on every worker \(docs/dask\.md: External programs\)",
         message,
     ), message
     assert not out.exists()
@@ -459,11 +459,11 @@ def test_program_check_names_what_is_missing(tmp_path) -> None:
     ])  # fmt: skip
     assert found["missing"] == [
         f"external program 'a' needs {tmp_path / 'gone'}, which does not exist there: "
-        "install it at the same path on every worker (README: Running on a cluster)",
+        "install it at the same path on every worker (docs/dask.md: External programs)",
         f"external program 'b' needs {text}, which is not executable there: install "
-        "it at the same path on every worker (README: Running on a cluster)",
+        "it at the same path on every worker (docs/dask.md: External programs)",
         f"external program 'c' needs {tmp_path / 'script.py'}, which does not exist "
-        "there: install it at the same path on every worker (README: Running on a "
-        "cluster)",
+        "there: install it at the same path on every worker (docs/dask.md: "
+        "External programs)",
     ]
     assert [d[:2] for d in found["differs"]] == [("d", sys.executable)]

@@ -83,8 +83,8 @@ def run(
             help="Worker processes, worker i pinned to core i. Each core drifts on "
             "its own, but every timed repeat is followed by a reference solve on the "
             "same core and harness compare divides by it, so comparisons hold with "
-            "one worker per core (A/A rates in the README); 0 runs in this process "
-            "without isolation (debugging).",
+            "one worker per core (A/A rates in docs/benchmarks.md); 0 runs in this "
+            "process without isolation (debugging).",
             show_default="CPU cores",
         ),
     ] = None,

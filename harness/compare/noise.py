@@ -34,7 +34,7 @@ import numpy as np
 #: A verdict needs at least this many timed instances; fewer say so instead.
 MIN_INSTANCES = 5
 #: Default regression threshold on normalized ratios (interleaved runs, reference
-#: solve beside every cell); see the README for the A/A figures behind it.
+#: solve beside every cell); see docs/benchmarks.md for the A/A figures behind it.
 DEFAULT_MIN_RATIO = 1.10
 #: Default threshold on raw CPU-time ratios (no reference in a run): on a shared
 #: 2-core machine 95% of identical pairs stayed within 1.52-1.78x per config.

@@ -549,7 +549,7 @@ def _register(name: str, text: str, **slow) -> None:
 
 
 #: CPU seconds of a pdb78 build (both tables, compilation included) measured on the
-#: 2-core development machine under load (240 s at load average 8-14, README);
+#: 2-core development machine under load (240 s at load average 8-14, CHANGELOG.md);
 #: scaled by the machine's cores and load average for the runner's set-up estimate.
 BUILD_CPU_SECONDS = {"pdb78": 240.0}
 

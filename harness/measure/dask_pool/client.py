@@ -60,7 +60,7 @@ CONNECT_TIMEOUT = 30.0
 #: worker's statistical profiler (a stack sample every 10 ms while a task runs),
 #: the event-loop health tick (every 20 ms), the system and memory monitors.
 #: Measured with two workers each running a task: ~13% of one core with Dask's
-#: defaults, ~2% with these. (README: the cluster section, for your own cluster.)
+#: defaults, ~2% with these. (docs/dask.md: for your own cluster.)
 SCHEDULER_CONFIG = {
     "distributed.scheduler.allowed-failures": 0,
     "distributed.scheduler.worker-saturation": 1.0,

@@ -231,8 +231,8 @@ def check_programs(
         if why:
             out["missing"].append(
                 f"external program {solver!r} needs {path}, which {why} there: "
-                "install it at the same path on every worker (README: Running on a "
-                "cluster)"
+                "install it at the same path on every worker (docs/dask.md: "
+                "External programs)"
             )
         elif hashes and sha and file_sha256(path) not in ("", sha):
             out["differs"].append((solver, path, file_sha256(path)))
