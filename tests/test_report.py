@@ -584,3 +584,30 @@ def test_a_registered_plot_is_drawn_into_the_report(tmp_path):
     html = report.write_report([RUN_A], tmp_path)
     assert (tmp_path / "plots" / "answered_count.png").stat().st_size > 1000
     assert "plots/answered_count.png" in html.read_text()
+
+
+def test_the_report_shows_the_summary_the_terminal_prints(single: Path) -> None:
+    """One summary: report.md's Summary section holds exactly the rows `harness
+    report --format table` (and so the end of `harness run`) prints."""
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+    from harness.report.summary_table import summary_blocks, summary_columns
+
+    printed = CliRunner().invoke(
+        app, ["report", str(RUN_A), "--format", "table"], env={"COLUMNS": "200"}
+    )
+    assert printed.exit_code == 0, printed.output
+    md = (single.parent / "report.md").read_text()
+    section = md.split("## Summary")[1].split("\n## ")[0]
+    blocks = summary_blocks(report.load_run(RUN_A))
+    keys = summary_columns(blocks)
+    assert len(blocks) == 2  # 8-depths and 8-unsolvable
+    for block in blocks:
+        assert f"**{block.title}**" in section
+        lines = printed.stdout.split(block.title)[1].split("\n\n")[0].splitlines()
+        frame = block.frame(keys)
+        for i, row in enumerate(block.rows):
+            (line,) = [ln for ln in lines if ln.startswith(row["config"] + " ")]
+            assert line.split() == " ".join(c for c in frame.loc[i] if c).split()
+            assert "| " + " | ".join(frame.loc[i]) + " |" in section

@@ -110,7 +110,15 @@ def report(
 
     try:
         if format == "table":
-            _print_blocks(summary_blocks(load_runs(dirs)))
+            runs = load_runs(dirs)
+            if len(runs) == 1:  # the run's one summary, as `harness run` prints it
+                from harness.core.tables import output_width
+                from harness.report.summary_table import summary_blocks as blocks_of
+                from harness.report.summary_table import summary_text
+
+                typer.echo(summary_text(blocks_of(runs[0]), output_width()))
+            else:
+                _print_blocks(summary_blocks(runs))
             return
         if format is not None:
             typer.echo(format_summary(load_runs(dirs), format).rstrip("\n"))
@@ -187,16 +195,25 @@ def _safe(label: str) -> str:
 
 
 def _print_blocks(blocks: list) -> None:
-    """Each (caption, display DataFrame) block as a table in the one style."""
+    """Each (caption, display DataFrame) block as a table in the one style, fitted
+    to the output's width (columns that do not fit are named in a note)."""
+    from harness.core.tables import fitted_text, output_width
     from harness.report import is_numeric_column
-    from harness.core.tables import print_table
 
     if not blocks:
         typer.echo("no result rows")
+    width, left_out = output_width(), set()
     for number, (caption, frame) in enumerate(blocks):
         if number:
             typer.echo("")
         right = [i for i, c in enumerate(frame.columns) if is_numeric_column(frame[c])]
-        print_table([str(c) for c in frame.columns],
-                    [[str(v) for v in row] for row in frame.itertuples(index=False)],
-                    right=right, title=caption)  # fmt: skip
+        text, dropped = fitted_text(
+            [str(c) for c in frame.columns],
+            [[str(v) for v in row] for row in frame.itertuples(index=False)],
+            width=width, right=right, title=caption,
+        )  # fmt: skip
+        typer.echo(text)
+        left_out.update(dropped)
+    if left_out:
+        typer.echo(f"left out to fit {width} columns: {', '.join(sorted(left_out))} "
+                   "(--format markdown shows every column)")  # fmt: skip

@@ -623,79 +623,9 @@ class RichProgress:
 
 
 def _print_summary(run) -> None:
-    """The run's summary table (:func:`harness.analysis.summary`, as in the report,
-    but one line per config and dataset, in the order the options name them):
-    coverage, then time and nodes over the instances every config answered in that
-    dataset ("common"), never medians over each config's own answers."""
-    from harness.analysis import PROBLEMS, analysis_view, skipped_reasons, summary
+    """The run's summary (:mod:`harness.report.summary_table`, the same blocks report.md
+    shows), fitted to the terminal's width."""
+    from harness.core.tables import output_width
+    from harness.report.summary_table import summary_blocks, summary_text
 
-    table = summary(analysis_view(run.stored, split_mixed=False), meta=run.meta)
-    if len(table) == 0:
-        typer.echo("no cells")
-        return
-    opts = run.meta.get("options", {})
-    config_rank = {c: i for i, c in enumerate(opts.get("solvers", []))}
-    dataset_rank = {d: i for i, d in enumerate(opts.get("datasets", []))}
-    table = table.assign(
-        _c=table.config.map(config_rank).fillna(len(config_rank)),
-        _d=table.dataset_name.map(dataset_rank).fillna(len(dataset_rank)),
-    ).sort_values(["_c", "_d", "dataset"], kind="stable")
-    header = ["config", "dataset", "solved", "optimal", "common", "median ms",
-              "geomean ms", "median expanded", "failed", "skipped"]  # fmt: skip
-    lines = []
-    for r in table.to_dict("records"):
-        failed = ", ".join(f"{r[s]} {s}" for s in sorted(PROBLEMS) if r[s])
-        lines.append([
-            r["config"],
-            r["dataset"],
-            f"{r['answered']}/{r['instances'] - r['skipped']}",
-            "-" if r["optimal_share"] != r["optimal_share"]
-            else f"{100 * r['optimal_share']:.0f}%",
-            str(int(r["common_n"])) if r["in_common"] else "-",
-            _num(r["common_median_ms"], 1),
-            _num(r["common_gmean_ms"], 1),
-            _nodes(r["common_median_expanded"]),
-            failed,
-            str(r["skipped"]) if r["skipped"] else "",
-        ])  # fmt: skip
-    from harness.core.tables import print_table
-
-    print_table(header, lines, right=range(2, 8))
-    typer.echo(
-        "common: instances every config answered in that dataset; times and nodes "
-        "are over those (the report has coverage, scores and per-instance plots)"
-    )
-    skipped = skipped_reasons(run.stored)
-    if skipped:
-        typer.echo("skipped (the solver declined these; not failures):")
-        # One line per config and dataset: reasons that differ only by the
-        # instance (e.g. its depth) would otherwise print one line each.
-        grouped: dict[tuple[str, str], list[tuple[int, str]]] = {}
-        for config, dataset, count, reason in skipped:
-            grouped.setdefault((config, dataset), []).append((count, reason))
-        for (config, dataset), reasons in grouped.items():
-            total = sum(count for count, _ in reasons)
-            count, reason = max(reasons, key=lambda cr: cr[0])
-            more = len(reasons) - 1
-            also = f" (+{more} similar reason{'s' * (more > 1)})" if more else ""
-            typer.echo(f"  {config} on {dataset} ({total} instances): {reason}{also}")
-
-
-def _nodes(value: float | None) -> str:
-    """Node counts as counts: 124, 74.5 (a median of two), never 74.50."""
-    if value is None or value != value:
-        return "-"
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
-
-
-def _num(value: float | None, scale: float) -> str:
-    if value is None or value != value:
-        return "-"
-    value *= scale
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
+    typer.echo(summary_text(summary_blocks(run), output_width()))

@@ -7,10 +7,23 @@ blanks, and each row starts with its first cell, so the output greps well."""
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Iterable, Sequence
 
 #: Wide enough that a piped table is never wrapped or cut at 80 columns.
 PIPE_WIDTH = 10_000
+
+
+def output_width() -> int:
+    """Columns to fit standard output into: the terminal's width; in a pipe,
+    ``$COLUMNS`` when set, else unlimited (:data:`PIPE_WIDTH`)."""
+    import os
+    import shutil
+
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH
 
 
 def _table(
@@ -68,8 +81,6 @@ def print_table(
 ) -> None:
     """Print the table to stdout (stderr with ``err``): bold header on a terminal,
     plain text in a pipe."""
-    import sys
-
     from rich.console import Console
 
     console = Console(stderr=err, highlight=False)
@@ -78,3 +89,25 @@ def print_table(
     else:
         stream = sys.stderr if err else sys.stdout
         stream.write(table_text(columns, rows, right=right, title=title) + "\n")
+
+
+def fitted_text(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    width: int,
+    right: Iterable[int] = (),
+    title: str | None = None,
+) -> tuple[str, list[str]]:
+    """The table as text no wider than ``width``: whole columns are left out from
+    the right (never the first) until it fits, never cut mid-word; returns the text
+    and the headers left out, for a note."""
+    keep, right = list(range(len(columns))), set(right)
+    while True:
+        text = table_text([columns[i] for i in keep],
+                          [[row[i] for i in keep] for row in rows],
+                          right=[n for n, i in enumerate(keep) if i in right],
+                          title=title)  # fmt: skip
+        if len(keep) == 1 or max(map(len, text.splitlines()), default=0) <= width:
+            return text, [columns[i] for i in range(len(columns)) if i not in keep]
+        keep.pop()

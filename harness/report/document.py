@@ -27,6 +27,9 @@ from harness.analysis import (
 )
 from harness.report.comparison import compare
 from harness.report.findings import compare_findings, findings
+from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
+from harness.report.summary_table import declined, summary_columns
+from harness.report.summary_table import summary_blocks as summary_blocks_of
 from harness.report.tables import (
     PARTS,
     _html_table,
@@ -179,6 +182,8 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
             f"Not drawn for lack of data (reasons under Plots): {'; '.join(skipped)}."
         )
     sections.append(stands)
+    if len(runs) == 1:  # the summary `harness run` printed, every column
+        sections.append(_summary_section(runs[0]))
     if len(runs) > 1:
         comp = _Section(
             "Side by side",
@@ -243,6 +248,20 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
         )
     )
     return sections
+
+
+def _summary_section(run: Run) -> _Section:
+    """The run's one summary (:mod:`harness.report.summary_table`), as the terminal
+    showed it at the end of the run, with every column."""
+    blocks = summary_blocks_of(run)
+    sec = _Section("Summary", paragraphs=[SUMMARY_LEGEND])
+    keys = summary_columns(blocks)
+    sec.tables.extend((b.title, b.frame(keys)) for b in blocks if b.rows)
+    sec.bullets.extend(
+        f"{config} declined {', '.join(where)} (not failures): {reason}."
+        for config, where, reason in declined(blocks)
+    )
+    return sec
 
 
 def _scores_table(totals: pd.DataFrame) -> pd.DataFrame:

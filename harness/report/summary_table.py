@@ -1,0 +1,190 @@
+"""The one summary of a run: the table ``harness run`` prints at the end, the table
+``harness report --format table`` prints and the "Summary" section of report.md and
+report.html are rendered from the same blocks, so the numbers agree everywhere.
+
+One block per dataset and kind of board (a dataset holding both solvable and
+unsolvable boards is two blocks, as the report splits it: a proof of
+unsolvability is a different job and would swamp one median). Per config:
+coverage, the share of optimal paths, and the median and geometric mean time and
+the median nodes expanded over the instances that every config answered in that
+block (:func:`harness.analysis.aggregate.fair_summary`). Configs that declined
+every cell of a block are listed under it, not as rows. As text the tables fit a
+given width: columns are left out, least important first, and a note says which.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from harness.analysis import PROBLEMS, Run, aggregate, skipped_reasons
+
+#: (key, header, right-aligned). Headers carry their unit.
+COLUMNS = (
+    ("config", "config", False),
+    ("solved", "solved", True),
+    ("optimal", "optimal", True),
+    ("median_ms", "median ms", True),
+    ("gmean_ms", "gmean ms", True),
+    ("nodes", "median nodes", True),
+    ("skipped", "skipped", True),
+    ("failed", "failed", False),
+)
+#: The order in which columns are left out when a table is too wide.
+DROP_FIRST = ("gmean_ms", "optimal", "skipped", "nodes", "median_ms", "solved")
+LEGEND = (
+    "solved: boards answered of those run (an unsolvable board counts when proved "
+    "so); optimal: answers of optimal length; median ms, gmean ms (geometric mean, "
+    "milliseconds of wall time per solve) and median nodes (boards expanded) are "
+    "over the boards every config answered in that block, never a config's own "
+    "easier set."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryBlock:
+    """One dataset (or its solvable / unsolvable part): a title, one row of display
+    strings per config that ran (keys of :data:`COLUMNS`) and the configs that
+    declined every cell, with a reason."""
+
+    title: str
+    rows: list[dict[str, str]]
+    declined: list[tuple[str, str]] = field(default_factory=list)
+
+    def frame(self, keys: Sequence[str]) -> pd.DataFrame:
+        """The rows as a table of strings under the display headers of ``keys``
+        (:func:`summary_columns`)."""
+        names = dict((k, h) for k, h, _ in COLUMNS)
+        return pd.DataFrame(
+            [[r[k] for k in keys] for r in self.rows], columns=[names[k] for k in keys]
+        )
+
+
+def summary_blocks(run: Run) -> list[SummaryBlock]:
+    """The run's summary, one block per dataset part, in the report's order."""
+    table = aggregate.run_summary(run)
+    reasons = {(c, d): r for c, d, _, r in skipped_reasons(run.stored)}
+    blocks = []
+    for dataset, cells in table.groupby("dataset", sort=False):
+        ran = cells[cells["instances"] > cells["skipped"]]
+        gone = cells[cells["instances"] == cells["skipped"]]
+        common = int(ran["common_n"].max()) if len(ran) else 0
+        total = int(cells["instances"].max())
+        title = (
+            f"{dataset}: {total} instance{'s' * (total != 1)}"
+            + (f", {common} answered by every config" if len(ran) > 1 else "")
+        )
+        declined = [
+            (c, reasons.get((c, str(d)), "declined"))
+            for c, d in zip(gone["config"], gone["dataset_name"], strict=True)
+        ]
+        blocks.append(SummaryBlock(title, [_row(r) for r in ran.to_dict("records")],
+                                   declined))  # fmt: skip
+    return blocks
+
+
+def _row(r: dict) -> dict[str, str]:
+    failed = ", ".join(f"{r[s]} {s}" for s in sorted(PROBLEMS) if r[s])
+    in_common = bool(r.get("in_common"))
+    return {
+        "config": r["config"],
+        "solved": f"{r['answered']}/{r['instances'] - r['skipped']}",
+        "optimal": "-" if r["optimal_share"] != r["optimal_share"]
+        else f"{100 * r['optimal_share']:.0f}%",
+        "median_ms": number(r["common_median_ms"]) if in_common else "-",
+        "gmean_ms": number(r["common_gmean_ms"]) if in_common else "-",
+        "nodes": nodes(r["common_median_expanded"]) if in_common else "-",
+        "skipped": str(r["skipped"]) if r["skipped"] else "",
+        "failed": failed,
+    }  # fmt: skip
+
+
+def summary_columns(blocks: list[SummaryBlock]) -> list[str]:
+    """The columns some row of some block fills (config always), in display
+    order: every block shows the same ones."""
+    return [
+        k
+        for k, _, _ in COLUMNS
+        if k == "config" or any(r[k] not in ("", "-") for b in blocks for r in b.rows)
+    ]
+
+
+def summary_text(blocks: list[SummaryBlock], width: int) -> str:
+    """The blocks as aligned text no wider than ``width`` columns: the same columns
+    in every block, the least important left out until the widest line fits (a
+    note names them), then the legend and the declined configs, wrapped."""
+    from harness.core.tables import table_text
+
+    if not blocks:
+        return "no result rows"
+    keys = summary_columns(blocks)
+    right = {k for k, _, r in COLUMNS if r}
+
+    def render(keys: list[str]) -> list[str]:
+        out = []
+        for b in blocks:
+            if not b.rows:
+                continue
+            frame = b.frame(keys)
+            out += ["", *textwrap.wrap(b.title, width)]
+            out += table_text(list(frame.columns), frame.itertuples(index=False),
+                              right=[i for i, k in enumerate(keys) if k in right])\
+                .splitlines()  # fmt: skip
+        return out[1:]
+
+    lines, dropped = render(keys), []
+    for key in DROP_FIRST:
+        if max(map(len, lines), default=0) <= width:
+            break
+        if key in keys:
+            keys.remove(key)
+            dropped.append(dict((k, h) for k, h, _ in COLUMNS)[key])
+            lines = render(keys)
+    tail = [LEGEND]
+    if dropped:
+        tail.append(
+            f"Left out to fit {width} columns: {', '.join(dropped)} (a wider "
+            "terminal, or report.md, shows them)."
+        )
+    text = lines + [w for p in tail for w in textwrap.wrap(p, width)]
+    refused = declined(blocks)
+    if refused:
+        text.append("declined (the solver refused these cells; not failures):")
+        for config, where, reason in refused:
+            line = f"{config} on {', '.join(where)}: {reason}"
+            text += textwrap.wrap(line, width, initial_indent="  ",
+                                  subsequent_indent="    ")  # fmt: skip
+    return "\n".join(text)
+
+
+def declined(blocks: list[SummaryBlock]) -> list[tuple[str, list[str], str]]:
+    """``(config, block names, reason)``: each config that declined whole blocks,
+    once per reason."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for b in blocks:
+        for config, reason in b.declined:
+            seen.setdefault((config, reason), []).append(b.title.split(":")[0])
+    return [(c, where, reason) for (c, reason), where in seen.items()]
+
+
+def nodes(value: float | None) -> str:
+    """Node counts as counts: 124, 74.5 (a median of two), never 74.50."""
+    if value is None or value != value:
+        return "-"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def number(value: float | None) -> str:
+    """Three significant figures, thousands separated: 0.0236, 1.19, 13.0, 1,036."""
+    if value is None or value != value:
+        return "-"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
