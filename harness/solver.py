@@ -139,6 +139,10 @@ class SolverSpec:
     #: Optional batch entry point (``harness solve`` uses it): the same answers
     #: and counters as ``solve`` board by board, without a Python call per board.
     solve_many: SolveManyFn | None = None
+    #: False for a solver that looks its answer up (``table``: a precomputed table
+    #: of every board's distance) instead of searching: the findings name the
+    #: fastest search apart from it.
+    search: bool = True
 
     @property
     def heuristics(self) -> tuple[str, ...]:
@@ -228,6 +232,7 @@ def register(
     budget_seconds: float = BUDGET_SECONDS,
     sizes: str = "any",
     many: SolveManyFn | None = None,
+    search: bool = True,
 ) -> Callable[[SolveFn], SolveFn]:
     """Decorator adding a solver under ``name`` (module stem == registry key).
 
@@ -238,8 +243,9 @@ def register(
     ``default_heuristic`` is used when the user names the solver bare (default:
     the first listed). ``refuses(grid, depth, heuristic, goal)`` declines cells
     (``goal`` may be left out of its signature). ``many``: a batch entry point
-    (:class:`SolveManyFn`) giving the same answers and counters as ``solve``. The
-    description is the first line of ``solve``'s docstring, else its module's.
+    (:class:`SolveManyFn`) giving the same answers and counters as ``solve``.
+    ``search=False``: it looks answers up rather than searching. The description
+    is the first line of ``solve``'s docstring, else its module's.
     """
     if heuristics and needs:
         raise ValueError(f"solver {name!r}: give heuristics or needs, not both")
@@ -266,6 +272,7 @@ def register(
             sizes=sizes,
             module=solve.__module__,
             solve_many=many,
+            search=search,
         )
         return solve
 

@@ -186,6 +186,7 @@ def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None =
     prepare=_prepare,
     budget_seconds=10.0,
     sizes="at most 9 cells (2x2, 2x3, 3x2, 3x3), any goal",
+    search=False,
 )
 def solve(
     start: Board,

@@ -110,3 +110,27 @@ def test_configs_that_answered_nothing_stay_out_of_the_common_set() -> None:
     assert math.isnan(fair.loc["pdb", "common_median_ms"])
     (text,) = aggregate.fair_findings(fair.reset_index())
     assert "Not in the common set (answered none): pdb." in text
+
+
+def test_findings_name_the_table_walk_apart_from_the_best_search() -> None:
+    """A lookup (table) is fastest but is no search: the fastest search is named
+    on its own, with its nodes against the next search's (the why)."""
+    inst = pd.DataFrame(
+        {
+            "run_id": "r", "dataset": "d", "instance": ["i1", "i2"] * 3,
+            "config": ["table"] * 2 + ["pdb"] * 2 + ["md"] * 2,
+            "status": "solved",
+            "seconds": [1e-5, 1e-5, 1e-4, 1e-4, 4e-4, 4e-4],
+            "expanded": [20, 20, 20, 22, 90, 110],
+        }
+    )  # fmt: skip
+    fair = aggregate.fair_summary(inst, 10.0)
+    (plain,) = aggregate.fair_findings(fair)
+    assert "table is fastest: geometric mean 0.0100 ms" in plain
+    (text,) = aggregate.fair_findings(fair, lookups=frozenset({"table"}))
+    assert "table is fastest, 0.0100 ms geometric mean, but it looks the answer" in text
+    assert (
+        "the fastest search is pdb: geometric mean 0.100 ms (median 0.100 ms), "
+        "expanding a median of 21 nodes; the next, md, takes 4.00x as long (0.400 "
+        "ms, 100 nodes); it expands 4.76x the nodes" in text
+    )

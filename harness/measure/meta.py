@@ -64,6 +64,7 @@ def new_meta(
             "heuristic": c.heuristic_column,
             "source_sha256": c.spec.source_sha256(),
             "optimal": c.spec.optimal,
+            "search": c.spec.search,
             "module": c.spec.module,
             "budget_seconds": c.spec.budget_seconds,
             **(

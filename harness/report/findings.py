@@ -52,7 +52,7 @@ def findings(run: Run) -> list[str]:
     head += lost_batch_sentences(run.meta)
     head += mixed_models_warning(run.meta, f"Run {run.run_id}")
     head += hosts_sentence(run.meta, f"Run {run.run_id}")
-    speed.extend(aggregate.fair_findings(aggregate.run_fair(run), NOISE))
+    speed.extend(aggregate.fair_findings(aggregate.run_fair(run), NOISE, _lookups(run)))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
             hit = cells[cells.status == status]
@@ -117,6 +117,15 @@ def _skip_sentences(skips: list[tuple[str, str, int, str]]) -> list[str]:
             + (f": {why}." if why else ".")
         )
     return out
+
+
+def _lookups(run: Run) -> frozenset[str]:
+    """Configs whose solver looks answers up instead of searching (meta.json's
+    ``search: false``; runs stored before that field: the ``table`` solver)."""
+    solvers = run.meta.get("solvers") or {}
+    return frozenset(
+        c for c, s in solvers.items() if not s.get("search", s.get("solver") != "table")
+    )
 
 
 def _optimality(
