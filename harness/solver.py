@@ -345,8 +345,19 @@ def load_plugin(target: str) -> list[str]:
             spec.loader.exec_module(module)
         else:
             importlib.import_module(target)
-    except ImportError:
-        raise
+    except ModuleNotFoundError as err:  # what the plugin imports is not installed
+        if err.name == target:
+            raise ImportError(f"no plugin module {target!r} is installed") from err
+        raise ImportError(
+            f"plugin {target!r} could not import module {err.name!r} (not "
+            "installed in this environment?)"
+        ) from err
+    except ImportError as err:
+        if str(err).startswith(("plugin ", "cannot import plugin")):
+            raise
+        raise ImportError(
+            f"plugin {target!r} failed to import: {type(err).__name__}: {err}"
+        ) from err
     except Exception as err:  # a broken plugin must not take the harness down
         raise ImportError(
             f"plugin {target!r} failed to load: {type(err).__name__}: {err}"

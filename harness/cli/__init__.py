@@ -36,4 +36,9 @@ def main() -> None:
         sys.exit(2)
     except Exception as err:  # last resort: one line, non-zero
         typer.echo(f"internal error: {type(err).__name__}: {err}", err=True)
+        if isinstance(err, ImportError):  # e.g. pandas after numpy was downgraded
+            from harness.core.requirements import requirement_problems
+
+            for cause in requirement_problems():
+                typer.echo(f"likely cause: {cause}", err=True)
         sys.exit(1)

@@ -359,6 +359,10 @@ def run(
     if chosen is None:
         chosen = runner.make_executor(jobs, run_dir, pin=plan.pin)
     later = advice(jobs)
+    from harness.core.requirements import requirement_problems
+
+    for problem in requirement_problems():  # said before the cells, not after
+        say(f"warning: {problem}; the summary and report may fail to import")
     for warning in meta.get("warnings", []) + _executor_warnings(chosen, meta):
         if warning not in later:
             say(f"warning: {warning}")
@@ -377,27 +381,48 @@ def run(
         typer.echo(str(run_dir))
         raise typer.Exit(130) from None
 
-    from harness import analysis
+    try:  # every cell is stored: whatever fails now, the rows are safe
+        from harness import analysis
 
-    try:
         stored = analysis.load_run(run_dir)
-    except analysis.ReportError as err:
-        raise fail(str(err)) from None
-    contradicted = res.contradicted_labels(stored.stored)
-    for entry in contradicted:
-        typer.echo(f"label contradicted: {res.contradiction_text(entry)}; "
-                   "optimality of that instance is unknown")  # fmt: skip
-    _print_summary(stored)
+        contradicted = res.contradicted_labels(stored.stored)
+        for entry in contradicted:
+            typer.echo(f"label contradicted: {res.contradiction_text(entry)}; "
+                       "optimality of that instance is unknown")  # fmt: skip
+        _print_summary(stored)
+    except Exception as err:
+        raise _after_measuring("the summary", err, run_dir) from None
     if not no_report:
         problem = write_report_if_available(run_dir)
-        if problem:
-            say(f"note: no report written: {problem}")
+        if problem:  # said even with --quiet: the run's files are incomplete
+            _stderr(f"note: no report written ({problem}); the rows are safe in "
+                    f"{run_dir}: `harness report {run_dir}` rebuilds it")  # fmt: skip
+            from harness.core.requirements import requirement_problems
+
+            for cause in requirement_problems():
+                _stderr(f"likely cause: {cause}")
     if not quiet:
         for note in later:
             say(f"note: {note}")
     typer.echo(str(run_dir))
     if strict and (outcome.failures or contradicted):
         raise typer.Exit(1)
+
+
+def _after_measuring(what: str, err: Exception, run_dir: Path) -> typer.Exit:
+    """The one line for a failure after every cell was stored (and, when the
+    harness's own dependencies moved, the likely cause): exit status 1."""
+    from harness.core.requirements import requirement_problems
+
+    reason = " ".join(f"{type(err).__name__}: {err}".split())[:300]
+    _stderr(
+        f"error: {what} failed after every cell was measured ({reason}); the rows "
+        f"are safe in {run_dir}: `harness report {run_dir}` rebuilds the summary "
+        "and the report"
+    )
+    for problem in requirement_problems():
+        _stderr(f"likely cause: {problem}")
+    return typer.Exit(1)
 
 
 def _dry_run(plan, exp, jobs, argv, sources, runner, res) -> None:

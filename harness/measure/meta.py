@@ -5,6 +5,7 @@ the warnings printed before and after the work."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -32,13 +33,21 @@ def risks(jobs: int) -> list[str]:
     return []
 
 
-def advice(jobs: int) -> list[str]:
-    """Notes about how to read the figures, worth reading after the work."""
-    if jobs > 1:
+def advice(jobs: int, cores: int | None = None) -> list[str]:
+    """Notes about how to read the figures, worth reading after the work. None
+    while every worker has a core of its own: the reference solve timed beside
+    each repeat on the same core is what comparisons divide by, so they hold with
+    one worker per core (the A/A test in docs/benchmarks.md)."""
+    if cores is None:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            cores = os.cpu_count() or 1
+    if jobs > cores:
         return [
-            f"{jobs} workers solved side by side, sharing caches and memory "
-            "bandwidth, so times can be higher and noisier than alone; for timings "
-            "you will compare, run with --jobs 1"
+            f"{jobs} workers shared {cores} cores, so solves waited for each other "
+            f"and times are higher and noisier; --jobs {cores} or fewer gives each "
+            "worker a core of its own"
         ]
     return []
 
