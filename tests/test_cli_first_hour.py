@@ -318,3 +318,25 @@ def test_a_plugin_that_cannot_import_names_the_plugin_and_the_module(tmp_path):
     )
     missing = CliRunner().invoke(app, ["solvers", "--plugin", "no_such_plugin_mod"])
     assert "no plugin module 'no_such_plugin_mod' is installed" in missing.stderr
+
+
+def test_an_unsolvable_board_says_why_and_which_goal_it_can_reach():
+    """Stdout keeps the judge format; stderr says the parity class and the built-in
+    goals the board can reach (Korf's 4x4 boards are written for blank-first)."""
+    korf1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n"
+    result = CliRunner().invoke(app, ["solve", "--size", "4x4"], input=korf1)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "unsolvable\n"
+    assert result.stderr == (
+        "note: board 1 is unsolvable toward the standard goal: its tiles are in the "
+        "other parity class (half of all 4x4 boards cannot reach a given goal); it "
+        "can reach --goal blank-first (Korf's convention)\n"
+    )
+    two = "1 2 3 x 4 6 7 5 8\n1 2 3 4 5 6 8 7 x\n8 6 7 2 5 4 3 x 1\n1 2 3 5 4 6 7 8 x\n"
+    result = CliRunner().invoke(app, ["solve", "--goal", "spiral"], input=two)
+    assert result.stdout.splitlines()[0] == "unsolvable"
+    assert "board 1 is unsolvable toward the spiral goal" in result.stderr
+    assert "it can reach --goal standard" in result.stderr
+    assert "(1 more board unsolvable)" in result.stderr
+    solved = CliRunner().invoke(app, ["solve"], input="2 3 4 1 5 x 7 6 8\n")
+    assert solved.stderr == "" and len(solved.stdout.strip()) == 19

@@ -45,6 +45,9 @@ from harness.puzzle import (
     BoardError,
     Grid,
     boards_from_tokens,
+    goal_board,
+    goal_name,
+    is_solvable,
 )
 
 #: Used when --solver is not given, by board size (see the module docstring).
@@ -270,6 +273,33 @@ def solve(
         _solve_with_stats(boards, target, g, config, h)
     else:
         solve_boards(boards, target, g, config, h)
+    note = unsolvable_note(boards, target, g)
+    if note:
+        typer.echo(f"note: {note}", err=True)
+
+
+def unsolvable_note(boards: list[Board], target: Board, g: Grid) -> str | None:
+    """Why the first unsolvable board is (the other parity class) and which of the
+    built-in goals it can reach; None when every board reaches ``target``."""
+    solvable = solvable_for(target, g)
+    first = next((i for i, b in enumerate(boards) if not solvable(b)), None)
+    if first is None:
+        return None
+    board, name = boards[first], goal_name(target, g)
+    goal = f"the {name} goal" if name in GOAL_NAMES else "this goal"
+    others = [n for n in GOAL_NAMES if n != name
+              and is_solvable(board, goal_board(n, g), g)]  # fmt: skip
+    more = sum(1 for b in boards[first + 1 :] if not solvable(b))
+    text = (
+        f"board {first + 1} is unsolvable toward {goal}: its tiles are in the other "
+        f"parity class (half of all {g.label} boards cannot reach a given goal)"
+    )
+    if others:
+        text += "; it can reach " + " and ".join(
+            f"--goal {n}" + (" (Korf's convention)" if n == "blank-first" else "")
+            for n in others
+        )
+    return text + (f" ({more} more board{'s' * (more > 1)} unsolvable)" if more else "")
 
 
 #: Boards solved and judged together grow from 1 by doubling, up to this many, while
