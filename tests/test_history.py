@@ -121,3 +121,23 @@ def test_cli_history(results, tmp_path):
 def test_empty_folder_is_an_error(tmp_path):
     with pytest.raises(HistoryError, match="no run directories"):
         build_history([tmp_path])
+
+
+def test_history_is_written_beside_the_runs_not_in_the_current_folder(
+    results, tmp_path, monkeypatch
+):
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    here = tmp_path / "elsewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    runs = sorted(str(p) for p in results.iterdir() if (p / "meta.json").is_file())
+    for args in ([str(results)], runs):
+        page = results / "history" / "history.html"
+        page.unlink(missing_ok=True)
+        done = CliRunner().invoke(app, ["history", *args])
+        assert done.exit_code == 0, done.output
+        assert done.stdout.strip().splitlines()[-1] == str(page)
+        assert page.is_file() and not (here / "history").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -23,8 +24,12 @@ def history(
         typer.Argument(help="Run directories, or results folders holding runs."),
     ],
     out: Annotated[
-        Path, typer.Option(help="Folder for history.html, history.md and plots/.")
-    ] = Path("history"),
+        Path | None,
+        typer.Option(
+            help="Folder for history.html, history.md and plots/.",
+            show_default="history/ in the results folder the runs are in",
+        ),
+    ] = None,
     format: Annotated[
         Format,
         typer.Option(
@@ -55,6 +60,8 @@ def history(
         write_history,
     )
 
+    if out is None:
+        out = _results_folder(runs) / "history"
     try:
         hist = build_history(runs, Thresholds(min_ratio=min_ratio))
         page = write_history(hist, out, top)
@@ -82,3 +89,12 @@ def history(
             f"  {flag}{run.commit} {run.date} {step.config}: time {ratio}{moved}"
         )
     typer.echo(str(page))
+
+
+def _results_folder(runs: list[Path]) -> Path:
+    """The folder the runs live in: a folder given that holds runs itself, or a
+    run directory's parent; the deepest folder common to all of them."""
+    from harness.results import META_FILE
+
+    folders = [r if not (r / META_FILE).is_file() else r.parent for r in runs]
+    return Path(os.path.commonpath([f.resolve() for f in folders]))
