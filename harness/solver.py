@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.core.defaults import BUDGET_SECONDS
+from harness.core.names import did_you_mean
 from harness.heuristics import Heuristic, all_heuristics
 from harness.heuristics.registry import Capability, capabilities, registration_order
 from harness.puzzle import Board, Grid, Moves
@@ -396,7 +397,10 @@ def parse_config(token: str) -> SolverConfig:
 def _resolve(name: str, heuristic: str | None, token: str) -> SolverConfig:
     solvers = all_solvers()
     if name not in solvers and not _load_entry_point(name):
-        raise KeyError(f"unknown solver {name!r}; known: {', '.join(all_solvers())}")
+        raise KeyError(
+            f"unknown solver {name!r}{did_you_mean(name, all_solvers())}; known: "
+            f"{', '.join(all_solvers())}"
+        )
     spec = _REGISTRY[name]
     if heuristic == "":
         raise KeyError(f"{token!r}: empty heuristic name")
@@ -406,7 +410,8 @@ def _resolve(name: str, heuristic: str | None, token: str) -> SolverConfig:
         raise KeyError(f"solver {name!r} is blind and takes no heuristic ({token!r})")
     elif heuristic not in spec.heuristics:
         raise KeyError(
-            f"solver {name!r} does not take heuristic {heuristic!r}; "
+            f"solver {name!r} does not take heuristic {heuristic!r}"
+            f"{did_you_mean(heuristic, spec.heuristics)}; "
             f"it takes: {', '.join(spec.heuristics)}"
         )
     if heuristic is not None and heuristic not in all_heuristics():

@@ -86,7 +86,8 @@ def test_config_errors_are_one_line(tmp_path) -> None:
     bad = invoke("--config", exp)
     assert bad.exit_code == 2
     assert bad.output.strip() == (
-        f"error: {exp}: line 3: unknown key 'repaets' (known: solvers, heuristics, "
+        f"error: {exp}: line 3: unknown key 'repaets' (did you mean 'repeats'?) "
+        "(known: solvers, heuristics, "
         "configs, datasets, name, description, repeats, timeout, memory_limit_mb, "
         "memory, gc, setup_timeout, jobs, executor, scheduler, plugins, [[grid]])"
     )

@@ -340,3 +340,30 @@ def test_an_unsolvable_board_says_why_and_which_goal_it_can_reach():
     assert "(1 more board unsolvable)" in result.stderr
     solved = CliRunner().invoke(app, ["solve"], input="2 3 4 1 5 x 7 6 8\n")
     assert solved.stderr == "" and len(solved.stdout.strip()) == 19
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["run", "--solvers", "ida_str"],
+         "unknown solver 'ida_str' (did you mean 'ida_star'?)"),
+        (["run", "--solvers", "ida_star[manhatan]"],
+         "does not take heuristic 'manhatan' (did you mean 'manhattan'?)"),
+        (["run", "--solvers", "bfs", "--datasets", "8-minii"],
+         "unknown dataset '8-minii' (did you mean '8-mini'?)"),
+        (["datasets", "generate", "uniformm", "--size", "3x3", "--count", "2",
+          "--name", "x"], "unknown generator 'uniformm' (did you mean 'uniform'?)"),
+    ],
+)  # fmt: skip
+def test_an_unknown_name_gets_did_you_mean(args, said):
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert said in line
+
+
+def test_did_you_mean_stays_quiet_when_nothing_is_close():
+    from harness.core.names import did_you_mean
+
+    assert did_you_mean("zzz", ["bfs", "table"]) == ""
+    assert did_you_mean("tabel", ["bfs", "table"]) == " (did you mean 'table'?)"

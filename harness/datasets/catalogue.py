@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from harness.core.names import did_you_mean
 from harness.datasets.generators import (
     IMPORTERS,
     all_generators,
@@ -275,8 +276,12 @@ def find_dataset(name_or_path: str | Path) -> Path:
         candidate = folder / f"{text}.jsonl"
         if candidate.is_file():
             return candidate
-    known = ", ".join(dataset_names()) or "none"
-    raise DatasetError(f"unknown dataset {text!r}; known: {known}")
+    names = dataset_names()
+    known = ", ".join(names) or "none"
+    raise DatasetError(
+        f"unknown dataset {text!r}{did_you_mean(text, names)}; "
+        f"known: {known}"
+    )
 
 
 def list_datasets() -> list[tuple[str, Path]]:

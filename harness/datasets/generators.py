@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from harness.core.names import did_you_mean
 from harness.datasets.jsonl import make_dataset
 from harness.datasets.labels import make_labeller, resolve_label
 from harness.datasets.model import (
@@ -361,7 +362,8 @@ def generate(
     generators = all_generators()
     if generator not in generators:
         raise DatasetError(
-            f"unknown generator {generator!r}; known: {', '.join(generators)}"
+            f"unknown generator {generator!r}{did_you_mean(generator, generators)}; "
+            f"known: {', '.join(generators)}"
         )
     if count is None:
         raise DatasetError(f"{generator}: --count is required")

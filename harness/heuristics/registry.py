@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from harness.puzzle import Board, Grid
+from harness.core.names import did_you_mean
 from harness.core.registries import load_entry_points, registry
 
 ENTRY_POINT_GROUP = "npuzzle_harness.heuristics"
@@ -212,7 +213,8 @@ def make_heuristic(name: str, goal: Board, g: Grid) -> Heuristic:
     load_entry_points(ENTRY_POINT_GROUP)
     if name not in _REGISTRY:
         raise KeyError(
-            f"unknown heuristic {name!r}; known: {', '.join(sorted(_REGISTRY))}"
+            f"unknown heuristic {name!r}{did_you_mean(name, _REGISTRY)}; known: "
+            f"{', '.join(sorted(_REGISTRY))}"
         )
     info = _REGISTRY[name]
     reason = info.refuses(g)

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.core.names import did_you_mean
+
 if TYPE_CHECKING:
     from harness.solver import SolverConfig
 
@@ -143,7 +145,8 @@ def load(path: Path | str) -> Experiment:
             continue
         if key not in OPTIONS:
             known = ", ".join([*GRID_KEYS, *OPTIONS, "[[grid]]"])
-            raise fail(key, None, f"unknown key {key!r} (known: {known})")
+            hint = did_you_mean(key, [*GRID_KEYS, *OPTIONS])
+            raise fail(key, None, f"unknown key {key!r}{hint} (known: {known})")
         types, words = OPTIONS[key]
         if isinstance(value, bool) and bool not in types or not isinstance(
             value, types
@@ -191,8 +194,8 @@ def load(path: Path | str) -> Experiment:
         for key in g:
             if key not in GRID_KEYS:
                 raise fail(
-                    key, i, f"unknown key {key!r} in [[grid]] (known: "
-                    f"{', '.join(GRID_KEYS)})"
+                    key, i, f"unknown key {key!r} in [[grid]]"
+                    f"{did_you_mean(key, GRID_KEYS)} (known: {', '.join(GRID_KEYS)})"
                 )  # fmt: skip
     for index, grid in tables:
         _expand(exp, grid, index, fail)
@@ -313,7 +316,8 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
         if h not in known_h:
             raise fail(
                 "heuristics", index,
-                f"unknown heuristic {h!r}; known: {', '.join(sorted(known_h))}",
+                f"unknown heuristic {h!r}{did_you_mean(h, known_h)}; known: "
+                f"{', '.join(sorted(known_h))}",
             )  # fmt: skip
     for name in _names(grid.get("solvers", []) or [], "solvers", index, fail) if (
         "solvers" in grid
