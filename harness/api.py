@@ -7,6 +7,7 @@ meet (as ``harness run`` does in :mod:`harness.cli.run`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,14 +61,17 @@ def run(
     return frame
 
 
-def write_report_if_available(run_dir: Path) -> str | None:
-    """Call the reporter on this run; a one-line reason when it could not."""
+def write_report_if_available(
+    run_dir: Path, progress: Callable[[str], None] | None = None
+) -> str | None:
+    """Call the reporter on this run (``progress`` hears what it is writing); a
+    one-line reason when it could not."""
     try:
         from harness.report import write_report
     except ImportError:
         return "the reporter (harness.report) is not available"
     try:
-        write_report([run_dir], run_dir)
+        write_report([run_dir], run_dir, progress=progress)
     except Exception as err:
         return f"{type(err).__name__}: {err}"
     return None

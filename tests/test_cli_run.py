@@ -105,7 +105,7 @@ def test_summary_then_run_directory_as_last_line(tmp_path, dataset_file):
     run_dir = Path(lines[-1])
     assert run_dir.parent == tmp_path and (run_dir / "rows.csv").is_file()
     header = next(line for line in lines if line.startswith("config"))
-    assert header.split()[:4] == ["config", "dataset", "solved", "optimal"]
+    assert header.split()[:4] == ["config", "solved", "optimal", "median"]
     bfs = next(line for line in lines if line.startswith("good_bfs "))
     assert "9/9" in bfs and "100%" in bfs
     raises = next(line for line in lines if line.startswith("raises "))
@@ -296,3 +296,27 @@ def test_refusals_print_one_line_per_config_and_dataset(tmp_path: Path) -> None:
     ] or lines == [
         "  shallow on 8-seeds (2 instances): depth 19 is too deep (+1 similar reason)"
     ], out.stdout
+
+
+def test_progress_counts_the_cells_to_solve_not_those_refused(capsys) -> None:
+    """943 cells of which 123 are refused: the count runs 0..820, not 123..943;
+    the refused ones are said once, before (plain lines and the rich bar alike)."""
+    from harness.cli.run import PlainProgress, RichProgress
+
+    plain = PlainProgress(every_seconds=1e9)
+    plain.start(total=10, done=4, failures=0)
+    for done in range(5, 11):
+        plain.finished(done, 0, None)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "4 of 10 cells need no solving (refused or stored); 6 to run"
+    assert [line.split()[0] for line in err[1:]] == [
+        "[1/6]", "[2/6]", "[3/6]", "[4/6]", "[5/6]", "[6/6]"
+    ]  # fmt: skip
+    assert err[-1].startswith("[6/6] 100% ")
+    bar = RichProgress()
+    bar.start(total=10, done=4, failures=0)
+    bar.finished(7, 0, None)
+    task = bar.bar.tasks[0]
+    bar.stop()
+    assert (task.completed, task.total) == (3, 6)
+    assert "4 of 10 cells need no solving" in capsys.readouterr().err

@@ -41,9 +41,15 @@ def table(run_a):
 
 
 @pytest.fixture(scope="module")
-def single(tmp_path_factory) -> Path:
+def said() -> list[str]:
+    """What write_report said while writing the ``single`` report."""
+    return []
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory, said) -> Path:
     out = tmp_path_factory.mktemp("single")
-    return report.write_report([RUN_A], out)
+    return report.write_report([RUN_A], out, progress=said.append)
 
 
 @pytest.fixture(scope="module")
@@ -613,3 +619,17 @@ def test_the_report_shows_the_summary_the_terminal_prints(single: Path) -> None:
             (line,) = [ln for ln in lines if ln.startswith(row["config"] + " ")]
             assert line.split() == " ".join(c for c in frame.loc[i] if c).split()
             assert "| " + " | ".join(frame.loc[i]) + " |" in section
+
+
+def test_writing_the_report_says_what_it_writes(single: Path, said: list[str]) -> None:
+    """The phase after the cells is not silent: each plot as it is drawn, then the
+    figures and the documents (harness run prints these lines)."""
+    from harness.report.plots import all_plots
+
+    n = len(all_plots())
+    assert said[0] == "writing report: reading the rows"
+    assert said[1 : n + 1] == [f"writing report: plots {i}/{n}" for i in range(1, n + 1)]
+    assert said[n + 1 :] == [
+        "writing report: profiles and scatter plots",
+        "writing report: report.md and report.html",
+    ]

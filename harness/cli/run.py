@@ -393,7 +393,7 @@ def run(
     except Exception as err:
         raise _after_measuring("the summary", err, run_dir) from None
     if not no_report:
-        problem = write_report_if_available(run_dir)
+        problem = write_report_if_available(run_dir, progress=say)
         if problem:  # said even with --quiet: the run's files are incomplete
             _stderr(f"note: no report written ({problem}); the rows are safe in "
                     f"{run_dir}: `harness report {run_dir}` rebuilds it")  # fmt: skip
@@ -556,15 +556,19 @@ class PlainProgress:
         self.left = seconds_left
 
     def start(self, total: int, done: int, failures: int) -> None:
-        self.total, self.done, self.first_done = total, done, done
+        # the count is of cells to solve: those refused or stored are said once
+        # here, not shown as progress already made ("123/943" at the start)
+        self.total, self.done, self.first_done = total - done, 0, done
         self.started_at = self.last_line = time.monotonic()
         if done:
-            _stderr(f"{done} of {total} cells need no solving (refused or stored)")
+            _stderr(f"{done} of {total} cells need no solving (refused or stored); "
+                    f"{total - done} to run")  # fmt: skip
 
     def started(self, config: str, dataset: str) -> None:
         self.current = f"{config} on {dataset}"
 
     def finished(self, done: int, failures: int, failure_line: str | None) -> None:
+        done -= self.first_done
         self.done = done
         if failure_line:
             _stderr(failure_line)
@@ -575,10 +579,9 @@ class PlainProgress:
                 self.next_share += 0.1
             self.last_line = now
             elapsed = now - self.started_at
-            made = done - self.first_done
             left = self.left
             if left is None:  # a runner without a cost model: linear
-                left = (self.total - done) * elapsed / made if made else 0.0
+                left = (self.total - done) * elapsed / done if done else 0.0
             _stderr(
                 f"[{done}/{self.total}] {100 * share:.0f}% "
                 f"{_duration(elapsed)} elapsed, ~{_duration(left)} left; "
@@ -616,12 +619,17 @@ class RichProgress:
             transient=False,
         )
         self.task = None
+        self.first_done = 0
 
     def start(self, total: int, done: int, failures: int) -> None:
+        if done:  # refused or stored: said once, not counted as progress made
+            self.console.print(f"{done} of {total} cells need no solving (refused "
+                               f"or stored); {total - done} to run", highlight=False)
+        self.first_done = done
         self.bar.start()
         self.task = self.bar.add_task(
-            "starting", total=total, completed=done, failures=self._fails(failures),
-            left="",
+            "starting", total=total - done, completed=0,
+            failures=self._fails(failures), left="",
         )  # fmt: skip
 
     def estimate(self, seconds_left: float) -> None:
@@ -638,7 +646,8 @@ class RichProgress:
     def finished(self, done: int, failures: int, failure_line: str | None) -> None:
         if failure_line:
             self.bar.console.print(failure_line, markup=False, highlight=False)
-        self.bar.update(self.task, completed=done, failures=self._fails(failures))
+        self.bar.update(self.task, completed=done - self.first_done,
+                        failures=self._fails(failures))  # fmt: skip
 
     def stop(self) -> None:
         self.bar.stop()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,10 +100,13 @@ def write_report(
     run_dirs: Sequence[Path | str],
     out_dir: Path | str | None = None,
     plot_formats: Sequence[str] = (),
+    progress: Callable[[str], None] | None = None,
 ) -> Path:
     """Write report.md, report.html and plots/*.png into ``out_dir`` (default: the
     run's own directory; required for several runs). ``plot_formats``: "pdf" or
-    "pgf" files written beside each PNG. Returns the HTML path."""
+    "pgf" files written beside each PNG. ``progress`` hears what is being written
+    ("writing report: plots 5/12"). Returns the HTML path."""
+    say = progress or (lambda text: None)
     from harness.report import plots  # matplotlib is only needed for writing files
 
     for fmt in plot_formats:
@@ -118,6 +121,7 @@ def write_report(
             )
     plots.EXTRA_FORMATS = tuple(f for f in plot_formats if f != "png")
 
+    say("writing report: reading the rows")
     runs = load_runs(run_dirs)
     if out_dir is None:
         if len(runs) > 1:
@@ -138,7 +142,9 @@ def write_report(
         colors,
         out / "plots",
         time_limit_s=limit if isinstance(limit, int | float) else None,
+        progress=lambda done, total: say(f"writing report: plots {done}/{total}"),
     )
+    say("writing report: profiles and scatter plots")
     from harness.report import figures as paper
 
     figures += paper.report_figures(
@@ -154,6 +160,7 @@ def write_report(
                 out / "plots",
             )
         )
+    say("writing report: report.md and report.html")
     sections = _sections(runs, table, figures)
     title = (
         f"Benchmark report: {runs[0].run_id}"

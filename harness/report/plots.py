@@ -133,9 +133,11 @@ def make_plots(
     styles: dict[str, Style],
     plot_dir: Path,
     time_limit_s: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Plot]:
     """Draw every standard plot of one run into ``plot_dir``; stale files of plots
-    skipped this time are removed so the folder matches the report."""
+    skipped this time are removed so the folder matches the report. ``progress``
+    hears (plots drawn, plots in all) after each."""
     plot_dir.mkdir(parents=True, exist_ok=True)
     answered = inst[inst["status"].isin(ANSWERED)] if len(inst) else inst
     solvable = (
@@ -145,7 +147,11 @@ def make_plots(
     )
     data = PlotData(inst, answered, solvable, styles, plot_dir, time_limit_s)
     load_entry_points(ENTRY_POINT_GROUP)
-    plots = [draw(data) for draw in _PLOTS.values()]
+    plots = []
+    for draw in list(_PLOTS.values()):
+        plots.append(draw(data))
+        if progress is not None:
+            progress(len(plots), len(_PLOTS))
     for p in plots:
         if p.skipped:
             (plot_dir / f"{p.name}.png").unlink(missing_ok=True)
