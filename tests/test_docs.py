@@ -39,3 +39,20 @@ def test_the_readme_links_to_files_that_exist() -> None:
     assert len(targets) >= 10
     missing = [t for t in targets if not (ROOT / t).is_file()]
     assert not missing, f"README links to missing files: {missing}"
+
+
+def test_the_help_states_the_main_job_time_the_benchmarks_page_measured() -> None:
+    """`harness --help` and `harness run --help` quote the main job's wall time as
+    docs/benchmarks.md states it (a re-measured figure moves all three)."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    table = (ROOT / "docs" / "benchmarks.md").read_text()
+    (row,) = [r for r in table.splitlines() if r.startswith("| main job wall")]
+    (figure,) = re.findall(r"\*\*([\d.]+-[\d.]+ s)\*\*", row)
+    for args in ([], ["run"]):
+        shown = CliRunner().invoke(app, [*args, "--help"], env={"COLUMNS": "200"})
+        assert figure in " ".join(shown.stdout.split()), args

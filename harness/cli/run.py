@@ -209,8 +209,10 @@ def run(
     the rows in a new run directory (its path is the last line printed).
 
     A bare `harness run` is the main job: every solver config on the default
-    datasets, about a minute on a 2-core machine (numba and pattern databases
-    cached; the first run also compiles and builds them)."""
+    datasets, 66.7-74.6 s measured on a quiet 2-core machine with numba's kernels
+    and the pattern databases cached (docs/benchmarks.md); the first run also
+    compiles and builds them, and other jobs on the cores stretch it (about 6 min
+    at a load average of 4-9)."""
     from harness import results as res
     from harness.api import write_report_if_available
     from harness.measure import runner
