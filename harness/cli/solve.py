@@ -448,8 +448,8 @@ def _check_refusal(config, g: Grid, target: Board, force: bool) -> None:
     reason = spec.refuses(g, None, config.heuristic, goal=target)
     if reason and not force:
         raise fail(
-            f"{config.label} declines these {g.label} boards: {reason} (--force "
-            "runs it)"
+            f"{config.label} declines {g.label} boards toward the "
+            f"{goal_name(target, g)} goal: {reason} (--force runs it)"
         )
     if spec.external is not None and spec.external.refuses_goal(target, g):
         raise fail(f"--goal: {spec.external.refuses_goal(target, g)}")
