@@ -113,10 +113,11 @@ def report(
             runs = load_runs(dirs)
             if len(runs) == 1:  # the run's one summary, as `harness run` prints it
                 from harness.core.tables import output_width
+                from harness.report.summary_table import skip_lines, summary_text
                 from harness.report.summary_table import summary_blocks as blocks_of
-                from harness.report.summary_table import summary_text
 
-                typer.echo(summary_text(blocks_of(runs[0]), output_width()))
+                typer.echo(summary_text(blocks_of(runs[0]), output_width(),
+                                        skip_lines(runs[0])))  # fmt: skip
             else:
                 _print_blocks(summary_blocks(runs))
             return

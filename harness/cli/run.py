@@ -662,6 +662,6 @@ def _print_summary(run) -> None:
     """The run's summary (:mod:`harness.report.summary_table`, the same blocks report.md
     shows), fitted to the terminal's width."""
     from harness.core.tables import output_width
-    from harness.report.summary_table import summary_blocks, summary_text
+    from harness.report.summary_table import skip_lines, summary_blocks, summary_text
 
-    typer.echo(summary_text(summary_blocks(run), output_width()))
+    typer.echo(summary_text(summary_blocks(run), output_width(), skip_lines(run)))

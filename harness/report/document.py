@@ -28,7 +28,7 @@ from harness.analysis import (
 from harness.report.comparison import compare
 from harness.report.findings import compare_findings, findings
 from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
-from harness.report.summary_table import declined, summary_columns
+from harness.report.summary_table import skip_lines, summary_columns
 from harness.report.summary_table import summary_blocks as summary_blocks_of
 from harness.report.tables import (
     PARTS,
@@ -265,8 +265,8 @@ def _summary_section(run: Run) -> _Section:
     keys = summary_columns(blocks)
     sec.tables.extend((b.title, b.frame(keys)) for b in blocks if b.rows)
     sec.bullets.extend(
-        f"{config} declined {', '.join(where)} (not failures): {reason}."
-        for config, where, reason in declined(blocks)
+        f"Skipped (declined by the solver, not failures): {line}."
+        for line in skip_lines(run)
     )
     return sec
 

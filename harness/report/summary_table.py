@@ -8,8 +8,10 @@ unsolvability is a different job and would swamp one median). Per config:
 coverage, the share of optimal paths, and the median and geometric mean time and
 the median nodes expanded over the instances that every config answered in that
 block (:func:`harness.analysis.aggregate.fair_summary`). Configs that declined
-every cell of a block are listed under it, not as rows. As text the tables fit a
-given width: columns are left out, least important first, and a note says which.
+every cell of a block are not rows of it; every declined cell is counted in the
+skipped lines under the tables (:func:`skip_lines`), with the solver's reason.
+As text the tables fit a given width: columns are left out, least important
+first, and a note says which.
 """
 
 from __future__ import annotations
@@ -112,10 +114,13 @@ def summary_columns(blocks: list[SummaryBlock]) -> list[str]:
     ]
 
 
-def summary_text(blocks: list[SummaryBlock], width: int) -> str:
+def summary_text(
+    blocks: list[SummaryBlock], width: int, skipped: list[str] | None = None
+) -> str:
     """The blocks as aligned text no wider than ``width`` columns: the same columns
     in every block, the least important left out until the widest line fits (a
-    note names them), then the legend and the declined configs, wrapped."""
+    note names them), then the legend and the ``skipped`` lines (:func:`skip_lines`),
+    wrapped."""
     from harness.core.tables import table_text
 
     if not blocks:
@@ -150,24 +155,29 @@ def summary_text(blocks: list[SummaryBlock], width: int) -> str:
             "terminal, or report.md, shows them)."
         )
     text = lines + [w for p in tail for w in textwrap.wrap(p, width)]
-    refused = declined(blocks)
-    if refused:
-        text.append("declined (the solver refused these cells; not failures):")
-        for config, where, reason in refused:
-            line = f"{config} on {', '.join(where)}: {reason}"
+    if skipped:
+        text.append("skipped (the solver declined these; not failures):")
+        for line in skipped:
             text += textwrap.wrap(line, width, initial_indent="  ",
                                   subsequent_indent="    ")  # fmt: skip
     return "\n".join(text)
 
 
-def declined(blocks: list[SummaryBlock]) -> list[tuple[str, list[str], str]]:
-    """``(config, block names, reason)``: each config that declined whole blocks,
-    once per reason."""
-    seen: dict[tuple[str, str], list[str]] = {}
-    for b in blocks:
-        for config, reason in b.declined:
-            seen.setdefault((config, reason), []).append(b.title.split(":")[0])
-    return [(c, where, reason) for (c, reason), where in seen.items()]
+def skip_lines(run: Run) -> list[str]:
+    """One line per config and dataset whose cells the solver declined: how many
+    and the most common reason (reasons that differ only by the instance, e.g. its
+    depth, are counted as similar rather than listed one by one)."""
+    grouped: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for config, dataset, count, reason in skipped_reasons(run.stored):
+        grouped.setdefault((config, dataset), []).append((count, reason))
+    out = []
+    for (config, dataset), reasons in grouped.items():
+        total = sum(count for count, _ in reasons)
+        _, reason = max(reasons, key=lambda cr: cr[0])
+        more = len(reasons) - 1
+        also = f" (+{more} similar reason{'s' * (more > 1)})" if more else ""
+        out.append(f"{config} on {dataset} ({total} instances): {reason}{also}")
+    return out
 
 
 def nodes(value: float | None) -> str:
