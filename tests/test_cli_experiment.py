@@ -89,7 +89,8 @@ def test_config_errors_are_one_line(tmp_path) -> None:
         f"error: {exp}: line 3: unknown key 'repaets' (did you mean 'repeats'?) "
         "(known: solvers, heuristics, "
         "configs, datasets, name, description, repeats, timeout, memory_limit_mb, "
-        "memory, gc, setup_timeout, jobs, executor, scheduler, plugins, [[grid]])"
+        "memory, gc, setup_timeout, min_sample_seconds, jobs, executor, scheduler, "
+            "plugins, [[grid]])"
     )
     both = invoke("--config", exp, "--solvers", "bfs")
     assert both.exit_code == 2 and "drop --solvers" in both.output

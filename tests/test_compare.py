@@ -60,6 +60,7 @@ def write_run(
     cpu: bool = True,
     ref: bool = True,
     drift: float = 1.0,
+    loops: int | None = None,
 ) -> Path:
     """Write a run: ``repeats`` time rows per cell (lognormal jitter) + a memory row.
     ``ref``: each repeat has its reference solve (5 ms); ``drift`` slows the
@@ -107,6 +108,7 @@ def write_run(
                         "cpu_seconds": t * 0.98 if good and cpu else "",
                         "ref_seconds": ref_t if good and ref else "",
                         "ref_cpu_seconds": ref_t if good and ref else "",
+                        "loops": loops if good and loops else "",
                     }
                 )
             out.writerow(
@@ -227,6 +229,18 @@ def test_machine_drift_divides_out_with_the_reference_solve(tmp_path, base_run):
     raw = compare_runs(base_run, new, Thresholds(normalize=False))
     assert not raw.normalized and raw.exit_code == EXIT_OK
     assert "under the 1.80x threshold" in raw.configs["bfs"].time.verdict
+
+
+def test_cold_single_solves_and_loops_are_not_compared(tmp_path, base_run):
+    """A run of schema 4 or older timed one cold solve per repeat: against a run
+    of calibrated loops its fast configs would look faster for nothing."""
+    looped = write_run(tmp_path, "looped", slowed(base_cells(), 2.0), seed=2, loops=8)
+    comp = compare_runs(base_run, looped)
+    assert all(c.time is None for c in comp.configs.values())
+    assert any(n.startswith("times not compared: the base run") for n in comp.notes)
+    assert comp.exit_code == EXIT_OK  # counters and statuses still judged
+    again = write_run(tmp_path, "again", base_cells(), seed=3, loops=8)
+    assert compare_runs(again, looped).exit_code == EXIT_REGRESSION
 
 
 def test_runs_without_the_reference_are_compared_raw_with_a_note(tmp_path):

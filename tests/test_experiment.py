@@ -103,6 +103,8 @@ datasets = ["8-mini", "8-seeds"]
         ('solvers = ["bfs"\n', "not valid TOML"),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nmemory = 1\n',
          "line 3: memory = 1: must be true or false"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nmin_sample_seconds = -0.1\n',
+         "line 3: min_sample_seconds = -0.1: must be 0 to 10 seconds"),
     ],
 )  # fmt: skip
 def test_bad_files_name_the_line(tmp_path, text, message) -> None:
@@ -130,6 +132,10 @@ gc = true
     assert args["pairs"] == {("bfs", "8-seeds")}
     assert args["repeats"] == 2
     assert args["memory_pass"] is False and args["disable_gc"] is False
+    assert "min_sample_seconds" not in args  # the run's default applies
+    timed = experiment.load(_write(tmp_path, 'solvers = ["bfs"]\n'
+                                   'datasets = ["8-seeds"]\nmin_sample_seconds = 0\n'))
+    assert experiment.run_arguments(timed)["min_sample_seconds"] == 0
     local = experiment.load(_write(tmp_path, 'solvers = ["bfs"]\n'
                                    'datasets = ["8-seeds"]\nexecutor = "inline"\n'))
     assert experiment.run_arguments(local)["jobs"] == 0

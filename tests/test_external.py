@@ -103,6 +103,12 @@ def test_c_solver_beside_ida_star_jit(tmp_path, c_solver):
         assert all(
             float(r["raw_cpu_seconds"]) >= float(r["cpu_seconds"]) for r in timed
         )
+        # on the footing of an in-process solver: a reference beside each repeat,
+        # the cell's first solve apart; a batch program answers loops of lines
+        assert all(float(r["ref_cpu_seconds"]) > 0 for r in timed)
+        assert all(float(r["first_cpu_seconds"]) > 0 for r in timed)
+        loops = {int(r["loops"]) for r in timed}
+        assert loops == {1} if config == "c_ida" else max(loops) > 1
         memory = [r for r in rs if r["measure"] == "memory"]
         # The program's own peak (a few MB), not the Python worker's tens of MB
         # that ru_maxrss would carry over from the spawn.

@@ -176,9 +176,11 @@ def test_warmup_solves_come_before_the_timed_repeats_and_leave_no_row(
     calls = tmp_path / "calls.txt"
     monkeypatch.setenv("COUNT_CALLS_FILE", str(calls))
     data = tiny("w", count=2, unsolvable=False)
-    frame = run("count_calls", [data], repeats=2, warmup=warmup)
+    frame = run("count_calls", [data], repeats=2, warmup=warmup, min_sample_seconds=0)
     solves = calls.read_text().splitlines()
-    assert len(solves) == 2 * (warmup + 2)  # per instance: warm-ups + repeats
+    # per instance: the first solve (a warm-up's, else the first repeat's), the
+    # other warm-ups, and per repeat a warm solve and its one-solve sample
+    assert len(solves) == 2 * (max(warmup, 1) + 2 * 2)
     assert sorted(frame.measure.unique()) == ["time"]
     assert sorted(frame.repeat.unique()) == [0, 1]
     meta = res.read_meta(frame.attrs["run_dir"])

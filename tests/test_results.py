@@ -89,10 +89,31 @@ def test_columns_follow_the_contract_in_order():
         "cpu",
         "repeats_taken",
         "stop_reason",
+        "loops",
+        "first_seconds",
+        "first_cpu_seconds",
     )
     assert res.COLUMNS_V1 == res.COLUMNS[:27]
     assert res.COLUMNS_V2 == res.COLUMNS[:29]
     assert res.COLUMNS_V3 == res.COLUMNS[:34]
+    assert res.COLUMNS_V4 == res.COLUMNS[:36]
+
+
+def test_a_schema_4_run_reads_with_the_sampling_columns_empty(tmp_path):
+    """Schema 4 timed one cold solve per repeat: read with loops and the first
+    solve empty, and what it lacks is said."""
+    res.write_meta(tmp_path, {"run_id": "r"})
+    meta = json.loads((tmp_path / res.META_FILE).read_text())
+    meta["schema_version"] = 4
+    (tmp_path / res.META_FILE).write_text(json.dumps(meta))
+    line = res.format_rows([row()]).strip().split(",")[: len(res.COLUMNS_V4)]
+    (tmp_path / res.ROWS_FILE).write_text(
+        ",".join(res.COLUMNS_V4) + "\n" + ",".join(line) + "\n"
+    )
+    meta, frame = analysis.read_run(tmp_path)
+    assert len(frame) == 1 and frame.loops.isna().all()
+    assert frame.first_cpu_seconds.isna().all() and frame.first_seconds.isna().all()
+    assert "one solve per timed repeat" in " ".join(res.schema_gaps(meta))
 
 
 def test_round_trip_keeps_values_and_types(tmp_path):
@@ -183,7 +204,8 @@ def test_malformed_rows_are_named(tmp_path):
     with open(tmp_path / res.ROWS_FILE, "a") as fh:
         fh.write("only,three,fields\n")
     with pytest.raises(
-        res.ResultsError, match=r"rows.csv: line 3: 3 fields, expected 36"
+        res.ResultsError,
+        match=rf"rows.csv: line 3: 3 fields, expected {len(res.COLUMNS)}",
     ):
         res.read_row_dicts(tmp_path)
 
@@ -202,7 +224,8 @@ def test_old_schema_fixture_is_rejected_clearly():
         analysis.read_run(DATA / "old_schema_run")
     assert "meta.json: schema_version 0 is not supported" in str(err.value)
     assert "\n" not in str(err.value)
-    with pytest.raises(res.ResultsError, match="columns do not match schema 4"):
+    schema = f"columns do not match schema {res.SCHEMA_VERSION}"
+    with pytest.raises(res.ResultsError, match=schema):
         res.read_row_dicts(DATA / "old_schema_run")
 
 

@@ -39,11 +39,11 @@ _WORST = {s: i for i, s in enumerate(WORST_LAST)}
 INT_COLUMNS = (
     "optimal_length", "repeat", "path_length", "expanded", "generated",
     "max_frontier", "iterations", "peak_bytes", "peak_rss_bytes", "h_start",
-    "peak_rss_delta_bytes", "worker", "cpu", "repeats_taken",
+    "peak_rss_delta_bytes", "worker", "cpu", "repeats_taken", "loops",
 )  # fmt: skip
 FLOAT_COLUMNS = (
     "seconds", "cpu_seconds", "raw_seconds", "raw_cpu_seconds", "ref_seconds",
-    "ref_cpu_seconds",
+    "ref_cpu_seconds", "first_seconds", "first_cpu_seconds",
 )  # fmt: skip
 BOOL_COLUMNS = ("solvable", "is_optimal")
 TEXT_COLUMNS = tuple(

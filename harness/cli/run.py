@@ -26,6 +26,7 @@ _RESUME_CONFLICTS = {
     "--memory-limit": "memory_limit", "--no-memory": "no_memory", "--gc": "keep_gc",
     "--setup-timeout": "setup_timeout", "--warmup": "warmup",
     "--order-seed": "order_seed", "--adaptive/--no-adaptive": "adaptive",
+    "--min-sample-time": "min_sample_time",
 }  # fmt: skip
 
 
@@ -136,6 +137,24 @@ def run(
             "takes all --repeats. The rows say how many were taken and why.",
         ),
     ] = True,
+    min_sample_time: Annotated[
+        float | None,
+        typer.Option(
+            "--min-sample-time",
+            metavar="SECONDS",
+            help="Each timed repeat is one sample of at least this much CPU time: "
+            "a faster solve is timed as a loop of k back-to-back solves of the same "
+            "board (k found in the warm-up; the rows' loops column) right after one "
+            "warm solve, and recorded as the sample over k. Batch external programs "
+            "get k lines of the board the same way; the start-up (the goal board's "
+            "line: reading, parsing, printing) is subtracted, so their time is the "
+            "search alone, where an in-process solver's includes its Python call "
+            "(about 1-3 us for the compiled ones). One-process-per-board programs "
+            "are timed one cold process per solve. The cell's first solve is kept "
+            "apart (first_cpu_seconds: cold, single-shot). 0: one solve per sample.",
+            show_default=f"{defaults.MIN_SAMPLE_SECONDS:g}",
+        ),
+    ] = None,
     no_memory: Annotated[
         bool, typer.Option("--no-memory", help="Skip the untimed memory pass.")
     ] = False,
@@ -248,6 +267,8 @@ def run(
         keep_gc = keep_gc or o.get("gc", False)
         if not _given(ctx, "setup_timeout") and o.get("setup_timeout") is not None:
             setup_timeout = o["setup_timeout"]
+        if min_sample_time is None:
+            min_sample_time = o.get("min_sample_seconds")
         if not _given(ctx, "executor") and o.get("executor") == "dask":
             executor = "dask"
         if executor == "dask" and scheduler is None and jobs is None:
@@ -317,6 +338,11 @@ def run(
                 warmup=runner.DEFAULT_WARMUP if warmup is None else warmup,
                 order_seed=order_seed,
                 adaptive=runner.DEFAULT_ADAPTIVE if adaptive else 0.0,
+                min_sample_seconds=(
+                    defaults.MIN_SAMPLE_SECONDS
+                    if min_sample_time is None
+                    else min_sample_time
+                ),
             )
             if executor == "dask" and not dry_run:
                 chosen = runner.make_dask_executor(scheduler, jobs, plan.plugins)

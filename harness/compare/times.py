@@ -40,6 +40,16 @@ def compare_times(
     keys = same_good[CELL_KEY]
     b_t = base_rows[base_rows.measure == "time"].merge(keys, on=CELL_KEY)
     n_t = new_rows[new_rows.measure == "time"].merge(keys, on=CELL_KEY)
+    looped = [_has_any(t, "loops") for t in (b_t, n_t)]
+    if looped[0] != looped[1]:
+        old = "base" if looped[1] else "new"
+        comp.notes.append(
+            f"times not compared: the {old} run timed one solve per repeat right "
+            "after the harness's own bookkeeping (schema 4 or older: cold caches, "
+            "up to 5x a fast solve's own time), the other calibrated loops; "
+            "measure both with this harness"
+        )
+        return
     metric = (
         "cpu_seconds"
         if _has_all(b_t, "cpu_seconds") and _has_all(n_t, "cpu_seconds")
@@ -224,6 +234,10 @@ def _verdict(
         regression=slow, improvement=fast, verdict=text, normalized=normalized,
         threshold=threshold,
     )  # fmt: skip
+
+
+def _has_any(rows: pd.DataFrame, col: str) -> bool:
+    return col in rows.columns and bool(rows[col].notna().any())
 
 
 def _has_all(rows: pd.DataFrame, col: str) -> bool:

@@ -19,6 +19,14 @@ REPEATS = 3
 ADAPTIVE = 0.04
 #: MB of address space one solve may add to its worker (0: no limit).
 MEMORY_LIMIT_MB = 4096
+#: A timed sample is this many seconds of CPU at least: a solve faster than that is
+#: timed as a loop of k back-to-back solves of the same board (k found in the
+#: warm-up, pyperf/timeit style) and recorded as the sample over k. A 20 us solve
+#: timed once, after the harness's own bookkeeping, read 125-170 us (cold caches);
+#: 0: one solve per sample.
+MIN_SAMPLE_SECONDS = 0.001
+#: ... and at most this (a repeat is a few samples).
+MAX_MIN_SAMPLE_SECONDS = 10.0
 #: Untimed solves per cell before the timed repeats: without one, repeat 0 ran 4-10%
 #: slower than the rest in every run (first-touch page faults, caches).
 WARMUP = 1

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.core.defaults import MAX_MIN_SAMPLE_SECONDS as MAX_SAMPLE
 from harness.core.names import did_you_mean
 
 if TYPE_CHECKING:
@@ -45,6 +46,10 @@ OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
     "memory": ((bool,), "true or false (the untimed memory pass)"),
     "gc": ((bool,), "true or false (garbage collector on during timing)"),
     "setup_timeout": ((int, float), "a positive number of seconds"),
+    "min_sample_seconds": (
+        (int, float),
+        f"0 to {MAX_SAMPLE:g} seconds (0: one solve per sample)",
+    ),
     "jobs": ((int,), "a whole number of worker processes >= 0"),
     "executor": ((str,), 'one of "local", "inline" or "dask"'),
     "scheduler": ((str,), 'a Dask scheduler address such as "tcp://HOST:8786"'),
@@ -155,6 +160,7 @@ def load(path: Path | str) -> Experiment:
         bad = (
             (key == "repeats" and value < 1)
             or (key in ("timeout", "setup_timeout") and not value > 0)
+            or (key == "min_sample_seconds" and not 0 <= value <= MAX_SAMPLE)
             or (key in ("memory_limit_mb", "jobs") and value < 0)
             or (key == "executor" and value not in EXECUTORS)
             or (key == "scheduler" and (not value.strip() or " " in value.strip()))
@@ -238,7 +244,7 @@ def run_arguments(exp: Experiment) -> dict[str, Any]:
         "pairs": exp.pair_set(),
     }
     same = ("repeats", "timeout", "memory_limit_mb", "setup_timeout", "jobs",
-            "plugins", "scheduler")  # fmt: skip
+            "plugins", "scheduler", "min_sample_seconds")  # fmt: skip
     out |= {key: o[key] for key in same if key in o}
     if "memory" in o:
         out["memory_pass"] = o["memory"]

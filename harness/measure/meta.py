@@ -12,6 +12,7 @@ from typing import Any
 from harness import results as res
 from harness.measure.plan import Cell, Plan
 from harness.measure.pool import Executor
+from harness.measure.sampling import WARM_SOLVE_BELOW
 from harness.measure.tasks import (
     REFERENCE_BOARD,
     REFERENCE_CONFIG,
@@ -97,9 +98,23 @@ def new_meta(
         "solvers": solvers,
         "timer": {
             **res.timer_meta(),
-            "timed_region": "the solve call alone; gc.collect() before it"
-            + ("; gc disabled during it" if plan.disable_gc else "; gc enabled")
-            + "; worker objects from imports and set-up frozen (gc.freeze())",
+            "timed_region": (
+                "one sample per repeat: loops back-to-back solves of the board "
+                f"(loops found in the warm-up so that a sample takes at least "
+                f"{plan.min_sample_seconds:g} s of CPU; 1 for slower solves), "
+                "seconds and cpu_seconds are the sample over loops; before it, in "
+                "this order: gc.collect(), the memory limit, "
+                + ("gc.disable(), " if plan.disable_gc else "")
+                + "the alarm, then a warm solve of the board (solves under "
+                f"{WARM_SOLVE_BELOW * 1e3:g} ms) and nothing else; worker objects "
+                "from imports and set-up frozen (gc.freeze()); first_seconds: the "
+                "cell's first solve, timed alone (cold caches)"
+                if plan.min_sample_seconds > 0
+                else "one solve per repeat, after gc.collect(), the memory limit"
+                + (", gc.disable()" if plan.disable_gc else "")
+                + " and a warm solve of the board (solves under "
+                f"{WARM_SOLVE_BELOW * 1e3:g} ms)"
+            ),
             "memory_pass": (
                 "untimed: peak_rss_delta_bytes = what the solve added to the "
                 "worker's resident set (VmHWM, reset via /proc/self/clear_refs just "
@@ -112,7 +127,8 @@ def new_meta(
                 "runs 5-20x slower)"
             ),
             "warmup": f"{plan.warmup} untimed solve(s) per cell before the timed "
-            "repeats",
+            "repeats; the first is the cell's first solve (first_seconds) and "
+            "finds its loops (without a warm-up, the first repeat does)",
             "repeats": (
                 f"adaptive: up to {plan.repeats} per cell; a cell stops once the "
                 "repeats left could not move the median of its wall, CPU and "
@@ -123,7 +139,8 @@ def new_meta(
             ),
             "reference": (
                 f"{REFERENCE_CONFIG} on {format_board(REFERENCE_BOARD)} timed in "
-                "the same worker right after every timed repeat: ref_seconds, "
+                "the same worker right after every timed repeat's sample, as a "
+                "calibrated sample of its own (per solve): ref_seconds, "
                 "ref_cpu_seconds; compare divides by it"
                 if plan.reference
                 else "none"

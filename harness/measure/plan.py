@@ -39,10 +39,16 @@ MAX_SECONDS = 86_400.0
 MAX_MEMORY_LIMIT_MB = 1_048_576
 
 
+MAX_MIN_SAMPLE_SECONDS = defaults.MAX_MIN_SAMPLE_SECONDS
+
+
 DEFAULT_WARMUP = defaults.WARMUP
 
 
 DEFAULT_ADAPTIVE = defaults.ADAPTIVE
+
+
+DEFAULT_MIN_SAMPLE_SECONDS = defaults.MIN_SAMPLE_SECONDS
 
 
 class RunError(Exception):
@@ -79,6 +85,9 @@ class Plan:
     #: adaptive stop: a cell stops repeating once the repeats left could not move
     #: its median by more than this factor (harness.measure.stopping); 0: all
     adaptive: float = 0.0
+    #: a timed sample lasts at least this many CPU seconds: faster solves are
+    #: timed as calibrated loops (harness.measure.sampling); 0: one solve each
+    min_sample_seconds: float = DEFAULT_MIN_SAMPLE_SECONDS
 
     def timeout_for(self, config: SolverConfig) -> float:
         return self.timeout if self.timeout is not None else config.spec.budget_seconds
@@ -119,6 +128,7 @@ class Plan:
             "interleave": self.interleave,
             "order_seed": self.order_seed,
             "adaptive": self.adaptive,
+            "min_sample_seconds": self.min_sample_seconds,
         }
 
 
@@ -230,6 +240,7 @@ def make_plan(
     interleave: bool = True,
     order_seed: int | None = None,
     adaptive: float = DEFAULT_ADAPTIVE,
+    min_sample_seconds: float = DEFAULT_MIN_SAMPLE_SECONDS,
 ) -> Plan:
     """Resolve names into a :class:`Plan`; RunError (one line) on bad input.
     ``order_seed`` None: a fresh one, recorded in meta.json."""
@@ -239,6 +250,11 @@ def make_plan(
         raise RunError(f"--warmup {warmup}: must be 0 or more")
     if not 0 <= adaptive < 1:  # also refuses nan
         raise RunError(f"adaptive tolerance {adaptive}: must be 0 (off) to under 1")
+    if not 0 <= min_sample_seconds <= MAX_MIN_SAMPLE_SECONDS:  # also refuses nan
+        raise RunError(
+            f"--min-sample-time {min_sample_seconds}: must be 0 (one solve per "
+            f"sample) to {MAX_MIN_SAMPLE_SECONDS:g} seconds"
+        )
     if timeout is not None:
         _check_seconds("--timeout", timeout)
     _check_seconds("--setup-timeout", setup_timeout)
@@ -267,6 +283,7 @@ def make_plan(
         interleave=interleave,
         order_seed=random.randrange(2**31) if order_seed is None else order_seed,
         adaptive=adaptive,
+        min_sample_seconds=float(min_sample_seconds),
     )
     if use_oracle:
         plan.oracle_optima = oracle_optima(plan.datasets)

@@ -89,7 +89,7 @@ def nondeterminism(
         if a.check_counters is not None:
             seen.append(
                 (
-                    "memory 0, tracemalloc solve",
+                    f"{a.measure} {a.repeat}, {a.check_label or 'tracemalloc solve'}",
                     _counter_signature(a.check_counters),
                     a.check_moves,
                 )
@@ -125,6 +125,8 @@ def build_rows(
     inst, config = cell.instance, cell.config
     drift = nondeterminism(result.attempts, stored)
     taken, stop = _repeats_taken(result, stored)
+    first = next((a for a in result.attempts if a.first_cpu_seconds is not None), None)
+    kept = keeps_state(result.attempts)
     rows = []
     warm_failure: Attempt | None = None
     for a in result.attempts:
@@ -152,6 +154,8 @@ def build_rows(
         if drift and a.outcome == "returned":
             status = "invalid"
             message = drift + (f"; {message}" if message else "")
+        elif kept and a.measure == "time" and a.outcome == "returned":
+            message = kept + (f"; {message}" if message else "")
         extra = {k[6:]: v for k, v in counters.items() if k.startswith("extra_")}
         timed = a.measure == "time" and a.outcome == "returned"
         rows.append(
@@ -185,9 +189,65 @@ def build_rows(
                 cpu=result.cpu,
                 repeats_taken=taken if a.measure == "time" else None,
                 stop_reason=stop if a.measure == "time" else "",
+                loops=a.loops if timed else None,
+                first_seconds=first.first_seconds if timed and first else None,
+                first_cpu_seconds=first.first_cpu_seconds if timed and first else None,
             )
         )
     return rows
+
+
+#: A cell whose first solve took this many times as long as a later cold solve of
+#: the same board (the memory pass's plain solve: after gc.collect() and the heap
+#: trim, as the first solve follows the cells before it) is flagged: the solver
+#: keeps something between calls (an answer cache, or set-up done in its first
+#: call), and only its first solve paid for it ...
+STATE_KEPT_RATIO = 4.0
+#: ... when the gap is also this many CPU seconds or more (cold solves of a few
+#: hundred microseconds vary by 0.1-0.25 ms).
+STATE_KEPT_SECONDS = 0.0005
+#: Without a memory pass, the later single solves are the warm solves before the
+#: samples, which a solver's first touch of memory it allocates per call does not
+#: slow: a first solve of astar_cantor (2 MiB of fresh arrays) took 4-7x its warm
+#: solves, 1.5-2 ms more, on the main job. So then: 10x and 1 ms.
+STATE_KEPT_WARM_RATIO = 10.0
+STATE_KEPT_WARM_SECONDS = 0.001
+STATE_KEPT = res.STATE_KEPT
+
+
+def keeps_state(attempts: Sequence[Attempt]) -> str | None:
+    """A warning when the cell's first solve took far longer than its later single
+    solves: the solver keeps something between calls (an answer cache, or set-up
+    done in its first call), so its loop times flatter it. None otherwise."""
+    first = next((a.first_cpu_seconds for a in attempts if a.first_cpu_seconds), None)
+    cold = [
+        a.single_cpu_seconds
+        for a in attempts
+        if a.measure == "memory" and a.outcome == "returned" and a.single_cpu_seconds
+    ]
+    warm = sorted(
+        a.single_cpu_seconds
+        for a in attempts
+        if a.measure == "time" and a.outcome == "returned" and a.single_cpu_seconds
+    )
+    if first is None or not (cold or warm):
+        return None
+    later, ratio, gap = (
+        (cold[0], STATE_KEPT_RATIO, STATE_KEPT_SECONDS)
+        if cold
+        else (warm[len(warm) // 2], STATE_KEPT_WARM_RATIO, STATE_KEPT_WARM_SECONDS)
+    )
+    if first < ratio * later or first - later < gap:
+        return None
+    return (
+        f"{STATE_KEPT}: first solve {_ms(first)}, a later solve of the same board "
+        f"{_ms(later)} ({first / later:.0f}x): the solver keeps something between "
+        "calls, so its loop time may flatter it"
+    )
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms"
 
 
 def _repeats_taken(

@@ -41,6 +41,7 @@ from harness.measure.meta import (
 from harness.measure.plan import (
     DEFAULT_ADAPTIVE,
     DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_MIN_SAMPLE_SECONDS,
     DEFAULT_OUT,
     DEFAULT_REPEATS,
     DEFAULT_SETUP_TIMEOUT,
@@ -237,6 +238,7 @@ def execute(
                 reference=plan.reference,
                 block=cell.block,
                 adaptive=plan.adaptive,
+                min_sample_seconds=plan.min_sample_seconds,
             )
             by_task[task.id] = cell
             tasks.append(task)
@@ -503,6 +505,7 @@ def plan_from_meta(
         interleave=bool(opts.get("interleave", False)),
         order_seed=int(opts.get("order_seed", 0)),
         adaptive=float(opts.get("adaptive", 0.0)),
+        min_sample_seconds=float(opts.get("min_sample_seconds", 0.0)),
     )
     plan.oracle_optima = oracle_optima(plan.datasets)
     return plan
@@ -591,6 +594,7 @@ def run(
     interleave: bool = True,
     order_seed: int | None = None,
     adaptive: float = DEFAULT_ADAPTIVE,
+    min_sample_seconds: float = DEFAULT_MIN_SAMPLE_SECONDS,
     resume: str | None = None,
     progress: Progress | None = None,
     executor_factory: Callable[[int, Path], Executor] | None = None,
@@ -640,6 +644,7 @@ def run(
             order_seed=order_seed,
             pairs=pairs,
             adaptive=adaptive,
+            min_sample_seconds=min_sample_seconds,
         )
         if executor == "dask":
             dask_executor = make_dask_executor(scheduler, jobs, plan.plugins)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.core.defaults import SETUP_TIMEOUT
+from harness.core.defaults import MIN_SAMPLE_SECONDS, SETUP_TIMEOUT
 from harness.puzzle import Board
 
 if TYPE_CHECKING:
@@ -34,7 +34,12 @@ TRACEMALLOC_BELOW_BYTES = 16 * 2**20
 TRACEMALLOC_BELOW_SECONDS = 0.05
 #: The reference solve timed beside every timed repeat: a fixed A* on Cantor-ranked
 #: arrays (solver-like: heap, arrays, branches), ~3-6 ms on a 2 GHz core. Dividing
-#: a repeat's CPU time by it cancels the drift of the core both ran on.
+#: a repeat's CPU time by it cancels the drift of the core both ran on. It is a
+#: calibrated sample too (loops found once per worker), timed right after the
+#: cell's sample, with no warm solve of its own: over 40 cells of three compiled
+#: configs it read the same cold (after the cell) as warm (after itself), 11.2 ms
+#: against 11.3 ms median (load 4); the 0.1-0.25 ms a cold start costs is lost in
+#: a solve this long (harness.measure.sampling.WARM_SOLVE_BELOW).
 REFERENCE_KEY = ("astar_cantor", "manhattan")  # a ConfigKey's solver and heuristic
 REFERENCE_CONFIG = "{}[{}]".format(*REFERENCE_KEY)  # its label, for messages
 REFERENCE_BOARD: Board = (5, 7, 8, 3, 6, 4, 2, 0, 1)  # 27 moves from the goal
@@ -46,6 +51,12 @@ REFERENCE_GOAL: Board = (1, 2, 3, 4, 5, 6, 7, 8, 0)
 #: and one unchanged config called "1.10x faster"; a reference per repeat gave
 #: 0.936-1.048 and 0 of 48 verdicts significant over 16 pairs (2026-12-03, load
 #: 0.4-2). Sharing across cells spread wider still.
+#: A sample of several solves may run this many times the minimum sample time
+#: over the time limit before its alarm fires (a loop is calibrated to last about
+#: the minimum; one solve in it that hangs is still stopped near the limit).
+SAMPLE_SLACK = 10.0
+#: The calibration's samples take at most about this many minimum sample times.
+CALIBRATION_BUDGET = 50.0
 #: Move strings longer than this are not sent back (a runaway solver); flagged invalid.
 MAX_MOVES_CHARS = 1_000_000
 
@@ -89,19 +100,32 @@ class Task:
     #: adaptive stop (harness.measure.stopping): skip the timed repeats left once
     #: they could not move the cell's median by more than this factor; 0: take all
     adaptive: float = 0.0
+    #: a timed sample lasts at least this many CPU seconds: fast solves are timed
+    #: as a loop of back-to-back solves (harness.measure.sampling); 0: one solve
+    min_sample_seconds: float = MIN_SAMPLE_SECONDS
 
     @property
     def setup_key(self) -> tuple:
         """Tasks with equal keys share one prepared set-up in a worker."""
         return (self.plugins, self.config, self.rows, self.cols, self.goal)
 
-    def pass_budget(self, p: Pass) -> float:
-        """Seconds the pass may take before it is a timeout."""
+    def pass_budget(
+        self, p: Pass, loops: int | None = None, warm: bool = True
+    ) -> float:
+        """Seconds the pass may take before it is a timeout: a bound on each of its
+        solves and samples (see Worker._sample). ``loops`` None: the cell is not
+        calibrated yet, so the pass may also make its first solve and calibrate;
+        ``warm``: a warm solve comes before the sample."""
         if p.measure == "memory":
             return self.timeout * (1.0 + TRACEMALLOC_TIMEOUT_FACTOR)
-        if p.measure == "time" and self.reference:
-            return self.timeout + 5.0  # the reference solve after it
-        return self.timeout
+        first = 0.0
+        if loops is None:  # the first solve, then calibration samples (a fast solve)
+            first = self.timeout + CALIBRATION_BUDGET * self.min_sample_seconds
+        if p.measure != "time":
+            return first or self.timeout
+        sample = self.timeout + SAMPLE_SLACK * self.min_sample_seconds
+        total = first + (self.timeout if warm else 0.0) + sample
+        return total + 5.0 if self.reference else total  # the reference sample
 
 
 @dataclass(slots=True)
@@ -134,6 +158,19 @@ class Attempt:
     message: str = ""
     #: timed pass: "stable" when the repeats after it were skipped (adaptive stop)
     stop: str = ""
+    #: timed pass: solves in its sample (seconds and cpu_seconds are per solve)
+    loops: int | None = None
+    #: the cell's first solve, timed alone with cold caches (single-shot latency;
+    #: carried by the pass that made it: the first warm-up, else the first repeat)
+    first_seconds: float | None = None
+    first_cpu_seconds: float | None = None
+    #: CPU seconds of one solve timed alone: in a timed pass the warm solve (or the
+    #: sample when it is one solve), in the memory pass its plain solve (after
+    #: gc.collect() and the heap trim, cold like the cell's first solve); a solver
+    #: that keeps answers between calls has a first solve far slower than these
+    single_cpu_seconds: float | None = None
+    #: which solve check_counters / check_moves came from ("" : none compared)
+    check_label: str = ""
 
 
 @dataclass(slots=True)

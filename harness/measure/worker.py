@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import faulthandler
 import gc
+import math
 import os
 import resource
 import signal
@@ -20,6 +21,7 @@ import sys
 import time
 import traceback
 import tracemalloc
+from dataclasses import dataclass
 from multiprocessing import connection
 from typing import Any
 
@@ -30,6 +32,12 @@ from harness.measure.probes import (
     reset_peak_rss,
     status_kb,
     trim_heap,
+)
+from harness.measure.sampling import (
+    WARM_SOLVE_BELOW,
+    Sample,
+    calibrate,
+    time_loop,
 )
 from harness.measure.stopping import STABLE, settled
 from harness.measure.tasks import (
@@ -46,7 +54,7 @@ from harness.measure.tasks import (
     Task,
     TaskResult,
 )
-from harness.puzzle import Grid, grid
+from harness.puzzle import Board, Grid, grid
 
 # ------------------------------------------------------- worker: measurement
 
@@ -103,6 +111,10 @@ class Worker:
         self._reference: Any = None
         #: (wall, CPU) seconds per phase of the current task (TaskResult.phases)
         self._phases: dict[str, tuple[float, float]] = {}
+        #: what the current task's passes learnt of its solve time
+        self._cell = _CellClock()
+        #: the reference's loops per minimum sample time, calibrated once
+        self._reference_loops: dict[float, int] = {}
 
     def _spent(self, phase: str, since: tuple[float, float]) -> tuple[float, float]:
         """Add the wall and CPU seconds from ``since`` (a :func:`_now`) to ``phase``;
@@ -133,6 +145,12 @@ class Worker:
     def _disarm(self) -> None:
         self._armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def _rearm(self, seconds: float) -> None:
+        """A fresh limit for the next call, the handler already set: one system
+        call, nothing that touches the solver's memory."""
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
 
     # ---- memory limit
 
@@ -207,6 +225,7 @@ class Worker:
     def run(self, task: Task) -> TaskResult:
         """Set up if needed, then run the passes in order until one fails."""
         self._phases = {}
+        self._cell = _CellClock()
         result = TaskResult(
             task, [], worker=self.index, cpu=self.cpu, phases=self._phases
         )
@@ -254,7 +273,8 @@ class Worker:
             if stopped and p.measure == "time":
                 continue  # adaptive stop: the rest could not move the median
             self._current = p
-            self._send(("begin", p, task.pass_budget(p)))
+            budget = task.pass_budget(p, self._cell.loops, self._cell.warm)
+            self._send(("begin", p, budget))
             run_pass = {
                 "memory": self._memory_pass,
                 "warmup": self._warmup_pass,
@@ -355,86 +375,228 @@ class Worker:
                 if config.spec.prepare is not None:
                     config.spec.prepare(g, REFERENCE_GOAL, h)
                 self._reference = (config.spec.solve, h, g)
-                self._time_reference()
+                self._loop(config.spec.solve, REFERENCE_BOARD, REFERENCE_GOAL, g, h, 1)
             except Exception:
                 traceback.print_exc()
                 self._reference = False
         return self._reference or None
 
-    def _time_reference(self) -> tuple[float, float] | None:
-        """(wall, CPU) seconds of one reference solve, or None."""
+    def _time_reference(self, min_seconds: float) -> tuple[float, float] | None:
+        """(wall, CPU) seconds per solve of one calibrated reference sample, or
+        None. Its loops are found once per worker and minimum sample time."""
         from harness.solver import Counters
 
         ref = self._reference_solver()
         if ref is None:
             return None
         solve, h, g = ref
-        counters = Counters()
-        c0 = time.process_time_ns()
-        t0 = time.perf_counter_ns()
-        solve(REFERENCE_BOARD, REFERENCE_GOAL, g, counters=counters, heuristic=h)
-        t1 = time.perf_counter_ns()
-        c1 = time.process_time_ns()
-        return (t1 - t0) / 1e9, (c1 - c0) / 1e9
+        loops = self._reference_loops.get(min_seconds)
+        if loops is None:
+            once = time_loop(solve, REFERENCE_BOARD, REFERENCE_GOAL, g, h, 1, Counters)
+            loops, _ = calibrate(
+                lambda k: (
+                    self._loop(
+                        solve, REFERENCE_BOARD, REFERENCE_GOAL, g, h, k
+                    ).cpu_seconds
+                    * k
+                ),
+                once.cpu_seconds,
+                min_seconds,
+            )
+            self._reference_loops[min_seconds] = loops
+        sample = self._loop(solve, REFERENCE_BOARD, REFERENCE_GOAL, g, h, loops)
+        return sample.seconds, sample.cpu_seconds
+
+    @staticmethod
+    def _loop(solve, start: Board, goal: Board, g: Grid, h, loops: int) -> Sample:
+        from harness.solver import Counters
+
+        return time_loop(solve, start, goal, g, h, loops, Counters)
 
     # ---- passes
 
-    def _warmup_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
-        """An untimed solve before the timed repeats (page faults, caches, lazy
-        imports and allocations happen here, not in repeat 0); no row is kept."""
-        return self._timed_pass(task, spec, heuristic, g, reference=False)
-
-    def _timed_pass(
-        self, task: Task, spec, heuristic, g: Grid, reference: bool = True
-    ) -> Attempt:
-        from harness.solver import Counters
-
-        solve, start, goal = spec.solve, task.start, task.goal
-        counters = Counters()
+    def _housekeeping(self, task: Task) -> None:
+        """Everything the worker does for a pass before its solves: it walks memory
+        and cools the caches, so it never runs between a warm solve and its sample."""
         gc.collect()
         self._limit_memory(task.memory_limit_mb)
         if task.disable_gc:
             gc.disable()  # collections triggered by earlier garbage are noise
+
+    def _first_solve(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+        """The cell's first solve, timed alone (first_seconds: single-shot, cold
+        caches), then the calibration of its loops (harness.measure.sampling)."""
+        cell, solve = self._cell, spec.solve
         self._arm(task.timeout)
-        # The timed region is the solve call alone: two clock reads around it.
-        c0 = time.process_time_ns()
-        t0 = time.perf_counter_ns()
-        moves = solve(start, goal, g, counters=counters, heuristic=heuristic)
-        t1 = time.perf_counter_ns()
-        c1 = time.process_time_ns()
+        first = self._loop(solve, task.start, task.goal, g, heuristic, 1)
         self._armed = False
-        attempt = self._returned(Pass("time", 0), moves, counters)
-        attempt.seconds = (t1 - t0) / 1e9
-        attempt.cpu_seconds = (c1 - c0) / 1e9
-        if reference and task.reference:
-            # same process, same core, right after the repeat: same drift
-            del moves
+        attempt = self._returned(Pass("warmup", 0), first.results[0], first.counters[0])
+        attempt.first_seconds, attempt.first_cpu_seconds = (
+            first.seconds,
+            first.cpu_seconds,
+        )
+        del first
+
+        def sample_cpu(loops: int) -> float:
+            self._rearm(task.timeout)
+            took = self._loop(solve, task.start, task.goal, g, heuristic, loops)
+            self._armed = False
+            return took.cpu_seconds * loops
+
+        cell.loops, per_solve = calibrate(
+            sample_cpu, attempt.first_cpu_seconds, task.min_sample_seconds
+        )
+        cell.per_solve = per_solve
+        cell.warm = per_solve < WARM_SOLVE_BELOW
+        attempt.loops = cell.loops
+        return attempt
+
+    def _warmup_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+        """An untimed pass before the timed repeats (page faults, caches, lazy
+        imports and allocations happen here, not in repeat 0); no row is kept. The
+        first one makes the cell's first solve and calibrates its loops."""
+        self._housekeeping(task)
+        if self._cell.loops is None:
+            return self._first_solve(task, spec, heuristic, g)
+        self._arm(task.timeout)
+        again = self._loop(spec.solve, task.start, task.goal, g, heuristic, 1)
+        self._armed = False
+        return self._returned(Pass("warmup", 0), again.results[0], again.counters[0])
+
+    def _timed_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+        """One timed repeat: housekeeping, a warm solve of the board (fast solves),
+        then the calibrated sample right after it; then the reference sample."""
+        cell = self._cell
+        self._housekeeping(task)
+        first = None
+        if cell.loops is None:  # no warm-up pass: the first solve and calibration
+            first = self._first_solve(task, spec, heuristic, g)
+        warm, sample = self._sample(task, spec.solve, heuristic, g)
+        one = warm or sample  # the counters and moves are one solve's
+        attempt = self._returned(Pass("time", 0), one.results[0], one.counters[0])
+        attempt.seconds, attempt.cpu_seconds = sample.seconds, sample.cpu_seconds
+        attempt.loops = sample.loops
+        attempt.single_cpu_seconds = (
+            warm.cpu_seconds if warm else sample.cpu_seconds if sample.loops == 1
+            else None
+        )  # fmt: skip
+        check_loops(attempt, one, sample)
+        if first is not None:  # no warm-up pass kept it: the first solve's figures
+            attempt.first_seconds = first.first_seconds
+            attempt.first_cpu_seconds = first.first_cpu_seconds
+            if attempt.check_label == "" and (first.counters, first.moves) != (
+                attempt.counters, attempt.moves
+            ):  # and it must agree like any solve of the cell
+                attempt.check_counters = first.counters
+                attempt.check_moves = first.moves
+                attempt.check_label = "the first solve"
+        del warm, sample, one
+        if task.reference:
+            # same process, same core, right after the sample: same drift
             began = _now()
-            ref = self._time_reference()
+            ref = self._time_reference(task.min_sample_seconds)
             self._moved("time", "reference", began)  # the pass's, not the solve's
             if ref is not None:
                 attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
 
+    def _sample(
+        self, task: Task, solve, heuristic, g: Grid
+    ) -> tuple[Sample | None, Sample]:
+        """(the warm solve or None, the sample): nothing runs between the two but
+        the alarm's re-arming (one system call). The sample's alarm is the time
+        limit, plus a few minimum sample times when it loops several solves."""
+        cell = self._cell
+        loops = cell.loops or 1
+        warm = None
+        if cell.warm:
+            self._arm(task.timeout)
+            warm = self._loop(solve, task.start, task.goal, g, heuristic, 1)
+            self._rearm(
+                task.timeout + (4 * loops * cell.per_solve if loops > 1 else 0.0)
+            )
+        else:
+            self._arm(task.timeout)
+        sample = self._loop(solve, task.start, task.goal, g, heuristic, loops)
+        self._armed = False
+        return warm, sample
+
     def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
-        """An external program's pass: it runs in a child process, which is
-        measured by its own rusage (harness.measure.external), not by this
-        worker's clocks."""
+        """An external program's pass, on the footing of an in-process one: it runs
+        in a child process measured by its own clocks (harness.measure.external).
+        A batch program's cell is calibrated like a solver's (k lines of the board
+        per sample, after one warm line); a program run once per board is cold by
+        construction, one process per solve. The reference sample follows."""
         from harness.measure.external import run_pass
 
-        p = self._current
-        done = run_pass(
-            spec.external, g, task.start, task.goal, measure=p.measure,
-            timeout=task.timeout, memory_limit_mb=task.memory_limit_mb,
-        )  # fmt: skip
-        return Attempt(
-            p.measure, p.repeat, done.outcome, moves=done.moves,
-            moves_type=type(done.moves).__name__,
-            moves_chars=len(done.moves) if isinstance(done.moves, str) else 0,
-            counters=None, seconds=done.seconds, cpu_seconds=done.cpu_seconds,
-            raw_seconds=done.raw_seconds, raw_cpu_seconds=done.raw_cpu_seconds,
-            peak_rss_bytes=done.peak_rss_bytes, message=done.message,
-        )  # fmt: skip
+        p, cell, program = self._current, self._cell, spec.external
+        assert p is not None
+
+        def ask(loops: int = 1, measure: str = "time", slack: float = 0.0):
+            return run_pass(
+                program, g, task.start, task.goal, measure=measure,
+                timeout=task.timeout + slack, memory_limit_mb=task.memory_limit_mb,
+                loops=loops,
+            )  # fmt: skip
+
+        if p.measure == "memory":
+            memory = _external_attempt(p, ask(measure="memory"))
+            memory.single_cpu_seconds = memory.cpu_seconds
+            return memory
+        first = None
+        if cell.loops is None:
+            first = _external_attempt(p, ask())
+            if first.outcome != "returned":
+                return first
+            first.first_seconds, first.first_cpu_seconds = (
+                first.seconds,
+                first.cpu_seconds,
+            )
+            cell.loops, cell.warm = 1, False
+            if program.batch:
+                failed: list[Attempt] = []
+
+                def sample(loops: int) -> float:
+                    done = _external_attempt(p, ask(loops))
+                    if done.outcome != "returned":
+                        failed.append(done)
+                        return math.inf  # stop calibrating
+                    return _line_seconds(done) * loops
+
+                cell.loops, cell.per_solve = calibrate(
+                    sample, _line_seconds(first), task.min_sample_seconds
+                )
+                if failed:
+                    return failed[0]
+                cell.warm = cell.per_solve < WARM_SOLVE_BELOW
+            first.loops = cell.loops
+            if p.measure == "warmup":
+                return first
+        elif p.measure == "warmup":
+            return _external_attempt(p, ask())
+        warm = _external_attempt(p, ask()) if cell.warm else None
+        if warm is not None and warm.outcome != "returned":
+            return warm
+        slack = 4 * cell.loops * cell.per_solve if cell.loops > 1 else 0.0
+        attempt = _external_attempt(p, ask(cell.loops, slack=slack))
+        if attempt.outcome != "returned":
+            return attempt
+        attempt.loops = cell.loops
+        single = warm or (attempt if cell.loops == 1 else None)
+        attempt.single_cpu_seconds = single.cpu_seconds if single else None
+        if first is not None:
+            attempt.first_seconds = first.first_seconds
+            attempt.first_cpu_seconds = first.first_cpu_seconds
+        if warm is not None and warm.moves != attempt.moves:
+            attempt.check_counters, attempt.check_moves = {}, warm.moves
+            attempt.check_label = "the warm line"
+        if task.reference:
+            began = _now()
+            ref = self._time_reference(task.min_sample_seconds)
+            self._moved("time", "reference", began)
+            if ref is not None:
+                attempt.ref_seconds, attempt.ref_cpu_seconds = ref
+        return attempt
 
     def _memory_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
         """Peak RSS of a plain solve, then the tracemalloc peak of a second one:
@@ -457,6 +619,7 @@ class Worker:
         self._disarm()
         peak_rss = peak_rss_bytes(bool(self._rss_reset_ok))
         attempt = self._returned(Pass("memory", 0), moves, counters)
+        attempt.single_cpu_seconds = solve_cpu  # a cold solve: after the trim
         attempt.peak_rss_bytes = peak_rss
         if self._rss_reset_ok and before_kb is not None and peak_rss is not None:
             # what the solve added: its peak over what the worker held before it
@@ -522,6 +685,58 @@ class Worker:
         ):
             attempt.check_moves = attempt.check_moves[:200]
         return attempt
+
+
+@dataclass(slots=True)
+class _CellClock:
+    """What a task's passes learn about its solve time, in order."""
+
+    loops: int | None = None  # solves per sample; None: not calibrated yet
+    per_solve: float = 0.0  # CPU seconds per solve, from the calibration
+    warm: bool = True  # a warm solve of the board before each sample
+
+
+def check_loops(attempt: Attempt, one: Sample, sample: Sample) -> None:
+    """Every solve of the sample must count and answer as the one whose counters
+    the row records; the first that does not is kept as the attempt's check, and
+    the rows call the cell nondeterministic (harness.measure.rows)."""
+    want = _counters_dict(one.counters[0])
+    for i, (moves, counters) in enumerate(
+        zip(sample.results, sample.counters, strict=True)
+    ):
+        got = _counters_dict(counters)
+        if got != want or moves != one.results[0]:
+            attempt.check_counters = got
+            attempt.check_moves = (
+                moves if isinstance(moves, str | None) else repr(moves)[:200]
+            )
+            attempt.check_label = f"loop {i + 1} of {sample.loops}"
+            return
+
+
+def _external_attempt(p: Pass, done: Any) -> Attempt:
+    """An Attempt from an external pass's result. Programs report no counters:
+    empty ones, so their answers are still compared across passes. A loop whose
+    answers differ keeps the first that differs as its check."""
+    moves = done.moves
+    return Attempt(
+        p.measure, p.repeat, done.outcome, moves=moves,
+        moves_type=type(moves).__name__,
+        moves_chars=len(moves) if isinstance(moves, str) else 0,
+        counters={} if done.outcome == "returned" else None,
+        check_counters={} if done.varied else None,
+        check_moves=done.varied_moves, check_label=done.varied,
+        seconds=done.seconds, cpu_seconds=done.cpu_seconds,
+        raw_seconds=done.raw_seconds, raw_cpu_seconds=done.raw_cpu_seconds,
+        peak_rss_bytes=done.peak_rss_bytes, message=done.message,
+    )  # fmt: skip
+
+
+def _line_seconds(attempt: Attempt) -> float:
+    """A batch line's raw cost per solve (what a sample is calibrated on): CPU
+    seconds, or wall seconds where the program's CPU time is not readable."""
+    cpu = attempt.raw_cpu_seconds
+    return attempt.raw_seconds if cpu is None else cpu  # type: ignore[return-value]
 
 
 def _now() -> tuple[float, float]:

@@ -302,15 +302,20 @@ def _method(run: Run) -> str:
             else ""
         ),
     ]
+    if opts.get("min_sample_seconds"):
+        parts.append(
+            "each a calibrated sample of at least "
+            f"{sig(1e3 * float(opts['min_sample_seconds']))} ms of CPU (a faster "
+            "solve is timed as a loop of back-to-back solves of its board, right "
+            "after a warm solve; the times are per solve, rows: loops; each cell's "
+            "first solve, cold, is first_cpu_seconds)"
+        )
     if opts.get("reference"):
         parts.append(
-            "each with a reference solve of its cell in the same worker, on the "
-            "same core, within 0.5 s (harness compare divides by it)"
-            if run.meta.get("schema_version", 0) >= 4
-            else "each followed by the reference solve in the same worker, on the "
-            "same core (harness compare divides by it)"
+            "each followed by a reference sample in the same worker, on the same "
+            "core (harness compare divides by it)"
         )
-    text = prefix + " ".join(parts[:2]) + (f", {parts[2]}" if len(parts) > 2 else "")
+    text = prefix + " ".join(parts[:2]) + "".join(f", {p}" for p in parts[2:])
     if opts.get("interleave"):
         text += (
             f"; cells interleaved instance by instance (order seed "

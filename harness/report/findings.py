@@ -22,7 +22,7 @@ from harness.results.placement import (
     mixed_models_warning,
     model_differences,
 )
-from harness.results import contradicted_labels, contradiction_text
+from harness.results import STATE_KEPT, contradicted_labels, contradiction_text
 
 # ----------------------------------------------------------- what stands out
 
@@ -69,6 +69,19 @@ def findings(run: Run) -> list[str]:
                 f"{config} on {dataset}/{r.instance}: answered in {r.answered_repeats} "
                 f"of {r.repeats} repeats but {r.status} in another; counted as "
                 f"{r.status}."
+            )
+        kept = cells[
+            cells.status.isin(ANSWERED)
+            & cells.message.fillna("").str.startswith(STATE_KEPT)
+        ]
+        if len(kept):
+            detail = str(kept.message.iloc[0]).split(": ", 1)[-1].split(": the")[0]
+            speed.append(
+                f"{config} on {dataset}: on {_n(len(kept), 'instance')} "
+                f"({_names(kept.instance)}) the first solve of a board took far "
+                f"longer than the later ones (e.g. {detail}), so its times may be "
+                "flattered: the solver may keep answers or set-up between calls "
+                "(first_cpu_seconds has each cell's first solve)."
             )
         skipped = cells[cells.status == "skipped"]
         if len(skipped):

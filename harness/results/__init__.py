@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 4  # bump on any change of columns or their meaning
+SCHEMA_VERSION = 5  # bump on any change of columns or their meaning
 # History:
 #   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
@@ -46,8 +46,17 @@ SCHEMA_VERSION = 4  # bump on any change of columns or their meaning
 #       one worker within 0.5 s (timer.reference says so). meta.json: ``phases``
 #       (where the session's time went), options.adaptive. Version 1-3 runs are
 #       read with the two columns empty: they took all their repeats.
+#   5 - time rows: ``loops`` (solves in the timed sample: a fast solve is timed as
+#       a calibrated loop of back-to-back solves of the board, and ``seconds`` /
+#       ``cpu_seconds`` are the sample divided by it; the reference likewise), and
+#       ``first_seconds`` / ``first_cpu_seconds`` (the cell's first solve, timed
+#       alone with cold caches: single-shot latency, never the default time).
+#       Before, every repeat was one solve right after gc.collect() and the
+#       previous repeat's reference solve: a 20 us solve read 125-170 us.
+#       options.min_sample_seconds. Version 1-4 runs are read with the three
+#       columns empty (one solve per repeat, timed cold).
 #: Versions this harness reads (older ones are migrated on reading).
-READABLE_VERSIONS = (1, 2, 3, 4)
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 SUPPORTED_SCHEMAS = READABLE_VERSIONS
 
 ROWS_FILE = "rows.csv"
@@ -75,6 +84,10 @@ ANSWERED = SEVERITY_GROUPS[0]
 #: Failures of a pass, worst first (a refusal, "skipped", is not one).
 PROBLEMS = ("invalid", "error", "memout", "timeout")
 MEASURES = ("time", "memory")
+#: How the time rows' message begins when the cell's first solve took far longer
+#: than a later one of the same board (harness.measure.rows.keeps_state): solved,
+#: but its times may be flattered. The report looks for it.
+STATE_KEPT = "possible answer cache"
 #: Longest text kept in ``moves`` / ``message``; a runaway solver's output is cut.
 MAX_TEXT = 4000
 
@@ -130,6 +143,13 @@ class ResultRow:
     repeats_taken: int | None = None
     #: time rows: why the cell took no more (harness.measure.stopping.STOP_REASONS)
     stop_reason: str = ""
+    # ---- schema 5
+    #: time rows: solves in the timed sample; seconds / cpu_seconds are per solve
+    loops: int | None = None
+    #: time rows: the cell's first solve, timed alone with cold caches (single-shot
+    #: latency); the same on every time row of the cell
+    first_seconds: float | None = None
+    first_cpu_seconds: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str, int]:
@@ -143,6 +163,7 @@ COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))
 COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("extra") + 1]
 COLUMNS_V2: tuple[str, ...] = COLUMNS[: COLUMNS.index("raw_cpu_seconds") + 1]
 COLUMNS_V3: tuple[str, ...] = COLUMNS[: COLUMNS.index("cpu") + 1]
+COLUMNS_V4: tuple[str, ...] = COLUMNS[: COLUMNS.index("stop_reason") + 1]
 #: stop_reason of a cell whose remaining repeats were skipped as unable to move
 #: its median (a resume or reuse must not take them)
 STOPPED_STABLE = "stable"
@@ -383,8 +404,20 @@ def schema_gaps(meta: dict[str, Any]) -> list[str]:
             "no reference solve beside each cell (time ratios are raw CPU time, "
             "exposed to machine drift between runs)",
             "no warm-up count, interleaving seed or load average recorded",
+            COLD_TIMES,
         ]
+    if version in (3, 4):
+        return [COLD_TIMES]
     return []
+
+
+#: What every run before schema 5 lacks (see schema_gaps).
+COLD_TIMES = (
+    "one solve per timed repeat, right after the harness's own bookkeeping "
+    "(gc.collect(), the previous repeat's reference solve): a solve under a "
+    "millisecond was timed with cold caches, up to 5x its own time (schema 5 "
+    "times calibrated loops)"
+)
 
 
 # --------------------------------------------------------------------- rows
@@ -515,7 +548,8 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
         return []
     header = next(csv.reader([lines[0]]))
     width = len(header)
-    if tuple(header) in (COLUMNS_V1, COLUMNS_V2, COLUMNS_V3):  # older: later empty
+    if tuple(header) in (COLUMNS_V1, COLUMNS_V2, COLUMNS_V3, COLUMNS_V4):
+        # an older schema: the later columns read as empty
         header = list(COLUMNS)
     if tuple(header) != COLUMNS:
         missing = [c for c in COLUMNS if c not in header]

@@ -7,6 +7,13 @@
   environment variable ``COUNT_CALLS_FILE`` (how many solves the runner made).
 - ``spin80``: a BFS that then spins until the call has used 80 ms of CPU time
   (slow, and allocating next to nothing).
+- ``cache_answers``: keeps every answer (and its counters) between calls: the
+  first solve of a board is a BFS plus 5 ms of spinning, every later one a dict
+  lookup. The loop times flatter it; the rows must say so.
+- ``flaky_counts``: a BFS whose ``expanded`` grows by one on every call: the
+  solves of one loop disagree, so the cell is nondeterministic.
+- ``logged``: a BFS that appends ``("solve", start)`` to ``CALLS`` on every call
+  (an in-process log of the order of calls, for the tests of the worker).
 """
 
 from __future__ import annotations
@@ -78,4 +85,50 @@ def count_calls(
     if path:
         with open(path, "a") as fh:
             fh.write(f"{start}\n")
+    return _bfs(start, goal, grid, counters)
+
+
+_ANSWERS: dict[tuple, tuple[Moves | None, dict[str, int]]] = {}
+
+
+@register("cache_answers", optimal=True)
+def cache_answers(
+    start: Board, goal: Board, grid: Grid, *, counters: Counters, heuristic=None
+) -> Moves | None:
+    """An answer cache between calls: a miss costs a BFS and 5 ms of CPU."""
+    key = (start, goal)
+    if key not in _ANSWERS:
+        began = time.process_time()
+        moves = _bfs(start, goal, grid, counters)
+        while time.process_time() - began < 0.005:
+            pass
+        _ANSWERS[key] = (moves, counters.as_dict())
+    moves, counted = _ANSWERS[key]
+    counters.expanded, counters.generated = counted["expanded"], counted["generated"]
+    return moves
+
+
+_CALLS = [0]
+
+
+@register("flaky_counts", optimal=True)
+def flaky_counts(
+    start: Board, goal: Board, grid: Grid, *, counters: Counters, heuristic=None
+) -> Moves | None:
+    """A BFS that counts one more expansion on every call than on the last."""
+    _CALLS[0] += 1
+    moves = _bfs(start, goal, grid, counters)
+    counters.expanded += _CALLS[0]
+    return moves
+
+
+CALLS: list[tuple[str, object]] = []
+
+
+@register("logged", optimal=True)
+def logged(
+    start: Board, goal: Board, grid: Grid, *, counters: Counters, heuristic=None
+) -> Moves | None:
+    """A BFS that logs each call in CALLS (read by the tests in this process)."""
+    CALLS.append(("solve", start))
     return _bfs(start, goal, grid, counters)

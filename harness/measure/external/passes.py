@@ -26,10 +26,13 @@ from harness.measure.external.programs import (
     parse_exec,
 )
 from harness.measure.probes import session_leaders_of
+from harness.measure.sampling import calibrate
 from harness.puzzle import Board, Grid
 
-#: Start-up is the median of this many solves of the goal board.
+#: Start-up is the median of this many solves of the goal board (batch: of this
+#: many samples of goal-board lines, each of at least STARTUP_SAMPLE_SECONDS).
 STARTUP_RUNS = 5
+STARTUP_SAMPLE_SECONDS = 0.001
 #: A start-up-subtracted time below this (noise: the solve cost less than the
 #: start-up's own jitter) is recorded as this.
 FLOOR_SECONDS = 1e-6
@@ -48,6 +51,7 @@ class Startup:
     launch_seconds: float | None = None
     runs: int = 0
     error: str = ""
+    loops: int = 1  # batch: goal-board lines per sample (the times are per line)
 
     def note(self) -> str:
         if self.error:
@@ -55,7 +59,9 @@ class Startup:
         cpu = "n/a" if self.cpu_seconds is None else f"{1e3 * self.cpu_seconds:.3f} ms"
         text = (
             f"start-up on the goal board {1e3 * self.seconds:.3f} ms wall, {cpu} CPU "
-            f"(median of {self.runs}), subtracted from seconds/cpu_seconds"
+            f"(median of {self.runs}"
+            + (f" samples of {self.loops} lines" if self.loops > 1 else "")
+            + "), subtracted from seconds/cpu_seconds"
         )
         if self.launch_seconds is not None:
             text += f"; launch to first answer {1e3 * self.launch_seconds:.1f} ms"
@@ -87,9 +93,14 @@ def measure_startup(
             answer, *_ = session.ask(goal, timeout)
             launch = (time.perf_counter_ns() - t0) / 1e9
             _expect_empty(answer)
+            # per line of a loop of goal boards, as the passes' samples are taken
+            loops, _ = calibrate(
+                lambda k: _per_line(*_goal_lines(session, goal, k, timeout)) * k,
+                STARTUP_SAMPLE_SECONDS,
+                STARTUP_SAMPLE_SECONDS,
+            )
             for _ in range(STARTUP_RUNS):
-                answer, wall, cpu, _ = session.ask(goal, timeout)
-                _expect_empty(answer)
+                wall, cpu = _goal_lines(session, goal, loops, timeout)
                 walls.append(wall)
                 cpus.append(cpu)
         else:
@@ -106,7 +117,24 @@ def measure_startup(
         cpu_seconds=None if None in cpus else statistics.median(cpus),
         launch_seconds=launch,
         runs=len(walls),
+        loops=loops if program.batch else 1,
     )
+
+
+def _per_line(wall: float, cpu: float | None) -> float:
+    """What a sample is calibrated on: CPU seconds, or wall where /proc has none."""
+    return wall if cpu is None else cpu
+
+
+def _goal_lines(
+    session: BatchProcess, goal: Board, loops: int, timeout: float
+) -> tuple[float, float | None]:
+    """(wall, CPU) seconds per line of ``loops`` goal-board lines; each answer must
+    be the empty path."""
+    answers, wall, cpu = session.ask_many(goal, loops, timeout)
+    for answer in answers:
+        _expect_empty(answer)
+    return wall, cpu
 
 
 def _expect_empty(answer: str) -> None:
@@ -222,6 +250,10 @@ class PassResult:
     peak_rss_bytes: int | None = None
     message: str = ""
     extra: dict = field(default_factory=dict)
+    #: a loop's first answer that differs from its first line's: which line
+    #: ("" : all the same) and what it answered
+    varied: str = ""
+    varied_moves: str | None = None
 
 
 def run_pass(
@@ -233,8 +265,11 @@ def run_pass(
     measure: str,
     timeout: float,
     memory_limit_mb: int | None,
+    loops: int = 1,
 ) -> PassResult:
-    """One timed or memory pass of ``program`` on ``start``."""
+    """One timed or memory pass of ``program`` on ``start``: batch programs answer
+    ``loops`` lines of the board (times per line; ``varied`` names an answer that
+    differs from the first), others run once (``loops`` must be 1)."""
     reason = program.refuses_goal(goal, g)
     if reason:
         return PassResult("error", message=reason)
@@ -242,8 +277,21 @@ def run_pass(
     startup = _STARTUPS.get(key)
     if startup is None:  # no prepare ran (a caller outside the worker)
         startup = _STARTUPS[key] = measure_startup(program, g, goal)
+    varied, other = "", None
     try:
-        if program.batch:
+        if program.batch and loops > 1:
+            session = _batch(program, g, goal, memory_limit_mb)
+            answers, wall, cpu = session.ask_many(start, loops, timeout)
+            rss = None
+            moves = parse_answer(answers[0])
+            differ = next((i for i, a in enumerate(answers) if a != answers[0]), None)
+            if differ is not None:
+                varied = f"line {differ + 1} of {loops}"
+                try:
+                    other = parse_answer(answers[differ])
+                except ExternalError:
+                    other = answers[differ][:200]
+        elif program.batch:
             session = _batch(program, g, goal, memory_limit_mb)
             answer, wall, cpu, rss = session.ask(
                 start, timeout, reset_peak=measure == "memory"
@@ -256,16 +304,25 @@ def run_pass(
             moves, wall, cpu, rss = m.moves, m.seconds, m.cpu_seconds, m.peak_rss_bytes
     except ExternalError as err:
         return PassResult(err.outcome, message=str(err))
-    out = PassResult("returned", moves=moves, raw_seconds=wall, raw_cpu_seconds=cpu)
+    out = PassResult(
+        "returned", moves=moves, raw_seconds=wall, raw_cpu_seconds=cpu,
+        varied=varied, varied_moves=other,
+    )  # fmt: skip
     if measure == "memory":
         out.peak_rss_bytes = rss
     if startup.seconds is not None:
         # Noise can make a tiny solve cheaper than the goal board: floor it, so
         # ratios and log axes still work (the raw time is kept beside it).
-        out.seconds = max(FLOOR_SECONDS, wall - startup.seconds)
+        out.seconds = _subtracted(wall, startup.seconds)
     if startup.cpu_seconds is not None and cpu is not None:
-        out.cpu_seconds = max(FLOOR_SECONDS, cpu - startup.cpu_seconds)
+        out.cpu_seconds = _subtracted(cpu, startup.cpu_seconds)
     return out
+
+
+def _subtracted(raw: float, startup: float) -> float:
+    """``raw - startup``, floored at FLOOR_SECONDS (or at ``raw`` itself when the
+    whole line cost less than that: a loop of goal-like lines)."""
+    return max(min(FLOOR_SECONDS, raw), raw - startup)
 
 
 def kill_program_groups(worker_pid: int) -> int:

@@ -259,8 +259,8 @@ class BatchProcess:
         self.memory_limit_mb = memory_limit_mb
         self.process = _spawn(program, memory_limit_mb)
         self._buf = bytearray()
-        os.set_blocking(self.process.stdout.fileno(), False)
-        os.set_blocking(self.process.stderr.fileno(), False)
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            os.set_blocking(pipe.fileno(), False)
         self._err = bytearray()
 
     @property
@@ -273,26 +273,52 @@ class BatchProcess:
         pid = self.process.pid
         if reset_peak:
             reset_peak_rss(pid)
-        line = (format_board(board) + "\n").encode()
+        [answer], wall, cpu = self.ask_many(board, 1, timeout)
+        hwm = status_kb("VmHWM", pid)
+        return answer, wall, cpu, hwm * 1024 if hwm is not None else None
+
+    def ask_many(
+        self, board: Board, loops: int, timeout: float
+    ) -> tuple[list[str], float, float | None]:
+        """Send ``loops`` lines of one board back to back (written as the program
+        reads them) and read as many answers: (answers, wall s, CPU s or None) per
+        line, a calibrated sample of the program's own loop. ``timeout`` bounds
+        the whole exchange. ExternalError as :meth:`ask`."""
+        pid = self.process.pid
+        data = (format_board(board) + "\n").encode() * loops
         c0 = cpu_ns(pid)
         t0 = time.perf_counter_ns()
-        try:
-            self.process.stdin.write(line)
-        except BrokenPipeError:
-            pass  # it died: reading sees EOF
-        answer = self._read_line(time.monotonic() + timeout, timeout)
+        answers = self._exchange(data, loops, time.monotonic() + timeout, timeout)
         t1 = time.perf_counter_ns()
         c1 = cpu_ns(pid)
-        cpu = (c1 - c0) / 1e9 if c0 is not None and c1 is not None else None
-        hwm = status_kb("VmHWM", pid)
-        return answer, (t1 - t0) / 1e9, cpu, hwm * 1024 if hwm is not None else None
+        cpu = (c1 - c0) / 1e9 / loops if c0 is not None and c1 is not None else None
+        return answers, (t1 - t0) / 1e9 / loops, cpu
 
-    def _read_line(self, deadline: float, timeout: float) -> str:
-        fd = self.process.stdout.fileno()
+    def _exchange(
+        self, data: bytes, lines: int, deadline: float, timeout: float
+    ) -> list[str]:
+        """Write ``data`` while reading, until ``lines`` answer lines are in: a
+        program's answers fill its pipe if nobody reads them, so writing all the
+        input first could deadlock on a long loop."""
+        out_fd = self.process.stdout.fileno()
+        in_fd = self.process.stdin.fileno()
+        err_fd = self.process.stderr.fileno()
+        answers: list[str] = []
+        sent = 0
         with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            sel.register(self.process.stderr.fileno(), selectors.EVENT_READ)
-            while b"\n" not in self._buf:
+            sel.register(out_fd, selectors.EVENT_READ)
+            sel.register(err_fd, selectors.EVENT_READ)
+            if data:
+                sel.register(in_fd, selectors.EVENT_WRITE)
+            while True:
+                while len(answers) < lines and b"\n" in self._buf:
+                    line, _, rest = bytes(self._buf).partition(b"\n")
+                    self._buf = bytearray(rest)
+                    answers.append(line.decode("utf-8", "replace"))
+                if len(answers) == lines:
+                    if sent < len(data):
+                        sel.unregister(in_fd)
+                    return answers
                 left = deadline - time.monotonic()
                 if left <= 0:
                     self.close(kill=True)
@@ -302,11 +328,21 @@ class BatchProcess:
                         "timeout",
                     )
                 for key, _ in sel.select(left):
+                    if key.fd == in_fd:
+                        try:
+                            sent += os.write(in_fd, data[sent : sent + 65536])
+                        except BlockingIOError:
+                            continue
+                        except BrokenPipeError:
+                            sent = len(data)  # it died: reading sees EOF
+                        if sent >= len(data):
+                            sel.unregister(in_fd)
+                        continue
                     try:
                         chunk = os.read(key.fd, 65536)
                     except BlockingIOError:
                         continue
-                    if key.fd != fd:
+                    if key.fd == err_fd:
                         self._err = (self._err + chunk)[-4096:]
                         if not chunk:
                             sel.unregister(key.fd)
@@ -325,9 +361,6 @@ class BatchProcess:
                             f"printed more than {MAX_OUTPUT_CHARS:,} characters "
                             "without a newline"
                         )
-        line, _, rest = bytes(self._buf).partition(b"\n")
-        self._buf = bytearray(rest)
-        return line.decode("utf-8", "replace")
 
     def _reap(self) -> int:
         try:
