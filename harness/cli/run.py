@@ -148,8 +148,9 @@ def run(
             "warm solve, and recorded as the sample over k. Batch external programs "
             "get k lines of the board the same way; the start-up (the goal board's "
             "line: reading, parsing, printing) is subtracted, so their time is the "
-            "search alone, where an in-process solver's includes its Python call "
-            "(about 1-3 us for the compiled ones). One-process-per-board programs "
+            "search alone, where an in-process solver's includes its Python entry "
+            "(for the compiled ones the solvability check, array conversion and "
+            "move string: about 2-15 us a call). One-process-per-board programs "
             "are timed one cold process per solve. The cell's first solve is kept "
             "apart (first_cpu_seconds: cold, single-shot). 0: one solve per sample.",
             show_default=f"{defaults.MIN_SAMPLE_SECONDS:g}",

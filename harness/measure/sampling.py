@@ -38,6 +38,16 @@ ONE_SOLVE_FILLS = 2.0
 
 
 @dataclass(slots=True)
+class CellClock:
+    """What a cell's passes learn about its solve time, in order (a worker keeps
+    one per task)."""
+
+    loops: int | None = None  # solves per sample; None: not calibrated yet
+    per_solve: float = 0.0  # CPU seconds per solve, from the calibration
+    warm: bool = True  # a warm solve of the board before each sample
+
+
+@dataclass(slots=True)
 class Sample:
     """One timed sample: per-solve wall and CPU seconds, the number of solves,
     and what each solve returned and counted (in order)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import faulthandler
 import gc
-import math
 import os
 import resource
 import signal
@@ -21,7 +20,7 @@ import sys
 import time
 import traceback
 import tracemalloc
-from dataclasses import dataclass
+from functools import partial
 from multiprocessing import connection
 from typing import Any
 
@@ -35,6 +34,7 @@ from harness.measure.probes import (
 )
 from harness.measure.sampling import (
     WARM_SOLVE_BELOW,
+    CellClock,
     Sample,
     calibrate,
     time_loop,
@@ -112,7 +112,7 @@ class Worker:
         #: (wall, CPU) seconds per phase of the current task (TaskResult.phases)
         self._phases: dict[str, tuple[float, float]] = {}
         #: what the current task's passes learnt of its solve time
-        self._cell = _CellClock()
+        self._cell = CellClock()
         #: the reference's loops per minimum sample time, calibrated once
         self._reference_loops: dict[float, int] = {}
 
@@ -225,7 +225,7 @@ class Worker:
     def run(self, task: Task) -> TaskResult:
         """Set up if needed, then run the passes in order until one fails."""
         self._phases = {}
-        self._cell = _CellClock()
+        self._cell = CellClock()
         result = TaskResult(
             task, [], worker=self.index, cpu=self.cpu, phases=self._phases
         )
@@ -384,27 +384,17 @@ class Worker:
     def _time_reference(self, min_seconds: float) -> tuple[float, float] | None:
         """(wall, CPU) seconds per solve of one calibrated reference sample, or
         None. Its loops are found once per worker and minimum sample time."""
-        from harness.solver import Counters
-
         ref = self._reference_solver()
         if ref is None:
             return None
         solve, h, g = ref
+        run = partial(self._loop, solve, REFERENCE_BOARD, REFERENCE_GOAL, g, h)
         loops = self._reference_loops.get(min_seconds)
         if loops is None:
-            once = time_loop(solve, REFERENCE_BOARD, REFERENCE_GOAL, g, h, 1, Counters)
-            loops, _ = calibrate(
-                lambda k: (
-                    self._loop(
-                        solve, REFERENCE_BOARD, REFERENCE_GOAL, g, h, k
-                    ).cpu_seconds
-                    * k
-                ),
-                once.cpu_seconds,
-                min_seconds,
-            )
+            first = run(1).cpu_seconds
+            loops, _ = calibrate(lambda k: run(k).cpu_seconds * k, first, min_seconds)
             self._reference_loops[min_seconds] = loops
-        sample = self._loop(solve, REFERENCE_BOARD, REFERENCE_GOAL, g, h, loops)
+        sample = run(loops)
         return sample.seconds, sample.cpu_seconds
 
     @staticmethod
@@ -412,6 +402,10 @@ class Worker:
         from harness.solver import Counters
 
         return time_loop(solve, start, goal, g, h, loops, Counters)
+
+    def _board_loop(self, task: Task, spec, h, g: Grid, loops: int) -> Sample:
+        """``loops`` back-to-back solves of the task's board, timed as one sample."""
+        return self._loop(spec.solve, task.start, task.goal, g, h, loops)
 
     # ---- passes
 
@@ -426,20 +420,18 @@ class Worker:
     def _first_solve(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
         """The cell's first solve, timed alone (first_seconds: single-shot, cold
         caches), then the calibration of its loops (harness.measure.sampling)."""
-        cell, solve = self._cell, spec.solve
+        cell, run = self._cell, partial(self._board_loop, task, spec, heuristic, g)
         self._arm(task.timeout)
-        first = self._loop(solve, task.start, task.goal, g, heuristic, 1)
+        first = run(1)
         self._armed = False
         attempt = self._returned(Pass("warmup", 0), first.results[0], first.counters[0])
-        attempt.first_seconds, attempt.first_cpu_seconds = (
-            first.seconds,
-            first.cpu_seconds,
-        )
+        attempt.first_seconds = first.seconds
+        attempt.first_cpu_seconds = first.cpu_seconds
         del first
 
         def sample_cpu(loops: int) -> float:
             self._rearm(task.timeout)
-            took = self._loop(solve, task.start, task.goal, g, heuristic, loops)
+            took = run(loops)
             self._armed = False
             return took.cpu_seconds * loops
 
@@ -459,7 +451,7 @@ class Worker:
         if self._cell.loops is None:
             return self._first_solve(task, spec, heuristic, g)
         self._arm(task.timeout)
-        again = self._loop(spec.solve, task.start, task.goal, g, heuristic, 1)
+        again = self._board_loop(task, spec, heuristic, g, 1)
         self._armed = False
         return self._returned(Pass("warmup", 0), again.results[0], again.counters[0])
 
@@ -471,7 +463,7 @@ class Worker:
         first = None
         if cell.loops is None:  # no warm-up pass: the first solve and calibration
             first = self._first_solve(task, spec, heuristic, g)
-        warm, sample = self._sample(task, spec.solve, heuristic, g)
+        warm, sample = self._sample(task, spec, heuristic, g)
         one = warm or sample  # the counters and moves are one solve's
         attempt = self._returned(Pass("time", 0), one.results[0], one.counters[0])
         attempt.seconds, attempt.cpu_seconds = sample.seconds, sample.cpu_seconds
@@ -491,112 +483,41 @@ class Worker:
                 attempt.check_moves = first.moves
                 attempt.check_label = "the first solve"
         del warm, sample, one
-        if task.reference:
-            # same process, same core, right after the sample: same drift
-            began = _now()
-            ref = self._time_reference(task.min_sample_seconds)
-            self._moved("time", "reference", began)  # the pass's, not the solve's
-            if ref is not None:
-                attempt.ref_seconds, attempt.ref_cpu_seconds = ref
+        ref = self._reference_sample(task) if task.reference else None
+        if ref is not None:
+            attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
 
-    def _sample(
-        self, task: Task, solve, heuristic, g: Grid
-    ) -> tuple[Sample | None, Sample]:
+    def _sample(self, task: Task, spec, h, g: Grid) -> tuple[Sample | None, Sample]:
         """(the warm solve or None, the sample): nothing runs between the two but
         the alarm's re-arming (one system call). The sample's alarm is the time
         limit, plus a few minimum sample times when it loops several solves."""
-        cell = self._cell
-        loops = cell.loops or 1
-        warm = None
-        if cell.warm:
-            self._arm(task.timeout)
-            warm = self._loop(solve, task.start, task.goal, g, heuristic, 1)
-            self._rearm(
-                task.timeout + (4 * loops * cell.per_solve if loops > 1 else 0.0)
-            )
-        else:
-            self._arm(task.timeout)
-        sample = self._loop(solve, task.start, task.goal, g, heuristic, loops)
+        cell, loops = self._cell, self._cell.loops or 1
+        run = partial(self._board_loop, task, spec, h, g)
+        self._arm(task.timeout)
+        warm = run(1) if cell.warm else None
+        if warm is not None:
+            self._rearm(task.timeout + (4 * loops * cell.per_solve if loops > 1 else 0))
+        sample = run(loops)
         self._armed = False
         return warm, sample
 
+    def _reference_sample(self, task: Task) -> tuple[float, float] | None:
+        """The reference sample right after a pass's own, in the same process on
+        the same core (the same drift); its time is the pass's, not the solve's."""
+        began = _now()
+        ref = self._time_reference(task.min_sample_seconds)
+        self._moved("time", "reference", began)
+        return ref
+
     def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
-        """An external program's pass, on the footing of an in-process one: it runs
-        in a child process measured by its own clocks (harness.measure.external).
-        A batch program's cell is calibrated like a solver's (k lines of the board
-        per sample, after one warm line); a program run once per board is cold by
-        construction, one process per solve. The reference sample follows."""
-        from harness.measure.external import run_pass
+        """An external program's pass, on the footing of an in-process one (see
+        :func:`harness.measure.external.worker_pass`), the reference after it."""
+        from harness.measure.external import worker_pass
 
-        p, cell, program = self._current, self._cell, spec.external
-        assert p is not None
-
-        def ask(loops: int = 1, measure: str = "time", slack: float = 0.0):
-            return run_pass(
-                program, g, task.start, task.goal, measure=measure,
-                timeout=task.timeout + slack, memory_limit_mb=task.memory_limit_mb,
-                loops=loops,
-            )  # fmt: skip
-
-        if p.measure == "memory":
-            memory = _external_attempt(p, ask(measure="memory"))
-            memory.single_cpu_seconds = memory.cpu_seconds
-            return memory
-        first = None
-        if cell.loops is None:
-            first = _external_attempt(p, ask())
-            if first.outcome != "returned":
-                return first
-            first.first_seconds, first.first_cpu_seconds = (
-                first.seconds,
-                first.cpu_seconds,
-            )
-            cell.loops, cell.warm = 1, False
-            if program.batch:
-                failed: list[Attempt] = []
-
-                def sample(loops: int) -> float:
-                    done = _external_attempt(p, ask(loops))
-                    if done.outcome != "returned":
-                        failed.append(done)
-                        return math.inf  # stop calibrating
-                    return _line_seconds(done) * loops
-
-                cell.loops, cell.per_solve = calibrate(
-                    sample, _line_seconds(first), task.min_sample_seconds
-                )
-                if failed:
-                    return failed[0]
-                cell.warm = cell.per_solve < WARM_SOLVE_BELOW
-            first.loops = cell.loops
-            if p.measure == "warmup":
-                return first
-        elif p.measure == "warmup":
-            return _external_attempt(p, ask())
-        warm = _external_attempt(p, ask()) if cell.warm else None
-        if warm is not None and warm.outcome != "returned":
-            return warm
-        slack = 4 * cell.loops * cell.per_solve if cell.loops > 1 else 0.0
-        attempt = _external_attempt(p, ask(cell.loops, slack=slack))
-        if attempt.outcome != "returned":
-            return attempt
-        attempt.loops = cell.loops
-        single = warm or (attempt if cell.loops == 1 else None)
-        attempt.single_cpu_seconds = single.cpu_seconds if single else None
-        if first is not None:
-            attempt.first_seconds = first.first_seconds
-            attempt.first_cpu_seconds = first.first_cpu_seconds
-        if warm is not None and warm.moves != attempt.moves:
-            attempt.check_counters, attempt.check_moves = {}, warm.moves
-            attempt.check_label = "the warm line"
-        if task.reference:
-            began = _now()
-            ref = self._time_reference(task.min_sample_seconds)
-            self._moved("time", "reference", began)
-            if ref is not None:
-                attempt.ref_seconds, attempt.ref_cpu_seconds = ref
-        return attempt
+        assert self._current is not None
+        reference = partial(self._reference_sample, task) if task.reference else None
+        return worker_pass(task, self._current, spec.external, g, self._cell, reference)
 
     def _memory_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
         """Peak RSS of a plain solve, then the tracemalloc peak of a second one:
@@ -687,15 +608,6 @@ class Worker:
         return attempt
 
 
-@dataclass(slots=True)
-class _CellClock:
-    """What a task's passes learn about its solve time, in order."""
-
-    loops: int | None = None  # solves per sample; None: not calibrated yet
-    per_solve: float = 0.0  # CPU seconds per solve, from the calibration
-    warm: bool = True  # a warm solve of the board before each sample
-
-
 def check_loops(attempt: Attempt, one: Sample, sample: Sample) -> None:
     """Every solve of the sample must count and answer as the one whose counters
     the row records; the first that does not is kept as the attempt's check, and
@@ -712,31 +624,6 @@ def check_loops(attempt: Attempt, one: Sample, sample: Sample) -> None:
             )
             attempt.check_label = f"loop {i + 1} of {sample.loops}"
             return
-
-
-def _external_attempt(p: Pass, done: Any) -> Attempt:
-    """An Attempt from an external pass's result. Programs report no counters:
-    empty ones, so their answers are still compared across passes. A loop whose
-    answers differ keeps the first that differs as its check."""
-    moves = done.moves
-    return Attempt(
-        p.measure, p.repeat, done.outcome, moves=moves,
-        moves_type=type(moves).__name__,
-        moves_chars=len(moves) if isinstance(moves, str) else 0,
-        counters={} if done.outcome == "returned" else None,
-        check_counters={} if done.varied else None,
-        check_moves=done.varied_moves, check_label=done.varied,
-        seconds=done.seconds, cpu_seconds=done.cpu_seconds,
-        raw_seconds=done.raw_seconds, raw_cpu_seconds=done.raw_cpu_seconds,
-        peak_rss_bytes=done.peak_rss_bytes, message=done.message,
-    )  # fmt: skip
-
-
-def _line_seconds(attempt: Attempt) -> float:
-    """A batch line's raw cost per solve (what a sample is calibrated on): CPU
-    seconds, or wall seconds where the program's CPU time is not readable."""
-    cpu = attempt.raw_cpu_seconds
-    return attempt.raw_seconds if cpu is None else cpu  # type: ignore[return-value]
 
 
 def _now() -> tuple[float, float]:

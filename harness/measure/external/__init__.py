@@ -43,6 +43,7 @@ from harness.measure.external.passes import (
     register_program,
     report_sentence,
     run_pass,
+    worker_pass,
 )
 from harness.measure.external.process import (
     DRAIN_SECONDS,
@@ -98,4 +99,5 @@ __all__ = [
     "run_once",
     "run_pass",
     "toml_text",
+    "worker_pass",
 ]

@@ -7,8 +7,10 @@ Standard library only (workers import this module).
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +28,8 @@ from harness.measure.external.programs import (
     parse_exec,
 )
 from harness.measure.probes import session_leaders_of
-from harness.measure.sampling import calibrate
+from harness.measure.sampling import WARM_SOLVE_BELOW, CellClock, calibrate
+from harness.measure.tasks import Attempt, Pass, Task
 from harness.puzzle import Board, Grid
 
 #: Start-up is the median of this many solves of the goal board (batch: of this
@@ -323,6 +326,107 @@ def _subtracted(raw: float, startup: float) -> float:
     """``raw - startup``, floored at FLOOR_SECONDS (or at ``raw`` itself when the
     whole line cost less than that: a loop of goal-like lines)."""
     return max(min(FLOOR_SECONDS, raw), raw - startup)
+
+
+def worker_pass(
+    task: Task,
+    p: Pass,
+    program: Program,
+    g: Grid,
+    cell: CellClock,
+    reference: Callable[[], tuple[float, float] | None] | None,
+) -> Attempt:
+    """A worker's pass of an external program, on the footing of an in-process
+    solver's: a batch program's cell is calibrated like a solver's (k lines of the
+    board per sample, after one warm line; ``cell`` keeps what the passes learn),
+    a program run once per board is cold by construction, one process per solve.
+    ``reference`` times the worker's reference sample after a timed pass."""
+
+    def ask(loops: int = 1, measure: str = "time", slack: float = 0.0) -> Attempt:
+        done = run_pass(
+            program, g, task.start, task.goal, measure=measure,
+            timeout=task.timeout + slack, memory_limit_mb=task.memory_limit_mb,
+            loops=loops,
+        )  # fmt: skip
+        return _attempt(p, done)
+
+    if p.measure == "memory":
+        memory = ask(measure="memory")
+        memory.single_cpu_seconds = memory.cpu_seconds
+        return memory
+    first = None
+    if cell.loops is None:  # the cell's first solve, then (batch) the calibration
+        first = ask()
+        if first.outcome != "returned":
+            return first
+        first.first_seconds, first.first_cpu_seconds = first.seconds, first.cpu_seconds
+        cell.loops, cell.warm = 1, False
+        if program.batch:
+            failed: list[Attempt] = []
+
+            def sample(loops: int) -> float:
+                done = ask(loops)
+                if done.outcome != "returned":
+                    failed.append(done)
+                    return math.inf  # stops the calibration
+                return _line_seconds(done) * loops
+
+            cell.loops, cell.per_solve = calibrate(
+                sample, _line_seconds(first), task.min_sample_seconds
+            )
+            if failed:
+                return failed[0]
+            cell.warm = cell.per_solve < WARM_SOLVE_BELOW
+        first.loops = cell.loops
+        if p.measure == "warmup":
+            return first
+    elif p.measure == "warmup":
+        return ask()
+    warm = ask() if cell.warm else None
+    if warm is not None and warm.outcome != "returned":
+        return warm
+    slack = 4 * cell.loops * cell.per_solve if cell.loops > 1 else 0.0
+    attempt = ask(cell.loops, slack=slack)
+    if attempt.outcome != "returned":
+        return attempt
+    attempt.loops = cell.loops
+    single = warm or (attempt if cell.loops == 1 else None)
+    attempt.single_cpu_seconds = single.cpu_seconds if single else None
+    if first is not None:
+        attempt.first_seconds = first.first_seconds
+        attempt.first_cpu_seconds = first.first_cpu_seconds
+    if warm is not None and warm.moves != attempt.moves and not attempt.check_label:
+        attempt.check_counters, attempt.check_moves = {}, warm.moves
+        attempt.check_label = "the warm line"
+    ref = reference() if reference is not None else None
+    if ref is not None:
+        attempt.ref_seconds, attempt.ref_cpu_seconds = ref
+    return attempt
+
+
+def _attempt(p: Pass, done: PassResult) -> Attempt:
+    """An Attempt from a pass's result. Programs report no counters: empty ones,
+    so their answers are still compared across passes. A loop whose answers
+    differ keeps the first that differs as its check."""
+    moves = done.moves
+    return Attempt(
+        p.measure, p.repeat, done.outcome, moves=moves,
+        moves_type=type(moves).__name__,
+        moves_chars=len(moves) if isinstance(moves, str) else 0,
+        counters={} if done.outcome == "returned" else None,
+        check_counters={} if done.varied else None,
+        check_moves=done.varied_moves, check_label=done.varied,
+        seconds=done.seconds, cpu_seconds=done.cpu_seconds,
+        raw_seconds=done.raw_seconds, raw_cpu_seconds=done.raw_cpu_seconds,
+        peak_rss_bytes=done.peak_rss_bytes, message=done.message,
+    )  # fmt: skip
+
+
+def _line_seconds(attempt: Attempt) -> float:
+    """A batch line's raw cost (what a sample is calibrated on): CPU seconds, or
+    wall seconds where the program's CPU time is not readable."""
+    cpu, wall = attempt.raw_cpu_seconds, attempt.raw_seconds
+    return float(wall if cpu is None else cpu)  # type: ignore[arg-type]
 
 
 def kill_program_groups(worker_pid: int) -> int:
