@@ -1,11 +1,25 @@
-"""Shared fixtures: the known-optimum boards of known_boards.py, and exact distances."""
+"""Shared fixtures: the known-optimum boards of known_boards.py, exact distances,
+and the solvers of tests/plugins/measured.py."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from known_boards import KNOWN, Known
 
-from harness.solver import scoped_registry
+from harness.solver import load_plugin, scoped_registry
+
+#: Solvers with known costs and behaviours, for the tests of what the runner measures.
+MEASURED = str(Path(__file__).parent / "plugins" / "measured.py")
+
+
+@pytest.fixture(scope="module")
+def measured_plugin() -> str:
+    """The solvers of tests/plugins/measured.py, registered for a whole module."""
+    with scoped_registry():
+        load_plugin(MEASURED)
+        yield MEASURED
 
 
 @pytest.fixture(autouse=True)

@@ -163,3 +163,20 @@ datasets = ["8-seeds", "8-mini"]
     assert lines[3].split() == ["bfs", "3", "run", "20", "run", "+10", "reused,", "6", "skip"]
     assert "total: 23 cells to run, 10 reused, 6 skipped" in lines[4]
     assert "  bfs on 8-mini: 6 cells: too deep" in lines
+
+
+def test_dataset_files_are_loaded_by_path_relative_or_absolute(tmp_path) -> None:
+    """A dataset file named by an absolute path ran as an unknown dataset name."""
+    from harness.datasets import save_dataset, select_datasets
+
+    mini = select_datasets("8-mini")[0]
+    elsewhere = tmp_path / "sets"
+    absolute = save_dataset(mini, elsewhere / "8-mini.jsonl")
+    save_dataset(mini, tmp_path / "8-mini.jsonl")
+    exp = experiment.load(_write(tmp_path, f'solvers = ["bfs"]\ndatasets = '
+                                 f'["{absolute}"]\n'))  # fmt: skip
+    assert exp.dataset_specs == [str(absolute)]
+    near = experiment.load(_write(tmp_path, 'solvers = ["bfs"]\n'
+                                  'datasets = ["8-mini.jsonl", "8-seeds"]\n'))
+    assert near.dataset_specs == [str(tmp_path / "8-mini.jsonl"), "8-seeds"]
+    assert select_datasets(exp.dataset_specs[0])[0].checksum == mini.checksum

@@ -18,7 +18,6 @@ from harness.measure import runner
 from harness.measure.pool import LocalPool
 from harness.measure.tasks import Pass, Task, TaskResult
 from harness.puzzle import goal_board, grid
-from harness.solver import load_plugin, scoped_registry
 
 PLUGIN = str(Path(__file__).parent / "plugins" / "measured.py")
 MIB = 2**20
@@ -28,11 +27,7 @@ DEEP = (8, 6, 7, 2, 5, 4, 3, 0, 1)  # 31 moves, the deepest 3x3 boards
 SHALLOW = (1, 2, 3, 4, 5, 6, 0, 7, 8)  # 2 moves
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _measured_plugin():
-    with scoped_registry():
-        load_plugin(PLUGIN)
-        yield
+pytestmark = pytest.mark.usefixtures("measured_plugin")
 
 
 @pytest.fixture

@@ -28,8 +28,6 @@ from harness.solver import (
     ConfigKey,
     Counters,
     all_solvers,
-    load_plugin,
-    scoped_registry,
 )
 
 PLUGIN = str(Path(__file__).parent / "plugins" / "measured.py")
@@ -39,11 +37,7 @@ BOARD = (1, 2, 3, 4, 0, 6, 7, 5, 8)  # 2 moves: a BFS of a few dozen boards
 OTHER = (1, 2, 3, 4, 5, 6, 0, 7, 8)  # 2 moves
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _measured_plugin():
-    with scoped_registry():
-        load_plugin(PLUGIN)
-        yield
+pytestmark = pytest.mark.usefixtures("measured_plugin")
 
 
 @pytest.fixture

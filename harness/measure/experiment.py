@@ -309,7 +309,8 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
             dataset_names.append(d.name)
             if d.name not in exp.datasets:
                 exp.datasets.append(d.name)
-                exp.dataset_specs.append(target if target != name else d.name)
+                # a file is loaded by its path (a relative one made absolute)
+                exp.dataset_specs.append(target if target.endswith(".jsonl") else d.name)
     found: list[SolverConfig] = []
     solvers = all_solvers()
     known_h = all_heuristics()

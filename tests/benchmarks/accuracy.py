@@ -5,8 +5,10 @@ Identical runs agreeing (the A/A test, ``aa_noise.py``) shows precision only; th
 checks the figure itself against an outside reference. For every config, from a
 ~2 us table lookup to a ~0.1-1 s BFS:
 
-1. the reference: in this process, each board solved once (warm), then timed as
-   the median of 3 loops of back-to-back solves lasting at least ``--loop-ms``;
+1. the reference: in this process (pinned to the first core, as the harness pins
+   its first worker), each board solved once (warm), then timed as the median of
+   3 loops of back-to-back solves lasting at least ``--loop-ms`` (each solve's
+   counters made before the clock: the solver's time only);
 2. ``harness run`` (the real command, a subprocess, default options but no memory
    pass) on the same boards, from an experiment file;
 3. the reference again, and its geometric mean with step 1 (the machine drifts:
@@ -35,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 #: (config, which boards): "all" 3x3, "some" 3x3 (every 4th), "few" 3x3 (every
@@ -61,7 +64,8 @@ def boards(quick: bool) -> dict[str, object]:
     """The datasets of the run, by the name of their board set."""
     from harness.datasets import make_dataset, select_datasets
 
-    three = [i for name in ("8-uniform", "8-strata")
+    three = [replace(i, id=f"{name[2]}{i.id}")  # ids of the two sets overlap
+             for name in ("8-uniform", "8-strata")
              for i in select_datasets(name)[0].instances if i.solvable]  # fmt: skip
     walks = select_datasets("15-walks")[0]
     step = 4 if quick else 1
@@ -112,9 +116,10 @@ class Reference:
         start, goal, g = inst.start, inst.goal, inst.grid
 
         def loop(k: int) -> float:
+            counters = [Counters() for _ in range(k)]  # the solver's time only
             c0 = time.process_time_ns()
-            for _ in range(k):
-                solve(start, goal, g, counters=Counters(), heuristic=h)
+            for c in counters:
+                solve(start, goal, g, counters=c, heuristic=h)
             return (time.process_time_ns() - c0) / 1e9
 
         loop(1)  # warm
@@ -129,6 +134,9 @@ def measure(ref: Reference, sets: dict, gc_off: bool = True) -> dict[tuple, floa
     import gc
 
     out = {}
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if cores:  # pinned as the harness pins its first worker (not its children)
+        os.sched_setaffinity(0, {min(cores)})
     if gc_off:
         gc.disable()  # as the harness times: the collector paused
     try:
@@ -137,6 +145,8 @@ def measure(ref: Reference, sets: dict, gc_off: bool = True) -> dict[tuple, floa
                 out[(config, which, inst.id)] = ref.time(config, inst)
     finally:
         gc.enable()
+        if cores:
+            os.sched_setaffinity(0, cores)
     return out
 
 
