@@ -308,7 +308,7 @@ def test_refusals_print_one_line_per_config_and_dataset(tmp_path: Path) -> None:
 def test_progress_counts_the_cells_to_solve_not_those_refused(capsys) -> None:
     """943 cells of which 123 are refused: the count runs 0..820, not 123..943;
     the refused ones are said once, before (plain lines and the rich bar alike)."""
-    from harness.cli.run import PlainProgress, RichProgress
+    from harness.cli.progress import PlainProgress, RichProgress
 
     plain = PlainProgress(every_seconds=1e9)
     plain.start(total=10, done=4, failures=0)

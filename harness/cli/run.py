@@ -7,17 +7,16 @@ and keeps the run directory's path as the last line of standard output.
 
 from __future__ import annotations
 
-import os
 import signal
-import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from harness.core import defaults
+from harness.cli import progress as progress_bar
 from harness.cli.common import app, fail
+from harness.cli.progress import to_stderr
+from harness.core import defaults
 
 #: Options a resumed run takes from its meta.json: option -> parameter name.
 _RESUME_CONFLICTS = {
@@ -311,7 +310,7 @@ def run(
             )
             rejected = meta["resumes"][-1]["rows_rejected"]
             if rejected:
-                _stderr(
+                to_stderr(
                     f"--repair: {rejected} unreadable line(s) moved to "
                     f"{run_dir / res.REJECTED_FILE}"
                 )
@@ -371,7 +370,7 @@ def run(
         raise
 
     cells = runner.plan_cells(plan)
-    say = _stderr
+    say = to_stderr
     if quiet:  # the summary and the run directory only (and errors)
 
         def say(text: str) -> None:
@@ -395,7 +394,7 @@ def run(
     for warning in meta.get("warnings", []) + _executor_warnings(chosen, meta):
         if warning not in later:
             say(f"warning: {warning}")
-    progress = _make_progress(quiet)
+    progress = progress_bar.make_progress(quiet)
     try:
         outcome = runner.execute(
             plan, run_dir, meta, executor=chosen, progress=progress
@@ -405,8 +404,8 @@ def run(
         say(f"resume with: harness run --resume {run_dir.name} --out {out}")
         raise fail(str(err)) from None
     except runner.RunInterrupted as stop:
-        _stderr(f"interrupted: {stop.done} of {stop.total} cells stored in {run_dir}")
-        _stderr(f"resume with: harness run --resume {run_dir.name} --out {out}")
+        to_stderr(f"interrupted: {stop.done} of {stop.total} cells stored in {run_dir}")
+        to_stderr(f"resume with: harness run --resume {run_dir.name} --out {out}")
         typer.echo(str(run_dir))
         raise typer.Exit(130) from None
 
@@ -424,12 +423,12 @@ def run(
     if not no_report:
         problem = write_report_if_available(run_dir, progress=say)
         if problem:  # said even with --quiet: the run's files are incomplete
-            _stderr(f"note: no report written ({problem}); the rows are safe in "
+            to_stderr(f"note: no report written ({problem}); the rows are safe in "
                     f"{run_dir}: `harness report {run_dir}` rebuilds it")  # fmt: skip
             from harness.core.requirements import requirement_problems
 
             for cause in requirement_problems():
-                _stderr(f"likely cause: {cause}")
+                to_stderr(f"likely cause: {cause}")
     if not quiet:
         for note in later:
             say(f"note: {note}")
@@ -444,13 +443,13 @@ def _after_measuring(what: str, err: Exception, run_dir: Path) -> typer.Exit:
     from harness.core.requirements import requirement_problems
 
     reason = " ".join(f"{type(err).__name__}: {err}".split())[:300]
-    _stderr(
+    to_stderr(
         f"error: {what} failed after every cell was measured ({reason}); the rows "
         f"are safe in {run_dir}: `harness report {run_dir}` rebuilds the summary "
         "and the report"
     )
     for problem in requirement_problems():
-        _stderr(f"likely cause: {problem}")
+        to_stderr(f"likely cause: {problem}")
     return typer.Exit(1)
 
 
@@ -507,7 +506,7 @@ def _copy_reused(plan, run_dir, meta, sources, runner, res) -> None:
     meta["not_reused"] = dict(refused)
     res.write_meta(run_dir, meta)
     total = sum(per_source.values())
-    _stderr(
+    to_stderr(
         f"reused {total} finished cells from "
         + ", ".join(f"{p} ({n})" for p, n in per_source.items())
         + (
@@ -531,155 +530,6 @@ def _given(ctx: typer.Context, name: str) -> bool:
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
-
-
-def _stderr(text: str) -> None:
-    typer.echo(text, err=True)
-
-
-# ---------------------------------------------------------------- progress
-
-
-def _is_ci() -> bool:
-    return bool(os.environ.get("CI")) or os.environ.get("TERM") == "dumb"
-
-
-def _make_progress(quiet: bool):
-    if quiet:
-        return QuietProgress()
-    if _is_ci() or not sys.stderr.isatty():
-        return PlainProgress()
-    return RichProgress()
-
-
-class QuietProgress:
-    """-q: nothing while the run goes; the summary tells what failed."""
-
-    def start(self, total: int, done: int, failures: int) -> None: ...
-    def started(self, config: str, dataset: str) -> None: ...
-    def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
-    def stop(self) -> None: ...
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-
-
-class PlainProgress:
-    """One line per failure, and a status line every 10% or 30 s (stderr)."""
-
-    def __init__(self, every_seconds: float = 30.0) -> None:
-        self.every = every_seconds
-        self.total = self.done = self.first_done = 0
-        self.started_at = self.last_line = 0.0
-        self.current = ""
-        self.next_share = 0.1
-        self.left: float | None = None  # the runner's estimate (cost model)
-
-    def estimate(self, seconds_left: float) -> None:
-        self.left = seconds_left
-
-    def start(self, total: int, done: int, failures: int) -> None:
-        # the count is of cells to solve: those refused or stored are said once
-        # here, not shown as progress already made ("123/943" at the start)
-        self.total, self.done, self.first_done = total - done, 0, done
-        self.started_at = self.last_line = time.monotonic()
-        if done:
-            _stderr(f"{done} of {total} cells need no solving (refused or stored); "
-                    f"{total - done} to run")  # fmt: skip
-
-    def started(self, config: str, dataset: str) -> None:
-        self.current = f"{config} on {dataset}"
-
-    def finished(self, done: int, failures: int, failure_line: str | None) -> None:
-        done -= self.first_done
-        self.done = done
-        if failure_line:
-            _stderr(failure_line)
-        now = time.monotonic()
-        share = done / self.total if self.total else 1.0
-        if share >= self.next_share or now - self.last_line >= self.every:
-            while self.next_share <= share:
-                self.next_share += 0.1
-            self.last_line = now
-            elapsed = now - self.started_at
-            left = self.left
-            if left is None:  # a runner without a cost model: linear
-                left = (self.total - done) * elapsed / done if done else 0.0
-            _stderr(
-                f"[{done}/{self.total}] {100 * share:.0f}% "
-                f"{_duration(elapsed)} elapsed, ~{_duration(left)} left; "
-                f"{failures} failed; last: {self.current}"
-            )
-
-    def stop(self) -> None:
-        pass
-
-
-class RichProgress:
-    """A rich progress bar on stderr: cells, current config and dataset, failures."""
-
-    def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        self.console = Console(stderr=True)
-        self.bar = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("cells"),
-            TimeElapsedColumn(),
-            TextColumn("elapsed,"),
-            TextColumn("{task.fields[left]}"),
-            TextColumn("[red]{task.fields[failures]}"),
-            console=self.console,
-            transient=False,
-        )
-        self.task = None
-        self.first_done = 0
-
-    def start(self, total: int, done: int, failures: int) -> None:
-        if done:  # refused or stored: said once, not counted as progress made
-            self.console.print(f"{done} of {total} cells need no solving (refused "
-                               f"or stored); {total - done} to run", highlight=False)
-        self.first_done = done
-        self.bar.start()
-        self.task = self.bar.add_task(
-            "starting", total=total - done, completed=0,
-            failures=self._fails(failures), left="",
-        )  # fmt: skip
-
-    def estimate(self, seconds_left: float) -> None:
-        if self.task is not None:
-            self.bar.update(self.task, left=f"~{_duration(seconds_left)} left")
-
-    @staticmethod
-    def _fails(failures: int) -> str:
-        return f"{failures} failed" if failures else ""
-
-    def started(self, config: str, dataset: str) -> None:
-        self.bar.update(self.task, description=f"{config} on {dataset}")
-
-    def finished(self, done: int, failures: int, failure_line: str | None) -> None:
-        if failure_line:
-            self.bar.console.print(failure_line, markup=False, highlight=False)
-        self.bar.update(self.task, completed=done - self.first_done,
-                        failures=self._fails(failures))  # fmt: skip
-
-    def stop(self) -> None:
-        self.bar.stop()
 
 
 # ---------------------------------------------------------------- summary

@@ -110,7 +110,7 @@ def one_run(args, boot: float) -> tuple[float, list[float | None], float]:
     """One `harness run` with its report printed; (wall, ETA said/real at 25, 50
     and 75% of the cells, the worst error of those)."""
     import harness.cli
-    from harness.cli import run as cli_run
+    from harness.cli import progress as cli_progress
 
     out = args.keep or Path(tempfile.mkdtemp(prefix="eta-"))
     argv = ["run", "--solvers", args.solvers, "--datasets", args.datasets,
@@ -120,7 +120,7 @@ def one_run(args, boot: float) -> tuple[float, list[float | None], float]:
     argv += ["--jobs", str(args.jobs)] if args.jobs is not None else []
     argv += args.harness_options
     rec = Recorder()
-    cli_run._make_progress = lambda quiet: rec  # the bar's place: record the ETA
+    cli_progress.make_progress = lambda quiet: rec  # the bar's place: record the ETA
     load_before = os.getloadavg()[0]
     try:
         started = time.monotonic()

@@ -1,0 +1,161 @@
+"""How ``harness run`` shows a run going: a rich bar on a terminal, plain status
+lines in CI or a pipe, nothing with ``-q``; each a small class the run calls
+(start, started, finished, estimate, stop)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import typer
+
+
+def to_stderr(text: str) -> None:
+    """One line on standard error (progress and notes; stdout is the run folder)."""
+    typer.echo(text, err=True)
+
+
+# ---------------------------------------------------------------- progress
+
+
+def is_ci() -> bool:
+    return bool(os.environ.get("CI")) or os.environ.get("TERM") == "dumb"
+
+
+def make_progress(quiet: bool):
+    if quiet:
+        return QuietProgress()
+    if is_ci() or not sys.stderr.isatty():
+        return PlainProgress()
+    return RichProgress()
+
+
+class QuietProgress:
+    """-q: nothing while the run goes; the summary tells what failed."""
+
+    def start(self, total: int, done: int, failures: int) -> None: ...
+    def started(self, config: str, dataset: str) -> None: ...
+    def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
+    def stop(self) -> None: ...
+
+
+def duration_text(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class PlainProgress:
+    """One line per failure, and a status line every 10% or 30 s (stderr)."""
+
+    def __init__(self, every_seconds: float = 30.0) -> None:
+        self.every = every_seconds
+        self.total = self.done = self.first_done = 0
+        self.started_at = self.last_line = 0.0
+        self.current = ""
+        self.next_share = 0.1
+        self.left: float | None = None  # the runner's estimate (cost model)
+
+    def estimate(self, seconds_left: float) -> None:
+        self.left = seconds_left
+
+    def start(self, total: int, done: int, failures: int) -> None:
+        # the count is of cells to solve: those refused or stored are said once
+        # here, not shown as progress already made ("123/943" at the start)
+        self.total, self.done, self.first_done = total - done, 0, done
+        self.started_at = self.last_line = time.monotonic()
+        if done:
+            to_stderr(f"{done} of {total} cells need no solving (refused or stored); "
+                    f"{total - done} to run")  # fmt: skip
+
+    def started(self, config: str, dataset: str) -> None:
+        self.current = f"{config} on {dataset}"
+
+    def finished(self, done: int, failures: int, failure_line: str | None) -> None:
+        done -= self.first_done
+        self.done = done
+        if failure_line:
+            to_stderr(failure_line)
+        now = time.monotonic()
+        share = done / self.total if self.total else 1.0
+        if share >= self.next_share or now - self.last_line >= self.every:
+            while self.next_share <= share:
+                self.next_share += 0.1
+            self.last_line = now
+            elapsed = now - self.started_at
+            left = self.left
+            if left is None:  # a runner without a cost model: linear
+                left = (self.total - done) * elapsed / done if done else 0.0
+            to_stderr(
+                f"[{done}/{self.total}] {100 * share:.0f}% "
+                f"{duration_text(elapsed)} elapsed, ~{duration_text(left)} left; "
+                f"{failures} failed; last: {self.current}"
+            )
+
+    def stop(self) -> None:
+        pass
+
+
+class RichProgress:
+    """A rich progress bar on stderr: cells, current config and dataset, failures."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.console = Console(stderr=True)
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("cells"),
+            TimeElapsedColumn(),
+            TextColumn("elapsed,"),
+            TextColumn("{task.fields[left]}"),
+            TextColumn("[red]{task.fields[failures]}"),
+            console=self.console,
+            transient=False,
+        )
+        self.task = None
+        self.first_done = 0
+
+    def start(self, total: int, done: int, failures: int) -> None:
+        if done:  # refused or stored: said once, not counted as progress made
+            self.console.print(f"{done} of {total} cells need no solving (refused "
+                               f"or stored); {total - done} to run", highlight=False)
+        self.first_done = done
+        self.bar.start()
+        self.task = self.bar.add_task(
+            "starting", total=total - done, completed=0,
+            failures=self._fails(failures), left="",
+        )  # fmt: skip
+
+    def estimate(self, seconds_left: float) -> None:
+        if self.task is not None:
+            self.bar.update(self.task, left=f"~{duration_text(seconds_left)} left")
+
+    @staticmethod
+    def _fails(failures: int) -> str:
+        return f"{failures} failed" if failures else ""
+
+    def started(self, config: str, dataset: str) -> None:
+        self.bar.update(self.task, description=f"{config} on {dataset}")
+
+    def finished(self, done: int, failures: int, failure_line: str | None) -> None:
+        if failure_line:
+            self.bar.console.print(failure_line, markup=False, highlight=False)
+        self.bar.update(self.task, completed=done - self.first_done,
+                        failures=self._fails(failures))  # fmt: skip
+
+    def stop(self) -> None:
+        self.bar.stop()
