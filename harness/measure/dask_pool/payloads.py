@@ -95,14 +95,14 @@ def code_fingerprint() -> str:
 
 def host_info() -> dict[str, Any]:
     """This machine as meta.json ``hosts`` records it."""
-    from harness.results import _cpu_model
+    from harness.results import cpu_model
 
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
         cores = os.cpu_count() or 1
     return {
-        "cpu_model": _cpu_model(),
+        "cpu_model": cpu_model(),
         "cpu_count": cores,
         "cores": available_cores(),
         "platform": platform.platform(),
