@@ -28,8 +28,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("harness.analysis",),
     ("harness.compare",),
     ("harness.report",),
-    # where measuring and reading runs meet: the Python API, the overhead benchmark
-    ("harness.api", "harness.overhead"),
+    # where measuring and reading runs meet: the Python API
+    ("harness.api",),
     ("harness.cli", "harness"),
 ]
 

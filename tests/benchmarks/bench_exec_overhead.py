@@ -4,7 +4,8 @@ Every board is the goal, so a program that prints nothing and exits at once is a
 correct solver: what the runner records per board is then the overhead alone. In
 one run, interleaved round by round, for N cells each:
 
-- ``noop``: the in-process no-op solver of ``harness.overhead`` (the baseline);
+- ``noop``: the in-process no-op solver of ``overhead.py`` beside this script (the
+  baseline);
 - ``exec_true``: ``/bin/true``, one process per board (spawn, pipe, wait4, replay);
 - ``exec_c``: a compiled C program that reads its line and exits (if cc exists);
 - ``exec_batch``: a compiled C batch program answering an empty line per board.
@@ -28,7 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import harness.overhead as overhead
+import overhead  # tests/benchmarks/overhead.py, beside this script
+
 from harness import analysis
 from harness.measure import runner
 

@@ -1,4 +1,4 @@
-"""The runner's own cost, measured: ``python -m harness.overhead [--cells N]``.
+"""The runner's own cost: ``python tests/benchmarks/overhead.py [--cells N]``.
 
 Prints three figures (issue 4, section 7):
 
@@ -126,7 +126,7 @@ def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m harness.overhead", description=__doc__.splitlines()[0]
+        prog="python tests/benchmarks/overhead.py", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--cells", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=1)
