@@ -13,6 +13,7 @@ import pytest
 
 from harness import results as res
 from harness.measure import runner
+from harness.measure.plan import make_plan
 
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}
@@ -74,8 +75,8 @@ def test_library_refuses_the_same_values():
         {"memory_limit_mb": -5},
     ):
         with pytest.raises(runner.RunError):
-            runner.make_plan("astar_dict", "8-seeds", **kwargs)
-    plan = runner.make_plan("astar_dict", "8-seeds", timeout=86_400, memory_limit_mb=0)
+            make_plan("astar_dict", "8-seeds", **kwargs)
+    plan = make_plan("astar_dict", "8-seeds", timeout=86_400, memory_limit_mb=0)
     assert plan.timeout == 86_400 and plan.memory_limit_mb is None
 
 

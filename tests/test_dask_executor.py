@@ -377,6 +377,7 @@ def test_toml_solver_definition_reaches_workers_by_value(tmp_path, cluster):
     the payload (program path made absolute on the client), the program runs on
     the workers. The file is deleted before the run: workers cannot have read it."""
     from harness.measure import runner
+    from harness.measure.plan import make_plan
 
     address, _ = cluster
     _both_workers(address)
@@ -388,7 +389,7 @@ def test_toml_solver_definition_reaches_workers_by_value(tmp_path, cluster):
     toml = folder / "programs.toml"
     toml.write_text(PROGRAMS_TOML)
     with scoped_registry():
-        plan = runner.make_plan(
+        plan = make_plan(
             ["bfs_prog"], [_dataset()], plugins=[str(toml)], repeats=1, warmup=0,
             memory_pass=False,
         )  # fmt: skip

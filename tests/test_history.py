@@ -13,8 +13,13 @@ from pathlib import Path
 import pytest
 from plugins.tiny import make_dataset, walk
 
-from harness.compare.history import HistoryError, build_history, largest_steps, write_history
-from harness.measure import runner
+import harness
+from harness.compare.history import (
+    HistoryError,
+    build_history,
+    largest_steps,
+    write_history,
+)
 from harness.puzzle import goal_board, grid
 from harness.solver import scoped_registry
 
@@ -41,10 +46,10 @@ def results(tmp_path_factory) -> Path:
             os.environ.pop("NPUZZLE_TEST_WORK", None)
             os.environ.update(env)  # workers inherit the environment
             with scoped_registry():
-                run_dir = Path(runner.run(
+                run_dir = Path(harness.run(
                     "steps", ds, plugins=[PLUGIN], repeats=5, jobs=1, out=out,
                     memory_pass=False,
-                ))  # fmt: skip
+                ).attrs["run_dir"])  # fmt: skip
             meta = json.loads((run_dir / "meta.json").read_text())
             meta["git"] = {"commit": commit, "dirty": False}
             meta["started_utc"] = f"2026-01-0{n + 1}T12:00:00Z"

@@ -15,6 +15,7 @@ from plugins.tiny import make_dataset, tiny
 import harness
 from harness import results as res
 from harness.measure import runner
+from harness.measure.plan import make_plan
 from harness.measure.pool import LocalPool
 from harness.measure.tasks import Pass, Task, TaskResult
 from harness.puzzle import goal_board, grid
@@ -193,7 +194,7 @@ def test_warmup_is_stated_in_the_report(run):
 
 def test_interleaved_order_rotates_configs_per_instance_from_a_seed():
     data = tiny("order", count=4, unsolvable=False)
-    plan = runner.make_plan(
+    plan = make_plan(
         "count_calls,alloc64,astar_dict", [data], plugins=[PLUGIN], order_seed=7
     )
     cells = runner.plan_cells(plan)
@@ -205,7 +206,7 @@ def test_interleaved_order_rotates_configs_per_instance_from_a_seed():
     order = [c.config.label for c in blocks[0]]
     assert firsts == [order[0], order[1], order[2], order[0]]  # rotates by one
     again = runner.plan_cells(
-        runner.make_plan(
+        make_plan(
             "count_calls,alloc64,astar_dict", [data], plugins=[PLUGIN], order_seed=7
         )
     )
@@ -214,7 +215,7 @@ def test_interleaved_order_rotates_configs_per_instance_from_a_seed():
     ]
     assert plan.options(1)["order_seed"] == 7
     flat = runner.plan_cells(
-        runner.make_plan(
+        make_plan(
             "count_calls,alloc64", [data], plugins=[PLUGIN], interleave=False
         )
     )

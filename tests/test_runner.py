@@ -18,7 +18,7 @@ from harness import analysis
 from harness import results as res
 from harness.heuristics import make_heuristic
 from harness.measure import rows, runner
-from harness.measure.plan import resolve_solvers
+from harness.measure.plan import make_plan, resolve_solvers
 from harness.measure.tasks import Attempt, Pass, Task
 from harness.measure.worker import Worker
 from harness.puzzle import goal_board, grid
@@ -309,15 +309,15 @@ def test_meta_describes_the_run(run):
 
 def test_rejects_bad_options():
     with pytest.raises(runner.RunError, match="unknown solver 'nosuch'"):
-        runner.make_plan("nosuch", [mix23()])
+        make_plan("nosuch", [mix23()])
     with pytest.raises(runner.RunError, match="--repeats 0"):
-        runner.make_plan("good_bfs", [mix23()], repeats=0)
+        make_plan("good_bfs", [mix23()], repeats=0)
     with pytest.raises(runner.RunError, match="--timeout"):
-        runner.make_plan("good_bfs", [mix23()], timeout=0)
+        make_plan("good_bfs", [mix23()], timeout=0)
     with pytest.raises(runner.RunError, match="--plugin"):
-        runner.make_plan("good_bfs", [mix23()], plugins=["/no/such/plugin.py"])
+        make_plan("good_bfs", [mix23()], plugins=["/no/such/plugin.py"])
     with pytest.raises(runner.RunError, match="two different datasets"):
-        runner.make_plan("good_bfs", [mix23(), tiny("mix23")])
+        make_plan("good_bfs", [mix23(), tiny("mix23")])
 
 
 # ------------------------------------------------------------ judge and checks

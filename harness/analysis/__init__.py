@@ -397,11 +397,12 @@ def skipped_reasons(rows) -> list[tuple[str, str, int, str]]:
     return out
 
 
-def load_runs(run_dirs: Sequence[Path | str]) -> list[Run]:
-    """Load runs in the order given and label them ``run 1``, ``run 2``, ..."""
+def load_runs(run_dirs: Sequence[Path | str | Run]) -> list[Run]:
+    """Load runs in the order given (a Run already loaded is taken as it is) and
+    label them ``run 1``, ``run 2``, ..."""
     if not run_dirs:
         raise ReportError("no run directory given")
-    runs = [load_run(d) for d in run_dirs]
+    runs = [d if isinstance(d, Run) else load_run(d) for d in run_dirs]
     for i, run in enumerate(runs, start=1):
         run.label = f"run {i}" if len(runs) > 1 else run.run_id
     return runs

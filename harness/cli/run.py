@@ -18,16 +18,6 @@ from harness.cli.common import app, fail
 from harness.cli.progress import to_stderr
 from harness.core import defaults
 
-#: Options a resumed run takes from its meta.json: option -> parameter name.
-_RESUME_CONFLICTS = {
-    "--solvers": "solvers", "--datasets": "datasets", "--plugin": "plugin",
-    "--exec": "exec_", "--repeats": "repeats", "--timeout": "timeout",
-    "--memory-limit": "memory_limit", "--no-memory": "no_memory", "--gc": "keep_gc",
-    "--setup-timeout": "setup_timeout", "--warmup": "warmup",
-    "--order-seed": "order_seed", "--adaptive/--no-adaptive": "adaptive",
-    "--min-sample-time": "min_sample_time",
-}  # fmt: skip
-
 
 @app.command()
 def run(
@@ -233,160 +223,80 @@ def run(
     compiles and builds them, and other jobs on the cores stretch it (about 6 min
     at a load average of 4-9)."""
     from harness import results as res
-    from harness.api import write_report_if_available
+    from harness.api import finish, write_report_if_available
     from harness.measure import runner
     from harness.measure.meta import advice
+    from harness.measure.plan import DEFAULT_ADAPTIVE
     from harness.measure.pool import ExecutorError
+    from harness.measure.session import CLI_SPELLING, RunOptions, Session
 
-    argv = res.python_argv()
-    exp = scheduler_of = None
-    if config is not None:
-        if _given(ctx, "solvers") or _given(ctx, "datasets"):
-            raise fail(
-                f"--config {config} names the solvers and datasets; drop "
-                + ", ".join(f"--{n}" for n in ("solvers", "datasets")
-                            if _given(ctx, n))  # fmt: skip
-            )
-        if resume is not None:
-            raise fail("--resume continues a run with its own options; drop --config")
-        from harness.measure.experiment import ExperimentError, load
+    def typed(name: str, value: Any) -> Any:
+        """The option's value if the user typed it, else None (not given)."""
+        return value if _given(ctx, name) else None
 
-        try:
-            exp = load(config)
-        except ExperimentError as err:
-            raise fail(str(err)) from None
-        o = exp.options
-        plugin = plugin or o.get("plugins")
-        # the experiment file's options, unless typed on the command line
-        if not _given(ctx, "repeats") and o.get("repeats") is not None:
-            repeats = o["repeats"]
-        timeout = timeout if timeout is not None else o.get("timeout")
-        if not _given(ctx, "memory_limit") and o.get("memory_limit_mb") is not None:
-            memory_limit = o["memory_limit_mb"]
-        no_memory = no_memory or not o.get("memory", True)
-        keep_gc = keep_gc or o.get("gc", False)
-        if not _given(ctx, "setup_timeout") and o.get("setup_timeout") is not None:
-            setup_timeout = o["setup_timeout"]
-        if min_sample_time is None:
-            min_sample_time = o.get("min_sample_seconds")
-        if not _given(ctx, "executor") and o.get("executor") == "dask":
-            executor = "dask"
-        if executor == "dask" and scheduler is None and jobs is None:
-            scheduler = o.get("scheduler")
-            if scheduler is not None:
-                scheduler_of = exp
-        if jobs is None:
-            jobs = 0 if o.get("executor") == "inline" else o.get("jobs")
-        solvers = list(exp.values.values())  # parsed once, by the experiment
-        datasets = exp.dataset_specs
-    if resume is not None and (reuse or dry_run):
-        raise fail("--resume completes a stored run; drop --reuse / --dry-run")
-    for source in reuse or ():
-        if not (source / res.META_FILE).is_file():
-            raise fail(f"--reuse {source}: not a run directory (no meta.json)")
+    options = RunOptions(
+        solvers=typed("solvers", solvers),
+        datasets=typed("datasets", datasets),
+        plugins=plugin or None,
+        programs=exec_ or None,
+        repeats=typed("repeats", repeats),
+        timeout=timeout,
+        memory_limit_mb=typed("memory_limit", memory_limit),
+        memory_pass=False if no_memory else None,
+        disable_gc=False if keep_gc else None,
+        setup_timeout=typed("setup_timeout", setup_timeout),
+        warmup=warmup,
+        order_seed=order_seed,
+        adaptive=typed("adaptive", DEFAULT_ADAPTIVE if adaptive else 0.0),
+        min_sample_seconds=min_sample_time,
+        jobs=jobs,
+        executor=typed("executor", executor),
+        scheduler=scheduler,
+        out=out,
+        resume=resume,
+        repair=repair,
+        reuse=reuse or (),
+        dry_run=dry_run,
+        config=config,
+        argv=res.python_argv(),
+    )
     # CI and process managers stop jobs with SIGTERM: stop as cleanly as on Ctrl-C.
     signal.signal(signal.SIGTERM, _raise_interrupt)
-    if executor not in runner.EXECUTORS:
-        raise fail(
-            f"--executor {executor}: choose one of {', '.join(runner.EXECUTORS)}"
-        )
-    if scheduler is not None and executor != "dask":
-        raise fail("--scheduler needs --executor dask")
-    chosen = None
     try:
-        if resume is not None:
-            given = [
-                option
-                for option, name in _RESUME_CONFLICTS.items()
-                if _given(ctx, name)
-            ]
-            if given:
-                raise fail(
-                    f"--resume continues run {resume} with its own options; "
-                    f"drop {', '.join(given)}"
-                )
-            plan, run_dir, meta = runner.prepare_resume(
-                resume, out, jobs=jobs, argv=argv, repair=repair
-            )
-            rejected = meta["resumes"][-1]["rows_rejected"]
-            if rejected:
-                to_stderr(
-                    f"--repair: {rejected} unreadable line(s) moved to "
-                    f"{run_dir / res.REJECTED_FILE}"
-                )
-            if executor == "dask":
-                chosen = runner.make_dask_executor(scheduler, jobs, plan.plugins)
-                runner.set_session_jobs(meta, chosen.jobs)
-            jobs = meta["resumes"][-1]["jobs"]
-        else:
-            if repair:
-                raise fail("--repair only applies with --resume RUN_ID")
-            plan = runner.make_plan(
-                # --exec alone runs the programs it names, not every solver
-                solvers
-                if _given(ctx, "solvers") or not exec_
-                else ",".join(e.partition("=")[0].partition(":")[0] for e in exec_),
-                datasets,
-                pairs=exp.pair_set() if exp is not None else None,
-                plugins=[*(plugin or ()), *(f"exec:{e}" for e in exec_ or ())],
-                repeats=repeats,
-                timeout=timeout,
-                memory_limit_mb=memory_limit,
-                memory_pass=not no_memory,
-                disable_gc=not keep_gc,
-                setup_timeout=setup_timeout,
-                warmup=runner.DEFAULT_WARMUP if warmup is None else warmup,
-                order_seed=order_seed,
-                adaptive=runner.DEFAULT_ADAPTIVE if adaptive else 0.0,
-                min_sample_seconds=(
-                    defaults.MIN_SAMPLE_SECONDS
-                    if min_sample_time is None
-                    else min_sample_time
-                ),
-            )
-            if executor == "dask" and not dry_run:
-                chosen = runner.make_dask_executor(scheduler, jobs, plan.plugins)
-                jobs = chosen.jobs
-            jobs = runner.default_jobs() if jobs is None else jobs
-            if dry_run:
-                _dry_run(plan, exp, jobs, argv, reuse or [], runner, res)
-                return
-            run_dir, meta = runner.start(plan, out, jobs=jobs, argv=argv)
-            if exp is not None:
-                from harness.measure.experiment import record
-
-                record(exp, run_dir, meta)
-            if reuse:
-                _copy_reused(plan, run_dir, meta, reuse, runner, res)
-    except (runner.RunError, res.ResultsError) as err:
-        if chosen is not None:
-            chosen.shutdown(cancel=True)
-        if scheduler_of is not None:  # the experiment file chose the scheduler
-            raise fail(scheduler_of.scheduler_error(str(err))) from None
+        session = Session(options, spell=CLI_SPELLING.__getitem__)
+        if dry_run:
+            for line in session.dry_run():
+                typer.echo(line)
+            return
+        session.open()
+    except runner.RunError as err:
         raise fail(str(err)) from None
-    except BaseException:
-        if chosen is not None:
-            chosen.shutdown(cancel=True)
-        raise
+    for note in session.notes:
+        to_stderr(note)
 
-    cells = runner.plan_cells(plan)
+    plan, run_dir, meta, chosen = (
+        session.plan, session.run_dir, session.meta, session.executor
+    )
     say = to_stderr
     if quiet:  # the summary and the run directory only (and errors)
 
         def say(text: str) -> None:
             pass
     verb = "resuming" if resume else "run"
+    on_dask = session.options.executor == "dask"
     say(
         f"{verb} {run_dir.name}: {len(plan.configs)} solver configs x "
         f"{sum(len(d.instances) for d in plan.datasets)} instances in "
-        f"{len(plan.datasets)} datasets = {len(cells)} cells; warm-up "
+        f"{len(plan.datasets)} datasets = {len(session.cells)} cells; warm-up "
         f"{plan.warmup}, repeats {plan.repeats}"
-        f"{', memory pass' if plan.memory_pass else ''}; jobs {jobs}"
-        + (f" on Dask ({scheduler or 'local cluster'})" if chosen is not None else "")
+        f"{', memory pass' if plan.memory_pass else ''}; jobs {session.jobs}"
+        + (
+            f" on Dask ({session.options.scheduler or 'local cluster'})"
+            if on_dask
+            else ""
+        )
     )
-    if chosen is None:
-        chosen = runner.make_executor(jobs, run_dir, pin=plan.pin)
-    later = advice(jobs)
+    later = advice(session.jobs)
     from harness.core.requirements import requirement_problems
 
     for problem in requirement_problems():  # said before the cells, not after
@@ -396,9 +306,7 @@ def run(
             say(f"warning: {warning}")
     progress = progress_bar.make_progress(quiet)
     try:
-        outcome = runner.execute(
-            plan, run_dir, meta, executor=chosen, progress=progress
-        )
+        outcome = session.run(progress)
     except (runner.RunError, ExecutorError) as err:  # e.g. a cluster's workers
         say(f"stopped: {err}")
         say(f"resume with: harness run --resume {run_dir.name} --out {out}")
@@ -410,21 +318,18 @@ def run(
         raise typer.Exit(130) from None
 
     try:  # every cell is stored: whatever fails now, the rows are safe
-        from harness import analysis
-
-        stored = analysis.load_run(run_dir)
-        contradicted = res.contradicted_labels(stored.stored)
-        for entry in contradicted:
+        finished = finish(run_dir, report=False)  # rows.csv read once, here
+        for entry in finished.contradicted:
             typer.echo(f"label contradicted: {res.contradiction_text(entry)}; "
                        "optimality of that instance is unknown")  # fmt: skip
-        _print_summary(stored)
+        _print_summary(finished.run)
     except Exception as err:
         raise _after_measuring("the summary", err, run_dir) from None
     if not no_report:
-        problem = write_report_if_available(run_dir, progress=say)
+        problem = write_report_if_available(finished.run, progress=say)
         if problem:  # said even with --quiet: the run's files are incomplete
             to_stderr(f"note: no report written ({problem}); the rows are safe in "
-                    f"{run_dir}: `harness report {run_dir}` rebuilds it")  # fmt: skip
+                      f"{run_dir}: `harness report {run_dir}` rebuilds it")  # fmt: skip
             from harness.core.requirements import requirement_problems
 
             for cause in requirement_problems():
@@ -433,7 +338,7 @@ def run(
         for note in later:
             say(f"note: {note}")
     typer.echo(str(run_dir))
-    if strict and (outcome.failures or contradicted):
+    if strict and (outcome.failures or finished.contradicted):
         raise typer.Exit(1)
 
 
@@ -451,70 +356,6 @@ def _after_measuring(what: str, err: Exception, run_dir: Path) -> typer.Exit:
     for problem in requirement_problems():
         to_stderr(f"likely cause: {problem}")
     return typer.Exit(1)
-
-
-def _dry_run(plan, exp, jobs, argv, sources, runner, res) -> None:
-    """Print what the run would do: cells per config and dataset, reuse, skips."""
-    from harness.measure.experiment import Experiment, matrix
-
-    cells = runner.plan_cells(plan)
-    reused: dict[tuple[str, str], int] = {}
-    if sources:
-        meta = runner.new_meta(plan, "dry-run", jobs, res.git_info(), argv)
-        rows, per_source, refused = _reusable(plan, cells, meta, sources)
-        for r in rows:
-            if r["measure"] == "time" and r["repeat"] == "0":
-                key = (r["config"], r["dataset"])
-                reused[key] = reused.get(key, 0) + 1
-    if exp is None:
-        exp = Experiment(Path("(command line)"), "-" * 64, "")
-    rank = {c.label: i for i, c in enumerate(plan.configs)}
-    by_config = sorted(cells, key=lambda c: rank.get(c.config.label, len(rank)))
-    for line in matrix(exp, by_config, reused):  # configs as listed, not run order
-        typer.echo(line)
-    if sources:
-        for source, n in per_source.items():
-            typer.echo(f"reuse {source}: {n} cells match")
-        for why, n in refused.most_common():
-            typer.echo(f"  not reused: {n} cells: {why}")
-
-
-def _reusable(plan, cells, meta, sources):
-    from harness.measure.reuse import ReuseError, reusable_rows
-
-    wanted = {
-        (c.config.label, c.dataset.name, c.instance.id)
-        for c in cells
-        if c.refusal is None
-    }
-    try:
-        return reusable_rows(sources, meta, wanted)
-    except ReuseError as err:
-        raise fail(f"--reuse: {err}") from None
-
-
-def _copy_reused(plan, run_dir, meta, sources, runner, res) -> None:
-    """Copy matching finished cells of earlier runs into the new run (their rows
-    keep the run_id of the run that measured them) and note it in meta.json."""
-    from harness.measure.reuse import append_raw
-
-    rows, per_source, refused = _reusable(plan, runner.plan_cells(plan), meta, sources)
-    append_raw(run_dir, rows)
-    meta["reused"] = [
-        {"path": str(Path(p).resolve()), "cells": n} for p, n in per_source.items()
-    ]
-    meta["not_reused"] = dict(refused)
-    res.write_meta(run_dir, meta)
-    total = sum(per_source.values())
-    to_stderr(
-        f"reused {total} finished cells from "
-        + ", ".join(f"{p} ({n})" for p, n in per_source.items())
-        + (
-            "; not reused: " + "; ".join(f"{n} ({w})" for w, n in refused.items())
-            if refused
-            else ""
-        )
-    )
 
 
 def _executor_warnings(executor, meta) -> list[str]:

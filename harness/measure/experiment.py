@@ -235,8 +235,8 @@ def _check_executor(options: dict[str, Any], fail) -> None:
 
 
 def run_arguments(exp: Experiment) -> dict[str, Any]:
-    """The experiment as keyword arguments of :func:`harness.measure.runner.run`
-    (``harness.run(config=...)`` gives arguments of its own precedence)."""
+    """The experiment as :class:`harness.measure.session.RunOptions` fields (the
+    session applies them under the options given, and decides on the scheduler)."""
     o = exp.options
     out: dict[str, Any] = {
         "solvers": list(exp.values.values()),  # parsed once, here

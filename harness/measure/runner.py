@@ -23,7 +23,7 @@ import math
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,17 +39,12 @@ from harness.measure.meta import (
     note_lost_batches,
 )
 from harness.measure.plan import (
-    DEFAULT_ADAPTIVE,
-    DEFAULT_MEMORY_LIMIT_MB,
-    DEFAULT_MIN_SAMPLE_SECONDS,
     DEFAULT_OUT,
     DEFAULT_REPEATS,
     DEFAULT_SETUP_TIMEOUT,
-    DEFAULT_WARMUP,
     Cell,
     Plan,
     RunError,
-    make_plan,
     oracle_optima,
     plan_cells,
     resolve_datasets,
@@ -65,7 +60,6 @@ from harness.measure.rows import (
 )
 from harness.measure.schedule import CostModel, Job, eta, priority
 from harness.measure.tasks import Task, TaskResult, TaskStarted
-from harness.solver import SolverConfig
 
 #: Seconds between two ETA computations: playing the rest of a 900-cell run out on
 #: the model after a refit takes 1.5-2.5 ms of the parent's CPU, which the pinned
@@ -135,9 +129,6 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-EXECUTORS = ("local", "dask")
-
-
 def make_executor(jobs: int, run_dir: Path, *, pin: bool = True) -> Executor:
     """``jobs`` >= 1: a local process pool, worker i pinned to core i when ``pin``;
     0: inline in this process (no isolation)."""
@@ -175,9 +166,11 @@ def execute(
     *,
     executor: Executor,
     progress: Progress | None = None,
+    cells: Sequence[Cell] | None = None,
 ) -> Outcome:
     """Run every cell of ``plan`` whose rows are not yet in ``run_dir``; append rows
-    as cells finish. RunInterrupted after a clean stop on KeyboardInterrupt."""
+    as cells finish. ``cells``: the plan's cells if already built. RunInterrupted
+    after a clean stop on KeyboardInterrupt."""
     progress = progress or NoProgress()
     run_id = meta["run_id"]
     passes = plan.passes()
@@ -200,7 +193,9 @@ def execute(
         key = (cell.config.label, cell.dataset.name, cell.instance.id)
         return cell.refusal is None and not passes_needed <= stored_passes(key)
 
-    cells = slow_setups(plan_cells(plan), plan.setup_timeout, needed, _say)
+    cells = slow_setups(
+        plan_cells(plan) if cells is None else cells, plan.setup_timeout, needed, _say
+    )
     total = len(cells)
     done = failures = 0
     skipped: list[res.ResultRow] = []
@@ -570,100 +565,3 @@ def set_session_jobs(meta: dict[str, Any], jobs: int) -> None:
     meta["options"]["jobs_by_session"] = [meta["options"].get("jobs")] + [
         r["jobs"] for r in meta["resumes"]
     ]
-
-
-# -------------------------------------------------------------------- API
-
-
-def run(
-    solvers: str | Sequence[str | SolverConfig] = "all",
-    datasets: str | Dataset | Sequence[str | Dataset] = "default",
-    *,
-    repeats: int = DEFAULT_REPEATS,
-    timeout: float | None = None,
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
-    jobs: int | None = None,
-    out: Path | str = DEFAULT_OUT,
-    plugins: Iterable[str] = (),
-    memory_pass: bool = True,
-    disable_gc: bool = True,
-    setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
-    warmup: int = DEFAULT_WARMUP,
-    reference: bool = True,
-    pin: bool = True,
-    interleave: bool = True,
-    order_seed: int | None = None,
-    adaptive: float = DEFAULT_ADAPTIVE,
-    min_sample_seconds: float = DEFAULT_MIN_SAMPLE_SECONDS,
-    resume: str | None = None,
-    progress: Progress | None = None,
-    executor_factory: Callable[[int, Path], Executor] | None = None,
-    executor: str = "local",
-    scheduler: str | None = None,
-    pairs: set[tuple[str, str]] | None = None,
-    experiment: Any = None,
-):
-    """Run the grid, store it under ``out/<run_id>/`` and return that directory.
-    ``resume=RUN_ID`` completes a stored run instead (its own options apply).
-    ``executor="dask"`` runs the cells on the Dask cluster at ``scheduler``
-    (``"tcp://HOST:PORT"``), or on a LocalCluster of ``jobs`` workers if None.
-    ``pairs``: only these (config, dataset) pairs; ``experiment``: the
-    :class:`harness.measure.experiment.Experiment` the grid came from, kept with the run.
-    :func:`harness.api.run` (``harness.run``) returns the rows and can report."""
-    if executor not in EXECUTORS:
-        raise RunError(f"executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
-    if scheduler is not None and executor != "dask":
-        raise RunError("scheduler= applies to executor='dask' only")
-    dask_executor = None
-    if resume is not None:
-        plan, run_dir, meta = prepare_resume(
-            resume,
-            out,
-            jobs=jobs,
-            datasets=None if isinstance(datasets, str) else resolve_datasets(datasets),
-        )
-        if executor == "dask":
-            dask_executor = make_dask_executor(scheduler, jobs, plan.plugins)
-            set_session_jobs(meta, dask_executor.jobs)
-        jobs = meta["resumes"][-1]["jobs"]
-    else:
-        plan = make_plan(
-            solvers,
-            datasets,
-            plugins=plugins,
-            repeats=repeats,
-            timeout=timeout,
-            memory_limit_mb=memory_limit_mb,
-            memory_pass=memory_pass,
-            disable_gc=disable_gc,
-            setup_timeout=setup_timeout,
-            warmup=warmup,
-            reference=reference,
-            pin=pin,
-            interleave=interleave,
-            order_seed=order_seed,
-            pairs=pairs,
-            adaptive=adaptive,
-            min_sample_seconds=min_sample_seconds,
-        )
-        if executor == "dask":
-            dask_executor = make_dask_executor(scheduler, jobs, plan.plugins)
-            jobs = dask_executor.jobs
-        jobs = default_jobs() if jobs is None else jobs
-        try:
-            run_dir, meta = start(plan, out, jobs=jobs)
-            if experiment is not None:
-                from harness.measure.experiment import record
-
-                record(experiment, run_dir, meta)
-        except BaseException:
-            if dask_executor is not None:
-                dask_executor.shutdown(cancel=True)
-            raise
-    chosen = dask_executor or (
-        executor_factory(jobs, run_dir)
-        if executor_factory is not None
-        else make_executor(jobs, run_dir, pin=plan.pin)
-    )
-    execute(plan, run_dir, meta, executor=chosen, progress=progress)
-    return run_dir

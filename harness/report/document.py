@@ -18,13 +18,13 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis import aggregate
-from harness.analysis.aggregate import sig
 from harness.analysis import (
     ReportError,
     Run,
+    aggregate,
     load_runs,
 )
+from harness.analysis.aggregate import sig
 from harness.report.comparison import compare
 from harness.report.findings import compare_findings, findings
 from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
@@ -97,15 +97,16 @@ class _Section:
 
 
 def write_report(
-    run_dirs: Sequence[Path | str],
+    run_dirs: Sequence[Path | str | Run],
     out_dir: Path | str | None = None,
     plot_formats: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,
 ) -> Path:
     """Write report.md, report.html and plots/*.png into ``out_dir`` (default: the
-    run's own directory; required for several runs). ``plot_formats``: "pdf" or
-    "pgf" files written beside each PNG. ``progress`` hears what is being written
-    ("writing report: plots 5/12"). Returns the HTML path."""
+    run's own directory; required for several runs; a run may be given loaded).
+    ``plot_formats``: "pdf" or "pgf" files written beside each PNG. ``progress``
+    hears what is being written ("writing report: plots 5/12"). Returns the HTML
+    path."""
     say = progress or (lambda text: None)
     from harness.report import plots  # matplotlib is only needed for writing files
 

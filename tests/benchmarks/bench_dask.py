@@ -39,6 +39,7 @@ import time
 
 from harness import results as res
 from harness.measure import runner
+from harness.measure.plan import make_plan
 
 #: configs of the default scale grid: on 8-mini (216 cells), 78-91 s on the local
 #: pool's 2 workers at load average ~15; on a quiet machine ~30 s on 2 workers
@@ -110,7 +111,7 @@ def warm(plan) -> None:
 
 
 def overhead(args) -> None:
-    plan = runner.make_plan(args.solvers, args.datasets, repeats=args.repeats)
+    plan = make_plan(args.solvers, args.datasets, repeats=args.repeats)
     print(f"overhead: --solvers {args.solvers} --datasets {args.datasets}, repeats "
           f"{args.repeats} + warm-up solve + memory pass; {load()}")  # fmt: skip
     if not args.no_warm:
@@ -146,7 +147,7 @@ def overhead(args) -> None:
 
 def scale(args) -> None:
     solvers = args.scale_solvers
-    plan = runner.make_plan(solvers, args.scale_datasets, repeats=args.repeats)
+    plan = make_plan(solvers, args.scale_datasets, repeats=args.repeats)
     print(f"scale: --solvers {solvers} --datasets {args.scale_datasets}, repeats "
           f"{args.repeats} + warm-up solve + memory pass; {load()}")  # fmt: skip
     if not args.no_warm:

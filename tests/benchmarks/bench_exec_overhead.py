@@ -33,6 +33,7 @@ import overhead  # tests/benchmarks/overhead.py, beside this script
 
 from harness import analysis
 from harness.measure import runner
+from harness.measure.plan import make_plan
 
 C_ONCE = (
     "#include <stdio.h>\nint main(void){char b[256];fgets(b,256,stdin);return 0;}\n"
@@ -54,7 +55,7 @@ def _compile(source: str, folder: Path, name: str) -> str | None:
 
 
 def measure(label: str, plugins: list[str], cells: int) -> dict[str, float]:
-    plan = runner.make_plan([label], [overhead._noop_dataset(cells)], plugins=plugins,
+    plan = make_plan([label], [overhead._noop_dataset(cells)], plugins=plugins,
                             repeats=1, memory_pass=False)  # fmt: skip
     with tempfile.TemporaryDirectory() as out:
         run_dir, meta = runner.start(plan, out, jobs=1, argv=["bench"])

@@ -50,8 +50,8 @@ def _noop_dataset(cells: int):
 def runner_cost(cells: int, jobs: int, memory_pass: bool) -> dict[str, float]:
     """Wall seconds per cell of the whole pipeline for the no-op solver."""
     from harness.measure import runner
-
-    plan = runner.make_plan(
+    from harness.measure.plan import make_plan
+    plan = make_plan(
         ["overhead_noop"],
         [_noop_dataset(cells)],
         plugins=[__file__],
@@ -112,7 +112,7 @@ def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
     inst = Instance("gap", start, goal, g, is_solvable(start, goal, g), None)
     ds = Dataset("overhead-gap", g, goal, "overhead", {}, None, (inst,), "n/a")
     config = resolve_solvers(config_label)[0]
-    plan = runner.make_plan([config], [ds], repeats=repeats, memory_pass=False)
+    plan = make_plan([config], [ds], repeats=repeats, memory_pass=False)
     with tempfile.TemporaryDirectory() as out:
         run_dir, meta = runner.start(plan, out, jobs=1, argv=["overhead"])
         runner.execute(plan, run_dir, meta, executor=runner.make_executor(1, run_dir))

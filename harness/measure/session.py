@@ -1,0 +1,455 @@
+"""The one run path: ``harness run`` and ``harness.run()`` both go through a
+:class:`Session`.
+
+A session takes the options a caller gave (:class:`RunOptions`; None: not given)
+and resolves them once, by one rule: **given, else the experiment file's, else
+the default**. It then opens the run (a new run directory, a resumed one, or a
+dry run that opens nothing), copies reused cells, chooses the executor (local
+processes, inline, or Dask) and runs the cells. The plan's cells are built once,
+here. What happens after the run (reading rows.csv, the summary, the report) is
+above this layer, in :mod:`harness.api`.
+
+Every refusal is a :class:`~harness.measure.plan.RunError` with one line, naming
+the option as the caller spells it (``--memory-limit`` on the command line,
+``memory_limit_mb=`` in Python).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from harness import results as res
+from harness.measure.plan import (
+    DEFAULT_ADAPTIVE,
+    DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_MIN_SAMPLE_SECONDS,
+    DEFAULT_OUT,
+    DEFAULT_REPEATS,
+    DEFAULT_SETUP_TIMEOUT,
+    DEFAULT_WARMUP,
+    Cell,
+    Plan,
+    RunError,
+    make_plan,
+    plan_cells,
+    resolve_datasets,
+)
+from harness.measure.pool import Executor
+
+#: Where the cells can run (``inline`` is ``jobs=0``: this process, no isolation).
+EXECUTORS = ("local", "dask")
+
+
+@dataclass(slots=True)
+class RunOptions:
+    """Everything a run can be told. None (or empty): not given, so the experiment
+    file's value applies, else the default."""
+
+    solvers: Any = None  # "all", "a,b[h]", or a list of names / SolverConfigs
+    datasets: Any = None  # "default", "all", names, .jsonl paths or Datasets
+    plugins: Sequence[str] | None = None
+    #: external programs, ``NAME[:OPTIONS]=COMMAND`` (``--exec``)
+    programs: Sequence[str] | None = None
+    repeats: int | None = None
+    timeout: float | None = None  # seconds per solve (None: each solver's budget)
+    memory_limit_mb: int | None = None  # 0: no limit
+    memory_pass: bool | None = None
+    disable_gc: bool | None = None
+    setup_timeout: float | None = None
+    warmup: int | None = None
+    order_seed: int | None = None
+    adaptive: float | None = None  # 0: take every repeat
+    #: CPU seconds a timed sample takes at least (a loop of solves); 0: one solve
+    min_sample_seconds: float | None = None
+    reference: bool | None = None
+    pin: bool | None = None
+    interleave: bool | None = None
+    jobs: int | None = None  # 0: inline, in this process
+    executor: str | None = None  # "local" or "dask"
+    scheduler: str | None = None  # a Dask scheduler (with executor "dask")
+    out: Path | str | None = None
+    resume: str | None = None  # a stored run's id (or path) to complete
+    repair: bool = False  # with resume: quarantine unreadable rows
+    reuse: Sequence[Path | str] = ()  # earlier runs to copy matching cells from
+    dry_run: bool = False
+    config: Path | str | None = None  # an experiment file
+    #: only these (config label, dataset name) pairs (the experiment's grid)
+    pairs: set[tuple[str, str]] | None = None
+    argv: list[str] | None = None  # the command recorded in meta.json
+    #: builds the executor instead of the default (tests, benchmarks)
+    executor_factory: Callable[[int, Path], Executor] | None = None
+
+
+#: How ``harness run`` spells each option (for messages).
+CLI_SPELLING = {
+    "solvers": "--solvers", "datasets": "--datasets", "plugins": "--plugin",
+    "programs": "--exec", "repeats": "--repeats", "timeout": "--timeout",
+    "memory_limit_mb": "--memory-limit", "memory_pass": "--no-memory",
+    "disable_gc": "--gc", "setup_timeout": "--setup-timeout", "warmup": "--warmup",
+    "order_seed": "--order-seed", "adaptive": "--adaptive/--no-adaptive",
+    "min_sample_seconds": "--min-sample-time",
+    "jobs": "--jobs", "executor": "--executor", "scheduler": "--scheduler",
+    "out": "--out", "resume": "--resume", "repair": "--repair", "reuse": "--reuse",
+    "dry_run": "--dry-run", "config": "--config",
+}  # fmt: skip
+
+#: Options a resumed run takes from its own meta.json: giving one is an error.
+FROM_THE_STORED_RUN = (
+    "solvers", "datasets", "plugins", "programs", "repeats", "timeout",
+    "memory_limit_mb", "memory_pass", "disable_gc", "setup_timeout", "warmup",
+    "order_seed", "adaptive", "min_sample_seconds", "reference", "pin",
+    "interleave", "pairs",
+)  # fmt: skip
+
+
+def python_spelling(name: str) -> str:
+    """How ``harness.run()`` spells an option: ``memory_limit_mb``."""
+    return name
+
+
+@dataclass(slots=True)
+class Session:
+    """One run, from options to stored rows (see the module docstring)."""
+
+    options: RunOptions
+    spell: Callable[[str], str] = python_spelling
+    #: lines for the user about what opening the run did (reuse, repair)
+    notes: list[str] = field(default_factory=list)
+    experiment: Any = None
+    plan: Plan | None = None
+    run_dir: Path | None = None
+    meta: dict[str, Any] | None = None
+    executor: Executor | None = None
+    jobs: int | None = None
+    #: the experiment file chose the Dask scheduler (its errors name the file)
+    _scheduler_from_file: bool = False
+    _cells: list[Cell] | None = None
+
+    def __post_init__(self) -> None:
+        self.options = self._resolve(self.options)
+
+    # ---- options
+
+    def _flag(self, name: str) -> str:
+        return self.spell(name)
+
+    def _resolve(self, given: RunOptions) -> RunOptions:
+        """Check the combination given and merge in the experiment file: given,
+        else the file's, else the default (filled in when the plan is made)."""
+        o = replace(given)
+        if o.executor is not None and o.executor not in EXECUTORS:
+            raise RunError(
+                f"{self._flag('executor')} {o.executor}: choose one of "
+                f"{', '.join(EXECUTORS)}"
+            )
+        if o.resume is not None:
+            if o.config is not None:
+                raise RunError(
+                    f"{self._flag('resume')} continues a run with its own options; "
+                    f"drop {self._flag('config')}"
+                )
+            if o.reuse or o.dry_run:
+                raise RunError(
+                    f"{self._flag('resume')} completes a stored run; drop "
+                    f"{self._flag('reuse')} / {self._flag('dry_run')}"
+                )
+            clash = [
+                n
+                for n in FROM_THE_STORED_RUN
+                if getattr(o, n) is not None and not _datasets_in_memory(o, n)
+            ]
+            if clash:
+                raise RunError(
+                    f"{self._flag('resume')} continues run {o.resume} with its own "
+                    f"options; drop {', '.join(map(self._flag, clash))}"
+                )
+        elif o.repair:
+            raise RunError(
+                f"{self._flag('repair')} only applies with {self._flag('resume')} "
+                "RUN_ID"
+            )
+        for source in o.reuse:
+            if not (Path(source) / res.META_FILE).is_file():
+                raise RunError(
+                    f"{self._flag('reuse')} {source}: not a run directory "
+                    "(no meta.json)"
+                )
+        if o.config is not None:
+            o = self._merge_experiment(o)
+        if o.scheduler is not None and o.executor != "dask":
+            raise RunError(
+                f"{self._flag('scheduler')} needs {self._flag('executor')} dask"
+            )
+        return o
+
+    def _merge_experiment(self, o: RunOptions) -> RunOptions:
+        from harness.measure.experiment import ExperimentError, load, run_arguments
+
+        named = [n for n in ("solvers", "datasets") if getattr(o, n) is not None]
+        if named:
+            raise RunError(
+                f"{self._flag('config')} {o.config} names the solvers and datasets; "
+                f"drop {', '.join(map(self._flag, named))}"
+            )
+        try:
+            exp = load(o.config)
+        except ExperimentError as err:
+            raise RunError(str(err)) from None
+        self.experiment = exp
+        from_file = run_arguments(exp)
+        file_scheduler = from_file.pop("scheduler", None)
+        merged = replace(
+            o, **{k: v for k, v in from_file.items() if getattr(o, k) is None}
+        )
+        # The file's scheduler belongs to the file's cluster: not when the caller
+        # chose a LocalCluster of --jobs workers, or no Dask at all.
+        if (
+            merged.executor == "dask"
+            and o.scheduler is None
+            and o.jobs is None
+            and file_scheduler is not None
+        ):
+            merged.scheduler = file_scheduler
+            self._scheduler_from_file = True
+        return merged
+
+    # ---- the plan
+
+    def make_plan(self) -> Plan:
+        """The plan of a new run (the defaults filled in)."""
+        o = self.options
+        solvers = o.solvers if o.solvers is not None else "all"
+        if o.programs and o.solvers is None:
+            # --exec alone runs the programs it names, not every solver
+            solvers = ",".join(
+                p.partition("=")[0].partition(":")[0] for p in o.programs
+            )
+        return make_plan(
+            solvers,
+            o.datasets if o.datasets is not None else "default",
+            plugins=[*(o.plugins or ()), *(f"exec:{p}" for p in o.programs or ())],
+            repeats=_default(o.repeats, DEFAULT_REPEATS),
+            timeout=o.timeout,
+            memory_limit_mb=_default(o.memory_limit_mb, DEFAULT_MEMORY_LIMIT_MB),
+            memory_pass=_default(o.memory_pass, True),
+            disable_gc=_default(o.disable_gc, True),
+            setup_timeout=_default(o.setup_timeout, DEFAULT_SETUP_TIMEOUT),
+            warmup=_default(o.warmup, DEFAULT_WARMUP),
+            reference=_default(o.reference, True),
+            pin=_default(o.pin, True),
+            interleave=_default(o.interleave, True),
+            order_seed=o.order_seed,
+            pairs=o.pairs,
+            adaptive=_default(o.adaptive, DEFAULT_ADAPTIVE),
+            min_sample_seconds=_default(
+                o.min_sample_seconds, DEFAULT_MIN_SAMPLE_SECONDS
+            ),
+        )
+
+    @property
+    def cells(self) -> list[Cell]:
+        """The plan's cells, built once."""
+        if self._cells is None:
+            assert self.plan is not None, "open() or dry_run() first"
+            self._cells = plan_cells(self.plan)
+        return self._cells
+
+    # ---- a dry run
+
+    def dry_run(self) -> list[str]:
+        """What the run would do, as lines: cells per config and dataset, reused,
+        skipped and why. Opens nothing and starts no executor."""
+        from harness.measure.experiment import Experiment, matrix
+        from harness.measure.meta import new_meta
+        from harness.measure.runner import default_jobs
+
+        self.plan = self.make_plan()
+        o = self.options
+        reused: dict[tuple[str, str], int] = {}
+        lines_after: list[str] = []
+        if o.reuse:
+            jobs = default_jobs() if o.jobs is None else o.jobs
+            meta = new_meta(self.plan, "dry-run", jobs, res.git_info(), self._argv())
+            rows, per_source, refused = self._reusable(meta)
+            for r in rows:
+                if r["measure"] == "time" and r["repeat"] == "0":
+                    key = (r["config"], r["dataset"])
+                    reused[key] = reused.get(key, 0) + 1
+            lines_after += [
+                f"reuse {s}: {n} cells match" for s, n in per_source.items()
+            ]
+            lines_after += [
+                f"  not reused: {n} cells: {why}" for why, n in refused.most_common()
+            ]
+        exp = self.experiment or Experiment(Path("(command line)"), "-" * 64, "")
+        rank = {c.label: i for i, c in enumerate(self.plan.configs)}
+        # configs as listed, not in the order they run
+        by_config = sorted(
+            self.cells, key=lambda c: rank.get(c.config.label, len(rank))
+        )
+        return matrix(exp, by_config, reused) + lines_after
+
+    # ---- opening the run
+
+    def open(self) -> None:
+        """Create (or reopen, to resume) the run directory and choose the executor.
+        On any failure the executor started so far is shut down."""
+        try:
+            if self.options.resume is not None:
+                self._open_resumed()
+            else:
+                self._open_new()
+            if self.executor is None:
+                self.executor = self._local_executor()
+        except BaseException as err:
+            self.close(cancel=True)
+            if isinstance(err, res.ResultsError):
+                raise self._error(str(err)) from None
+            if isinstance(err, RunError):
+                raise self._error(str(err)) from None
+            raise
+
+    def _error(self, message: str) -> RunError:
+        if self._scheduler_from_file:  # the experiment file chose the scheduler
+            return RunError(self.experiment.scheduler_error(message))
+        return RunError(message)
+
+    def _open_resumed(self) -> None:
+        from harness.measure.runner import prepare_resume, set_session_jobs
+
+        o = self.options
+        datasets = o.datasets if _datasets_in_memory(o, "datasets") else None
+        self.plan, self.run_dir, self.meta = prepare_resume(
+            o.resume,
+            o.out if o.out is not None else DEFAULT_OUT,
+            jobs=o.jobs,
+            argv=self._argv(),
+            datasets=resolve_datasets(datasets) if datasets is not None else None,
+            repair=o.repair,
+        )
+        rejected = self.meta["resumes"][-1]["rows_rejected"]
+        if rejected:
+            self.notes.append(
+                f"{self._flag('repair')}: {rejected} unreadable line(s) moved to "
+                f"{self.run_dir / res.REJECTED_FILE}"
+            )
+        if o.executor == "dask":
+            self.executor = self._dask_executor()
+            set_session_jobs(self.meta, self.executor.jobs)
+        self.jobs = self.meta["resumes"][-1]["jobs"]
+
+    def _open_new(self) -> None:
+        from harness.measure.runner import default_jobs, start
+
+        o = self.options
+        self.plan = self.make_plan()
+        jobs = o.jobs
+        if o.executor == "dask":
+            self.executor = self._dask_executor()
+            jobs = self.executor.jobs
+        self.jobs = default_jobs() if jobs is None else jobs
+        self.run_dir, self.meta = start(
+            self.plan,
+            o.out if o.out is not None else DEFAULT_OUT,
+            jobs=self.jobs,
+            argv=self._argv(),
+        )
+        if self.experiment is not None:
+            from harness.measure.experiment import record
+
+            record(self.experiment, self.run_dir, self.meta)
+        if o.reuse:
+            self._copy_reused()
+
+    def _argv(self) -> list[str]:
+        return self.options.argv if self.options.argv is not None else res.python_argv()
+
+    def _dask_executor(self) -> Executor:
+        from harness.measure.runner import make_dask_executor
+
+        o = self.options
+        return make_dask_executor(o.scheduler, o.jobs, self.plan.plugins)
+
+    def _local_executor(self) -> Executor:
+        from harness.measure.runner import make_executor
+
+        factory = self.options.executor_factory
+        if factory is not None:
+            return factory(self.jobs, self.run_dir)
+        return make_executor(self.jobs, self.run_dir, pin=self.plan.pin)
+
+    def _reusable(self, meta: dict[str, Any]):
+        from harness.measure.reuse import ReuseError, reusable_rows
+
+        wanted = {
+            (c.config.label, c.dataset.name, c.instance.id)
+            for c in self.cells
+            if c.refusal is None
+        }
+        try:
+            return reusable_rows(list(self.options.reuse), meta, wanted)
+        except ReuseError as err:
+            raise RunError(f"{self._flag('reuse')}: {err}") from None
+
+    def _copy_reused(self) -> None:
+        """Copy matching finished cells of earlier runs into the new run (their rows
+        keep the run_id of the run that measured them) and note it in meta.json."""
+        from harness.measure.reuse import append_raw
+
+        rows, per_source, refused = self._reusable(self.meta)
+        append_raw(self.run_dir, rows)
+        self.meta["reused"] = [
+            {"path": str(Path(p).resolve()), "cells": n} for p, n in per_source.items()
+        ]
+        self.meta["not_reused"] = dict(refused)
+        res.write_meta(self.run_dir, self.meta)
+        total = sum(per_source.values())
+        self.notes.append(
+            f"reused {total} finished cells from "
+            + ", ".join(f"{p} ({n})" for p, n in per_source.items())
+            + (
+                "; not reused: " + "; ".join(f"{n} ({w})" for w, n in refused.items())
+                if refused
+                else ""
+            )
+        )
+
+    # ---- running
+
+    def run(self, progress: Any = None):
+        """Run the cells not stored yet; the runner's Outcome. RunInterrupted
+        after a clean stop on Ctrl-C; RunError or ExecutorError on failure."""
+        from harness.measure.runner import execute
+
+        assert self.executor is not None, "open() first"
+        return execute(
+            self.plan,
+            self.run_dir,
+            self.meta,
+            executor=self.executor,
+            progress=progress,
+            cells=self.cells,
+        )
+
+    def close(self, *, cancel: bool = False) -> None:
+        """Shut the executor down (idempotent: the runner shuts it down too)."""
+        if self.executor is not None:
+            self.executor.shutdown(cancel=cancel)
+
+
+def _default(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
+def _datasets_in_memory(o: RunOptions, name: str) -> bool:
+    """Datasets given as objects: a resumed run needs them again (they were never
+    files it could reopen)."""
+    return (
+        name == "datasets"
+        and o.datasets is not None
+        and not isinstance(o.datasets, str)
+        and all(not isinstance(d, str | Path) for d in o.datasets)
+    )
