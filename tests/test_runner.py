@@ -580,6 +580,8 @@ def test_no_eta_until_every_config_has_a_measured_cell(run, monkeypatch):
     finished: list[int] = []
 
     class Recorder(runner_module.NoProgress):
+        shows_estimate = True
+
         def observed(self, job, said, took) -> None:
             seen.add(job.key[0])
 
@@ -624,6 +626,8 @@ def test_cells_reported_only_when_done_are_costed_by_the_workers_clock(
     estimates: list[float] = []
 
     class Recorder(runner_module.NoProgress):
+        shows_estimate = True
+
         def observed(self, job, said, took) -> None:
             seen.append(took)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Any
 
 import typer
 
@@ -34,9 +35,13 @@ def make_progress(quiet: bool):
 class QuietProgress:
     """-q: nothing while the run goes; the summary tells what failed."""
 
+    shows_estimate = False
+
     def start(self, total: int, done: int, failures: int) -> None: ...
     def started(self, config: str, dataset: str) -> None: ...
     def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
+    def estimate(self, seconds_left: float) -> None: ...
+    def observed(self, job: Any, expected: float | None, took: float) -> None: ...
     def stop(self) -> None: ...
 
 
@@ -52,6 +57,8 @@ def duration_text(seconds: float) -> str:
 class PlainProgress:
     """One line per failure, and a status line every 10% or 30 s (stderr)."""
 
+    shows_estimate = True
+
     def __init__(self, every_seconds: float = 30.0) -> None:
         self.every = every_seconds
         self.total = self.done = self.first_done = 0
@@ -62,6 +69,8 @@ class PlainProgress:
 
     def estimate(self, seconds_left: float) -> None:
         self.left = seconds_left
+
+    def observed(self, job: Any, expected: float | None, took: float) -> None: ...
 
     def start(self, total: int, done: int, failures: int) -> None:
         # the count is of cells to solve: those refused or stored are said once
@@ -103,6 +112,8 @@ class PlainProgress:
 class RichProgress:
     """A rich progress bar on stderr: cells, current config and dataset, failures."""
 
+    shows_estimate = True
+
     def __init__(self) -> None:
         from rich.console import Console
         from rich.progress import (
@@ -143,6 +154,8 @@ class RichProgress:
     def estimate(self, seconds_left: float) -> None:
         if self.task is not None:
             self.bar.update(self.task, left=f"~{duration_text(seconds_left)} left")
+
+    def observed(self, job: Any, expected: float | None, took: float) -> None: ...
 
     @staticmethod
     def _fails(failures: int) -> str:

@@ -359,8 +359,7 @@ def _after_measuring(what: str, err: Exception, run_dir: Path) -> typer.Exit:
 
 
 def _executor_warnings(executor, meta) -> list[str]:
-    warn = getattr(executor, "warnings", None)
-    return [w for w in (warn() if warn else []) if w not in meta.get("warnings", [])]
+    return [w for w in executor.warnings() if w not in meta.get("warnings", [])]
 
 
 def _given(ctx: typer.Context, name: str) -> bool:

@@ -188,15 +188,9 @@ def _host_entry(meta: dict[str, Any]) -> dict[str, Any]:
 
 def note_executor(meta: dict[str, Any], executor: Executor) -> None:
     """meta.json: which executor this session used, and its warnings."""
-    describe = getattr(executor, "describe", None)
-    if describe is not None:
-        entry = describe()
-    else:
-        kind = "inline" if executor.jobs == 0 else "local"
-        entry = {"kind": kind, "slots": executor.jobs}
+    entry = executor.describe()
     meta.setdefault("executors", []).append({"at_utc": res.utc_now(), **entry})
-    warn = getattr(executor, "warnings", None)
-    for line in warn() if warn is not None else []:
+    for line in executor.warnings():
         if line not in meta["warnings"]:
             meta["warnings"].append(line)
 
@@ -204,7 +198,7 @@ def note_executor(meta: dict[str, Any], executor: Executor) -> None:
 def note_lost_batches(meta: dict[str, Any], executor: Executor, seen: int) -> int:
     """meta.json ``lost_batches``: the Dask batches whose worker died under them
     since the last call (``seen`` of the executor's list already noted)."""
-    lost = getattr(executor, "lost_batches", None) or []
+    lost = executor.lost_batches
     if len(lost) > seen:
         session = len(meta.get("executors") or [1]) - 1
         meta.setdefault("lost_batches", []).extend(
@@ -221,7 +215,7 @@ def _place(meta: dict[str, Any], executor: Executor, cell: Cell, event: TaskResu
         return  # measured nowhere (a Dask batch lost with its workers)
     if event.worker_id:
         worker_key, host = event.worker_id, event.host
-        info = dict(getattr(executor, "workers", {}).get(worker_key, {}))
+        info = dict(executor.workers.get(worker_key, {}))
     else:
         worker_key, host = f"local-{event.worker}", socket.gethostname()
         info = {}

@@ -28,7 +28,8 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import connection
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from harness.measure.tasks import (
     Attempt,
@@ -52,9 +53,17 @@ class ExecutorError(Exception):
 
 
 class Executor(Protocol):
-    """Runs tasks somewhere and reports them back as they finish, in any order."""
+    """Runs tasks somewhere and reports them back as they finish, in any order.
+    Everything the runner asks of an executor is declared here; an executor with
+    nothing to say to a call (a local pool has no lost batches) still answers it."""
 
+    #: measuring slots (0: inline, in the caller's process)
     jobs: int
+    #: worker id -> what is known of the worker (host, CPU model, address) for
+    #: meta.json placement; empty when results carry no worker id (local pools)
+    workers: dict[str, dict[str, Any]]
+    #: batches lost with their worker so far (meta.json ``lost_batches``)
+    lost_batches: list[dict[str, Any]]
 
     def submit(self, task: Task) -> None:
         """Queue a task; it runs when a worker is free."""
@@ -65,6 +74,20 @@ class Executor(Protocol):
     def shutdown(self, *, cancel: bool = False) -> None:
         """Stop the workers; ``cancel`` kills them at once, dropping queued tasks."""
 
+    def prioritize(self, priority: Callable[[Task], float]) -> None:
+        """From now on, hand out the pending task with the highest ``priority``."""
+
+    def set_run_dir(self, run_dir: Path) -> None:
+        """The run directory, once it exists (where worker logs go)."""
+
+    def set_pin(self, pin: bool) -> None:
+        """Whether to pin measuring processes to cores (the plan decides)."""
+
+    def describe(self) -> dict[str, Any]:
+        """meta.json ``executors`` entry: kind, slots and what else is known."""
+
+    def warnings(self) -> list[str]:
+        """What the user should know about where the cells run (one line each)."""
 
 
 # ------------------------------------------------------------ local pool
@@ -137,8 +160,22 @@ class LocalPool:
         self._outstanding = 0
         self.replacements = 0
         self.start_method = "subprocess"
+        self.workers: dict[str, dict[str, Any]] = {}  # results say local-N
+        self.lost_batches: list[dict[str, Any]] = []  # a local cell is never lost
 
     # ---- Executor interface
+
+    def set_run_dir(self, run_dir: Path) -> None:
+        """The log path was given at construction: nothing to do."""
+
+    def set_pin(self, pin: bool) -> None:
+        """Pinning was decided at construction: nothing to do."""
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "local", "slots": self.jobs}
+
+    def warnings(self) -> list[str]:
+        return []
 
     def prioritize(self, priority: Callable[[Task], float]) -> None:
         """From now on, hand out the pending task with the highest ``priority``."""
@@ -499,9 +536,26 @@ class InlineExecutor:
     def __init__(self) -> None:
         self._queue: deque[Task] = deque()
         self._worker = Worker(0)
+        self.workers: dict[str, dict[str, Any]] = {}
+        self.lost_batches: list[dict[str, Any]] = []
 
     def submit(self, task: Task) -> None:
         self._queue.append(task)
+
+    def prioritize(self, priority: Callable[[Task], float]) -> None:
+        """One task at a time, in submission order: nothing to reorder."""
+
+    def set_run_dir(self, run_dir: Path) -> None:
+        """No worker, no log: nothing to do."""
+
+    def set_pin(self, pin: bool) -> None:
+        """This process stays where it is: nothing to do."""
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "inline", "slots": 0}
+
+    def warnings(self) -> list[str]:
+        return []
 
     def events(self) -> Iterator[Event]:
         while self._queue:

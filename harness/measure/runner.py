@@ -94,18 +94,29 @@ def _say(line: str) -> None:
 
 
 class Progress(Protocol):
-    """Where the runner reports progress (a rich bar, plain lines, or nothing)."""
+    """What the runner tells whoever shows the run going (``harness run``'s bar,
+    a benchmark's recorder). ``shows_estimate`` False: no ETA is computed."""
+
+    shows_estimate: bool
 
     def start(self, total: int, done: int, failures: int) -> None: ...
     def started(self, config: str, dataset: str) -> None: ...
     def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
+    def estimate(self, seconds_left: float) -> None: ...
+    def observed(self, job: Job, expected: float | None, took: float) -> None: ...
     def stop(self) -> None: ...
 
 
 class NoProgress:
+    """Shows nothing."""
+
+    shows_estimate = False
+
     def start(self, total: int, done: int, failures: int) -> None: ...
     def started(self, config: str, dataset: str) -> None: ...
     def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
+    def estimate(self, seconds_left: float) -> None: ...
+    def observed(self, job: Job, expected: float | None, took: float) -> None: ...
     def stop(self) -> None: ...
 
 
@@ -246,15 +257,14 @@ def execute(
     for i in model.order(cost_jobs[t.id] for t in tasks):
         executor.submit(tasks[i])
     running: dict[int, float] = {}
-    if hasattr(executor, "prioritize"):
-        executor.prioritize(
-            lambda t: priority(
-                model,
-                cost_jobs[t.id],
-                (cost_jobs[i] for i in running if i in cost_jobs),
-            )
+    executor.prioritize(
+        lambda t: priority(
+            model,
+            cost_jobs[t.id],
+            (cost_jobs[i] for i in running if i in cost_jobs),
         )
-    workers = max(getattr(executor, "jobs", 1), 1)
+    )
+    workers = max(executor.jobs, 1)
 
     said: dict[int, float] = {}  # the cost expected when each cell started
 
@@ -275,29 +285,23 @@ def execute(
     if skipped:
         res.append_rows(run_dir, skipped)
     res.write_meta(run_dir, meta)
-    set_run_dir = getattr(executor, "set_run_dir", None)
-    if set_run_dir is not None:
-        set_run_dir(run_dir)
-    set_pin = getattr(executor, "set_pin", None)  # a cluster: pin as plan.pin says
-    if set_pin is not None:
-        set_pin(plan.pin)
+    executor.set_run_dir(run_dir)
+    executor.set_pin(plan.pin)  # a cluster: pin as plan.pin says
     note_executor(meta, executor)
     res.write_meta(run_dir, meta)
     progress.start(total, done, failures)
     last_meta = 0.0
     lost_seen = 0
-    estimate = getattr(progress, "estimate", None)
-    observed = getattr(progress, "observed", None)
     last_eta = -math.inf
 
     def update_eta() -> None:
         nonlocal last_eta
         left = seconds_left()
         if left is not None:
-            estimate(left)
+            progress.estimate(left)
         last_eta = time.monotonic()  # (a None costs a pass over the cells too)
 
-    if estimate is not None:  # (a resume can know every config already)
+    if progress.shows_estimate:  # (a resume can know every config already)
         update_eta()
     clock = PhaseClock(workers)
     try:
@@ -319,10 +323,10 @@ def execute(
                 # process's own clock of its passes says what it took.
                 took = max(took, _worker_seconds(event))
                 model.observe(job, took)
-                if observed is not None:  # (benchmarks: how right the model was)
-                    observed(job, said.get(event.task.id), took)
+                # (benchmarks: how right the model was)
+                progress.observed(job, said.get(event.task.id), took)
                 said.pop(event.task.id, None)
-            if estimate is not None and time.monotonic() - last_eta >= ETA_EVERY:
+            if progress.shows_estimate and time.monotonic() - last_eta >= ETA_EVERY:
                 update_eta()
             cell = by_task[event.task.id]
             key = (cell.config.label, cell.dataset.name, cell.instance.id)

@@ -34,6 +34,8 @@ from pathlib import Path
 class Recorder:
     """A Progress that keeps (seconds since start, cells done, ETA) per event."""
 
+    shows_estimate = True
+
     def __init__(self) -> None:
         self.t0 = 0.0
         self.done = 0
