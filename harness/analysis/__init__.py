@@ -407,7 +407,7 @@ def load_runs(run_dirs: Sequence[Path | str | Run]) -> list[Run]:
         run.label = f"run {i}" if len(runs) > 1 else run.run_id
     return runs
 
-def _exact(value: float) -> str:
+def exact_text(value: float) -> str:
     if pd.isna(value):
         return "–"
     return str(int(value)) if float(value).is_integer() else repr(float(value))

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from harness.cli.common import fail, load_plugins
-from harness.cli.datasets import _depths, _progress, datasets_app
+from harness.cli.datasets import depth_range, progress_bar, datasets_app
 
 
 @datasets_app.command("import")
@@ -60,7 +60,7 @@ def import_command(
     path = out / f"{name}.jsonl"
     if path.exists() and not force:
         raise fail(f"{path} already exists (use --force to overwrite)")
-    update, close = _progress()
+    update, close = progress_bar()
     try:
         ds = import_boards(
             file, name=name, g=g, goal=goal, label=label, progress=update
@@ -73,5 +73,5 @@ def import_command(
     s = summarize(ds)
     typer.echo(
         f"wrote {written}: {s['instances']} instances ({s['unsolvable']} unsolvable), "
-        f"depths {_depths(s)}, sha256 {ds.checksum[:12]}"
+        f"depths {depth_range(s)}, sha256 {ds.checksum[:12]}"
     )

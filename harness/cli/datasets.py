@@ -51,7 +51,7 @@ def _load_plugins(values: list[str] | None) -> list[str] | None:
     return values
 
 
-def _depths(summary: dict) -> str:
+def depth_range(summary: dict) -> str:
     low, high = summary["min_depth"], summary["max_depth"]
     if low is None:
         return "-"
@@ -103,7 +103,7 @@ def list_command(
             continue
         rows.append({
             "name": name, "size": s["size"], "goal": s["goal"],
-            "instances": s["instances"], "depths": _depths(s),
+            "instances": s["instances"], "depths": depth_range(s),
             "solvable": s["solvable"], "unsolvable": s["unsolvable"],
             "path": s["path"] or "built-in",
         })
@@ -188,7 +188,7 @@ def show_command(
         ("instances", f"{s['instances']} ({s['solvable']} solvable, "
                       f"{s['unsolvable']} unsolvable, {s['unknown_depth']} of "
                       "unknown depth)"),
-        ("depths", f"{_depths(s)}, mean {s['mean_depth']}"
+        ("depths", f"{depth_range(s)}, mean {s['mean_depth']}"
                    if s["mean_depth"] is not None else "-"),
         ("optimum from", ", ".join(s["optimal_sources"]) or "-"),
         ("generator", f"{s['generator']} {params} seed={s['seed']}"),
@@ -214,7 +214,7 @@ def show_command(
                        r["optimal_source"] or "-"] for r in listing])
 
 
-def _progress():
+def progress_bar():
     """(callback, closer) showing a rich bar on a terminal, nothing otherwise."""
     if not sys.stderr.isatty():
         return None, lambda: None
@@ -288,7 +288,7 @@ def generate_command(
     path = out / f"{name}.jsonl"
     if path.exists() and not force:
         raise fail(f"{path} already exists (use --force to overwrite)")
-    update, close = _progress()
+    update, close = progress_bar()
     try:
         ds = generate(
             generator, g, target, name=name, seed=seed, count=count,
@@ -302,7 +302,7 @@ def generate_command(
     finally:
         close()
     s = summarize(ds)
-    typer.echo(f"wrote {written}: {s['instances']} instances, depths {_depths(s)}, "
+    typer.echo(f"wrote {written}: {s['instances']} instances, depths {depth_range(s)}, "
                f"sha256 {ds.checksum[:12]}")
 
 
@@ -337,7 +337,7 @@ def rebuild_command(
     if folder is None:
         raise fail("not in a source checkout: name the folder with --out")
     differ = []
-    update, close = _progress()
+    update, close = progress_bar()
     try:
         for name in names or list(catalogue.RECIPES):
             ds = catalogue.build(name)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from harness.datasets.generators import _number
+from harness.datasets.generators import number_instances
 from harness.datasets.jsonl import make_dataset
 from harness.datasets.labels import make_labeller, resolve_label
 from harness.datasets.model import (
@@ -28,7 +28,7 @@ from harness.datasets.model import (
     Dataset,
     DatasetError,
     Instance,
-    _check_name,
+    check_name,
 )
 from harness.puzzle import (
     Board,
@@ -124,7 +124,7 @@ def import_boards(
     """A dataset of the boards in ``path`` toward ``goal``, labelled by ``label``
     (``auto``: the oracle up to 3x3, else none; ``oracle``; ``none``;
     ``solver:NAME[HEURISTIC]``). DatasetError (one line) on bad input."""
-    _check_name(name)
+    check_name(name)
     g, boards = read_boards(path, g)
     try:
         target = goal_board(goal, g)
@@ -149,7 +149,7 @@ def import_boards(
         )
         if progress:
             progress(done, len(boards))
-    numbered = _number(instances)
+    numbered = number_instances(instances)
     # Ids given in the file win over the numbering; they must stay unique.
     instances = [
         replace(n, id=inst.id) if inst.id else n

@@ -18,7 +18,7 @@ from harness.datasets.model import (
     Dataset,
     DatasetError,
     Instance,
-    _check_name,
+    check_name,
 )
 from harness.puzzle import (
     OPPOSITE,
@@ -274,7 +274,7 @@ def register_generator(
     depths, unsolvable) -> Drawn``. It draws only from ``stream`` (a
     :class:`BitStream` seeded from the generator's name and the seed), so the same
     arguments give the same boards everywhere."""
-    _check_name(name)
+    check_name(name)
 
     def wrap(make: MakeBoards) -> MakeBoards:
         _REGISTRY[name] = GeneratorInfo(name, make, description)
@@ -356,7 +356,7 @@ def generate(
     the walk length of ``random_walk``; ``depths``/``unsolvable`` apply to
     ``depth_strata``. ``progress(done, total)`` is called while labelling.
     """
-    _check_name(name)
+    check_name(name)
     if not isinstance(seed, int) or not 0 <= seed <= _MASK64:
         raise DatasetError(f"seed {seed!r}: must be an integer in 0..2**64-1")
     generators = all_generators()
@@ -387,7 +387,7 @@ def generate(
         lengths.append(labeller(board) if solvable and labeller else None)
         if progress:
             progress(done + 1, len(boards))
-    instances = _number(
+    instances = number_instances(
         [
             Instance("", b, goal, g, ok, n, source if n is not None else None)
             for b, ok, n in zip(boards, solvable_flags, lengths, strict=True)
@@ -401,7 +401,7 @@ def generate(
 
 
 
-def _number(instances: list[Instance]) -> list[Instance]:
+def number_instances(instances: list[Instance]) -> list[Instance]:
     """Give ids ``dNN-KKKK`` (known depth NN, K-th such board), ``unsolvable-KKKK``
     or ``i-KKKK`` (depth unknown), counting from 1 in dataset order."""
     counters: dict[str, int] = {}

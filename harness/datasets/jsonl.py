@@ -29,11 +29,11 @@ from pathlib import Path
 
 from harness.datasets.labels import oracle_labeller
 from harness.datasets.model import (
-    _HEADER_KEYS,
-    _ID,
-    _INSTANCE_KEYS,
-    _NAME,
-    _OPTIONAL_INSTANCE_KEYS,
+    HEADER_KEYS,
+    ID_PATTERN,
+    INSTANCE_KEYS,
+    NAME_PATTERN,
+    OPTIONAL_INSTANCE_KEYS,
     FORMAT,
     FORMAT_VERSION,
     ORACLE_MAX_CELLS,
@@ -166,14 +166,14 @@ def parse_dataset(
             f"unknown format version {header.get('version')!r} (this harness reads "
             f"version {FORMAT_VERSION})", 1,
         )
-    missing = [k for k in _HEADER_KEYS if k not in header]
+    missing = [k for k in HEADER_KEYS if k not in header]
     if missing:
         raise fail(f"header lacks {', '.join(map(repr, missing))}", 1)
-    unknown = sorted(set(header) - set(_HEADER_KEYS))
+    unknown = sorted(set(header) - set(HEADER_KEYS))
     if unknown:
         raise fail(f"header has unknown key(s) {', '.join(map(repr, unknown))}", 1)
     name = header["name"]
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise fail(f"bad dataset name {name!r}", 1)
     stem = Path(where).name.removesuffix(".jsonl")
     if Path(where).suffix == ".jsonl" and stem != name:
@@ -247,12 +247,12 @@ def _parse_instance(
     fail,
 ) -> Instance:
     ident = record.get("id")
-    if not isinstance(ident, str) or not _ID.fullmatch(ident):
+    if not isinstance(ident, str) or not ID_PATTERN.fullmatch(ident):
         raise fail(f"bad or missing instance id {ident!r}", number)
-    missing = [k for k in _INSTANCE_KEYS if k not in record]
+    missing = [k for k in INSTANCE_KEYS if k not in record]
     if missing:
         raise fail(f"lacks {', '.join(map(repr, missing))}", number, ident)
-    unknown = sorted(set(record) - set(_INSTANCE_KEYS) - set(_OPTIONAL_INSTANCE_KEYS))
+    unknown = sorted(set(record) - set(INSTANCE_KEYS) - set(OPTIONAL_INSTANCE_KEYS))
     if unknown:
         raise fail(f"unknown key(s) {', '.join(map(repr, unknown))}", number, ident)
     if ident in first_line:

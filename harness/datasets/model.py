@@ -25,14 +25,14 @@ SELECTIONS: dict[str, tuple[str, ...] | None] = {
 }
 
 ORACLE_MAX_CELLS = 9  # mirrors harness.core.oracle.MAX_CELLS without importing numpy
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*")
-_HEADER_KEYS = (
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*")
+HEADER_KEYS = (
     "format", "version", "name", "size", "goal", "goal_name", "generator", "params",
     "seed", "description", "command", "count", "sha256",
 )
-_INSTANCE_KEYS = ("id", "board", "solvable", "optimal_length", "optimal_source")
-_OPTIONAL_INSTANCE_KEYS = ("extra", "goal")
+INSTANCE_KEYS = ("id", "board", "solvable", "optimal_length", "optimal_source")
+OPTIONAL_INSTANCE_KEYS = ("extra", "goal")
 
 
 class DatasetError(ValueError):
@@ -71,8 +71,8 @@ class Dataset:
 
 
 
-def _check_name(name: str) -> None:
-    if not _NAME.fullmatch(name) or name in SELECTIONS:
+def check_name(name: str) -> None:
+    if not NAME_PATTERN.fullmatch(name) or name in SELECTIONS:
         raise DatasetError(
             f"dataset name {name!r}: use letters, digits, '.', '_', '-' (not "
             f"{' or '.join(map(repr, SELECTIONS))})"

@@ -164,7 +164,7 @@ def new_meta(
     }
 
 
-def _setup_entry(s: Setup) -> dict[str, Any]:
+def setup_entry(s: Setup) -> dict[str, Any]:
     from harness.puzzle import parse_size
 
     return {
@@ -207,7 +207,7 @@ def note_lost_batches(meta: dict[str, Any], executor: Executor, seen: int) -> in
     return max(len(lost), seen)
 
 
-def _place(meta: dict[str, Any], executor: Executor, cell: Cell, event: TaskResult):
+def place_cell(meta: dict[str, Any], executor: Executor, cell: Cell, event: TaskResult):
     """meta.json placement: which worker (and so which host) measured the cell."""
     import socket
 

@@ -32,8 +32,8 @@ from harness import results as res
 from harness.datasets import Dataset
 from harness.measure.meta import (
     PhaseClock,
-    _place,
-    _setup_entry,
+    place_cell,
+    setup_entry,
     new_meta,
     note_executor,
     note_lost_batches,
@@ -333,9 +333,9 @@ def execute(
             optimum = plan.optimum(cell.dataset, cell.instance)
             rows = build_rows(run_id, cell, event, optimum, stored_by_cell.get(key, ()))
             res.append_rows(run_dir, rows)
-            _place(meta, executor, cell, event)
+            place_cell(meta, executor, cell, event)
             if event.setups:
-                meta["setup"].extend(_setup_entry(s) for s in event.setups)
+                meta["setup"].extend(setup_entry(s) for s in event.setups)
             lost_before, lost_seen = lost_seen, note_lost_batches(
                 meta, executor, lost_seen
             )

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.analysis import Run, _exact
+from harness.analysis import Run, exact_text
 from harness.compare import Comparison, Incomparable
 from harness.compare import compare as compare_runs
 
@@ -105,7 +105,7 @@ def _counter_changes(comp: Comparison | None) -> dict[tuple[str, str], list]:
     for c in comp.counter_changes if comp else ():
         if c.counter in REPORTED_COUNTERS:
             by_instance.setdefault((c.config, c.dataset, c.instance), []).append(
-                f"{c.counter} {_exact(c.base)} -> {_exact(c.new)}"
+                f"{c.counter} {exact_text(c.base)} -> {exact_text(c.new)}"
             )
     out: dict[tuple[str, str], list] = {}
     for (config, dataset, instance), parts in sorted(by_instance.items()):

@@ -32,7 +32,7 @@ from harness.report.summary_table import skip_lines, summary_columns
 from harness.report.summary_table import summary_blocks as summary_blocks_of
 from harness.report.tables import (
     PARTS,
-    _html_table,
+    html_table,
     display_compare,
     display_table,
     markdown_table,
@@ -544,7 +544,7 @@ def _html(title: str, sections: list[_Section], out: Path) -> str:
         for caption, frame in s.tables:
             if caption:
                 parts.append(f'<p class="caption">{esc(caption)}</p>')
-            parts.append(_html_table(frame))
+            parts.append(html_table(frame))
         for f in s.figures:
             data = base64.b64encode(f.path.read_bytes()).decode("ascii")
             parts.append(

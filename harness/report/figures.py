@@ -461,7 +461,7 @@ def compare_plot(
     later run, through the same scatter function as the report's config-against-
     config plots (log-log, diagonal = unchanged, failures on the border line);
     ``per_run`` are instance tables with a ``run`` column."""
-    from harness.report.plots import PLOT_NAMES, Plot, _skip
+    from harness.report.plots import PLOT_NAMES, Plot, skipped_plot
 
     name = "compare_time"
     base = per_run[0]
@@ -477,7 +477,7 @@ def compare_plot(
             )
     if not panels:
         (plot_dir / f"{name}.png").unlink(missing_ok=True)
-        return _skip(name, "no instance was answered by the same config in two runs")
+        return skipped_plot(name, "no instance was answered by the same config in two runs")
     path = scatter_plot(
         panels, plot_dir / f"{name}.png", measure="time", color_by="config",
         styles=styles, title=PLOT_NAMES[name],

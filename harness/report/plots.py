@@ -243,7 +243,7 @@ def _boxes(ax: plt.Axes, values: list[np.ndarray], labels: list[str],
     )
 
 
-def _skip(name: str, why: str) -> Plot:
+def skipped_plot(name: str, why: str) -> Plot:
     return Plot(name, PLOT_NAMES[name], "", skipped=why)
 
 
@@ -259,7 +259,7 @@ def _depth_plot(
 ) -> Plot:
     data = data[data[column].notna()] if len(data) else data
     if data.empty:
-        return _skip(name, "no answered instance with a known optimal depth")
+        return skipped_plot(name, "no answered instance with a known optimal depth")
     sizes = sorted(data["size"].unique())
     fig, axes = plt.subplots(
         1, len(sizes), figsize=(6.5 * len(sizes) + 1.5, 4.6), squeeze=False
@@ -324,7 +324,7 @@ def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -
         or delta not in inst
         or (inst["peak_bytes"].isna().all() and inst[delta].isna().all())
     ):
-        return _skip(
+        return skipped_plot(
             name,
             "the run has no memory-pass rows with what the solve added "
             "(schema-1 runs only recorded the worker's absolute peak)",
@@ -384,7 +384,7 @@ def _cactus_plot(
     name = "cactus"
     data = answered[answered["seconds"].notna()] if len(answered) else answered
     if data.empty:
-        return _skip(name, "no config answered any instance")
+        return skipped_plot(name, "no config answered any instance")
     fig, ax = plt.subplots(figsize=(8, 4.8))
     for config in sorted(data["config"].unique()):
         s = styles[config]
@@ -430,7 +430,7 @@ def _cactus_plot(
 def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
     name = "heuristic_quality"
     if inst.empty:
-        return _skip(name, "no rows")
+        return skipped_plot(name, "no rows")
     data = inst[
         (inst["heuristic"] != "none")
         & inst["h_start"].notna()
@@ -438,7 +438,7 @@ def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
     ]
     data = data.drop_duplicates(["heuristic", "dataset", "instance"])
     if data.empty:
-        return _skip(
+        return skipped_plot(
             name,
             "no heuristic value at a start board with a known, non-zero optimal depth",
         )
@@ -491,10 +491,10 @@ def _unsolvable_plot(
 ) -> Plot:
     name = "unsolvable_time"
     if inst.empty or inst["solvable"].astype(bool).all():
-        return _skip(name, "the run has no unsolvable boards")
+        return skipped_plot(name, "the run has no unsolvable boards")
     data = answered[(answered["status"] == "unsolvable") & answered["seconds"].notna()]
     if data.empty:
-        return _skip(
+        return skipped_plot(
             name, "no config answered an unsolvable board (all skipped or failed them)"
         )
     configs = sorted(data["config"].unique())

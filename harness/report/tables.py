@@ -11,7 +11,7 @@ import pandas as pd
 
 from harness.analysis.aggregate import sig
 from harness.analysis import (
-    _exact,
+    exact_text,
 )
 from harness.results import (
     STATUSES,
@@ -156,10 +156,10 @@ def display_compare(table: pd.DataFrame) -> pd.DataFrame:
         "–" if not np.isfinite(r) else f"{r:.2f} (n={n})"
         for r, n in zip(table.time_ratio, table.compared, strict=True)
     ]
-    out[f"median expanded {old}"] = table.old_median_expanded.map(_exact)
-    out[f"median expanded {new}"] = table.new_median_expanded.map(_exact)
-    out[f"median generated {old}"] = table.old_median_generated.map(_exact)
-    out[f"median generated {new}"] = table.new_median_generated.map(_exact)
+    out[f"median expanded {old}"] = table.old_median_expanded.map(exact_text)
+    out[f"median expanded {new}"] = table.new_median_expanded.map(exact_text)
+    out[f"median generated {old}"] = table.old_median_generated.map(exact_text)
+    out[f"median generated {new}"] = table.new_median_generated.map(exact_text)
     out["counters changed (instances)"] = table.counters_changed.map(_count)
     return out.reset_index(drop=True)
 
@@ -209,7 +209,7 @@ def text_table(frame: pd.DataFrame) -> str:
     return table_text([str(c) for c in frame.columns], rows, right=right)
 
 
-def _html_table(frame: pd.DataFrame) -> str:
+def html_table(frame: pd.DataFrame) -> str:
     text = [
         ' class="text"' if not is_numeric_column(frame[c]) else ""
         for c in frame.columns
