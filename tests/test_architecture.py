@@ -9,6 +9,7 @@ the packages ``a.b`` and ``a``).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,9 +35,20 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 
 
+#: The packages checked.
+TOPS = ("harness", "solvers")
+
+
+@functools.cache
+def tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for every check here."""
+    return ast.parse(path.read_text(), str(path))
+
+
+@functools.cache
 def modules() -> dict[str, Path]:
     found = {}
-    for top in ("harness", "solvers"):
+    for top in TOPS:
         for path in (ROOT / top).rglob("*.py"):
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -45,6 +57,7 @@ def modules() -> dict[str, Path]:
     return found
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
     mods = modules()
 
@@ -56,7 +69,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for mod, path in mods.items():
         package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(tree(path)):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -150,3 +163,41 @@ def test_the_check_sees_a_cycle_and_an_upward_edge():
     assert cycles(graph) == [["harness.puzzle", "harness.solver"]]
     assert layer("harness.solver") > layer("harness.puzzle")
     assert layer("harness.core.judge") < layer("harness.measure.runner")
+
+
+#: No library file grows past this many lines (issue 22): split along its seams.
+MAX_LINES = 700
+
+
+def test_no_library_file_is_over_the_line_limit():
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in (ROOT / "harness").rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def private_imports() -> list[str]:
+    """``from other_module import _name``: a private name taken across modules."""
+    found = []
+    for mod, path in modules().items():
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(tree(path)):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                anchor = package
+                for _ in range(node.level - 1):
+                    anchor = anchor.rpartition(".")[0]
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and base != mod and base.split(".")[0] in TOPS:
+                    found.append(f"{mod}: from {base} import {alias.name}")
+    return found
+
+
+def test_no_module_imports_a_private_name_of_another():
+    assert private_imports() == []
