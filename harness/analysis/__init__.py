@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from harness.analysis.keys import CONFIG_GROUP, INSTANCE
 from harness.results import (
     ANSWERED,
     COLUMNS,
@@ -55,8 +56,6 @@ MIB = 1 << 20
 #: Time ratios closer to 1 than this are not called out: ordinary timing noise.
 NOISE = 0.10
 
-CELL = ["run_id", "dataset", "config"]
-INSTANCE = [*CELL, "instance"]
 
 
 class ReportError(ValueError):
@@ -326,7 +325,7 @@ def summary(
 
     inst = instances(rows) if inst is None else inst
     cols = [
-        *CELL,
+        *CONFIG_GROUP,
         "dataset_name",
         "boards",
         "solver",
@@ -348,19 +347,19 @@ def summary(
     ]
     if inst.empty:
         return pd.DataFrame(columns=cols)
-    g = inst.groupby(CELL, sort=True)
+    g = inst.groupby(CONFIG_GROUP, sort=True)
     out = g[["dataset_name", "boards", "solver", "heuristic", "size"]].first()
     out["instances"] = g.size()
-    counts = pd.crosstab([inst[c] for c in CELL], inst["status"])
+    counts = pd.crosstab([inst[c] for c in CONFIG_GROUP], inst["status"])
     for status in STATUSES:
         out[status] = counts[status] if status in counts else 0
     out[list(STATUSES)] = out[list(STATUSES)].fillna(0).astype(int)
     out["answered"] = out["solved"] + out["unsolvable"]
     solved = inst[inst["status"] == "solved"]
-    out["optimal_share"] = solved.groupby(CELL)["is_optimal"].mean()
+    out["optimal_share"] = solved.groupby(CONFIG_GROUP)["is_optimal"].mean()
     ms = inst["seconds"] * 1e3
-    out["median_ms"] = ms.groupby([inst[c] for c in CELL]).median()
-    out["p90_ms"] = ms.groupby([inst[c] for c in CELL]).quantile(0.9)
+    out["median_ms"] = ms.groupby([inst[c] for c in CONFIG_GROUP]).median()
+    out["p90_ms"] = ms.groupby([inst[c] for c in CONFIG_GROUP]).quantile(0.9)
     out["median_expanded"] = g["expanded"].median()
     out["median_generated"] = g["generated"].median()
     out["median_ebf"] = g["ebf"].median()
@@ -369,7 +368,7 @@ def summary(
     out["rss_added_mib"] = g["peak_rss_delta_bytes"].max() / MIB  # by the solve
     out = out.reset_index()
     fair = aggregate.fair_summary(inst, aggregate.time_limit(meta, inst))
-    out = out.merge(fair[[*CELL, *aggregate.FAIR_COLUMNS[5:]]], on=CELL, how="left")
+    out = out.merge(fair[[*CONFIG_GROUP, *aggregate.FAIR_COLUMNS[5:]]], on=CONFIG_GROUP, how="left")
     out = out.sort_values(
         ["run_id", "dataset", "answered", "common_gmean_ms", "config"],
         ascending=[True, True, False, True, True],

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from harness.analysis.keys import CONFIG_GROUP, GROUP
 from harness.results import ANSWERED
 
 #: Times at or below this score 1 (0.1 ms: below it, process noise and the timer
@@ -41,11 +42,9 @@ EXPANDED_LIMIT = 1e8
 #: Geometric means clamp values from below: a 0-move board expands no node and a
 #: 0 would zero the product. The clamps are far below every real value.
 _GMEAN_MIN = {"seconds": 1e-7, "expanded": 1.0}
-GROUP = ["run_id", "dataset"]
-CELL = [*GROUP, "config"]
 
 FAIR_COLUMNS = [
-    *CELL,
+    *CONFIG_GROUP,
     "instances",
     "answered",
     "coverage",
@@ -159,7 +158,7 @@ def fair_summary(inst: pd.DataFrame, limit_s: float | None = None) -> pd.DataFra
     ]
     who = participants(inst)
     rows = []
-    for (run_id, dataset, config), part in scored.groupby(CELL, sort=True):
+    for (run_id, dataset, config), part in scored.groupby(CONFIG_GROUP, sort=True):
         ok = part[answered_mask(part)]
         in_common = config in who.get((run_id, dataset), [])
         com = part[part["common"]] if in_common else part.iloc[0:0]

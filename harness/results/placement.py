@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-Cell = tuple[str, str, str]  # config, dataset, instance
+CellKey = tuple[str, str, str]  # config, dataset, instance
 
 
-def cell_hosts(meta: dict[str, Any]) -> dict[Cell, str]:
+def cell_hosts(meta: dict[str, Any]) -> dict[CellKey, str]:
     """Each placed cell's host (the last placement wins: a cell measured again)."""
     workers = meta.get("workers") or {}
-    out: dict[Cell, str] = {}
+    out: dict[CellKey, str] = {}
     for worker, cells in (meta.get("placement") or {}).items():
         host = (workers.get(worker) or {}).get("host")
         if not host:
