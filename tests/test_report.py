@@ -290,7 +290,7 @@ def test_compare_ratio_is_geomean_and_counters_exact():
     """The report's ratio is harness compare's: CPU time, instances under 0.1 ms in
     both runs left out (timer noise), geometric mean of per-instance medians."""
     runs = report.load_runs([RUN_A, RUN_B])
-    table = report.compare(runs).set_index(["dataset", "config"])
+    table = report.comparison_table(runs).set_index(["dataset", "config"])
     man = table.loc[("8-depths", "astar_dict[manhattan]")]
     assert man.metric == "CPU time"
     # every per-instance median halves: (0.02/0.04 under 0.1 ms), 0.08/0.16,
@@ -312,7 +312,7 @@ def test_compare_ratio_is_geomean_and_counters_exact():
     ]
     assert math.isnan(table.loc[("8-depths", "bidir_bfs")].old_instances)
     assert math.isnan(table.loc[("8-unsolvable", "bfs")].new_instances)
-    words = "\n".join(report.compare_findings(runs, report.compare(runs)))
+    words = "\n".join(report.compare_findings(runs, report.comparison_table(runs)))
     assert "astar_dict[manhattan] on 8-depths: 2.00x faster in run 2" in words
     assert "bfs on 8-depths: 2.52x slower in run 2" in words
     assert "median CPU time ratios, 95% interval" in words
@@ -330,7 +330,7 @@ def test_runs_the_comparer_refuses_say_why(tmp_path):
     meta["datasets"]["8-depths"]["sha256"] = "b" * 64  # other boards, same name
     (run / "meta.json").write_text(json.dumps(meta))
     runs = report.load_runs([RUN_A, run])
-    table = report.compare(runs)
+    table = report.comparison_table(runs)
     assert table.time_ratio.isna().all() and (table.compared == 0).all()
     words = report.compare_findings(runs, table)
     assert any(
@@ -346,7 +346,7 @@ def test_unchanged_source_and_counters_point_at_the_machine(tmp_path):
     meta["solvers"]["astar_dict[manhattan]"]["source_sha256"] = "c" * 64  # as in A
     (run / "meta.json").write_text(json.dumps(meta))
     runs = report.load_runs([RUN_A, run])
-    words = report.compare_findings(runs, report.compare(runs))
+    words = report.compare_findings(runs, report.comparison_table(runs))
     line = next(w for w in words if w.startswith("astar_dict[manhattan] on 8-depths"))
     assert "2.00x faster" in line and "more likely the machine" in line
     # bfs's counters changed: a real change, never blamed on the machine

@@ -344,50 +344,50 @@ def _returned(moves, kind: str | None = None) -> Attempt:
 def test_judge_replays_every_answer():
     inst = _inst()
     path = _shortest(inst)
-    assert rows.judge(_returned(path), inst, len(path), True) == (
+    assert rows.pass_status(_returned(path), inst, len(path), True) == (
         "solved",
         "",
         len(path),
         True,
     )
-    status, message, _, _ = rows.judge(
+    status, message, _, _ = rows.pass_status(
         _returned("u" * 3 + path), inst, len(path), True
     )
     assert status == "invalid" and message.startswith("illegal path: move")
-    status, message, _, _ = rows.judge(_returned("x"), inst, len(path), True)
+    status, message, _, _ = rows.pass_status(_returned("x"), inst, len(path), True)
     assert status == "invalid" and "not one of u, d, l, r" in message
-    status, message, _, _ = rows.judge(_returned(path[:-1]), inst, len(path), False)
+    status, message, _, _ = rows.pass_status(_returned(path[:-1]), inst, len(path), False)
     assert status == "invalid" and "not at the goal" in message
     detour = path + _undo_pair(inst)
-    assert rows.judge(_returned(detour), inst, len(path), False)[::3] == (
+    assert rows.pass_status(_returned(detour), inst, len(path), False)[::3] == (
         "solved",
         False,
     )
-    status, message, _, ok = rows.judge(_returned(detour), inst, len(path), True)
+    status, message, _, ok = rows.pass_status(_returned(detour), inst, len(path), True)
     assert status == "invalid" and ok is False and "declares itself optimal" in message
     # unknown optimum: valid path, optimality unknown
-    assert rows.judge(_returned(path), inst, None, True) == (
+    assert rows.pass_status(_returned(path), inst, None, True) == (
         "solved",
         "",
         len(path),
         None,
     )
-    status, message, _, _ = rows.judge(_returned(None), inst, len(path), True)
+    status, message, _, _ = rows.pass_status(_returned(None), inst, len(path), True)
     assert status == "invalid" and "solvable" in message
-    status, message, _, _ = rows.judge(_returned(["u"], "list"), inst, 3, True)
+    status, message, _, _ = rows.pass_status(_returned(["u"], "list"), inst, 3, True)
     assert status == "invalid" and "returned a list" in message
     # a shorter path than the label: the dataset is wrong, not the solver
-    status, message, _, ok = rows.judge(_returned(path), inst, len(path) + 2, True)
+    status, message, _, ok = rows.pass_status(_returned(path), inst, len(path) + 2, True)
     assert status == "solved" and "label is wrong" in message
 
 
 def test_judge_unsolvable_board():
     inst = _inst(solvable=False)
-    assert rows.judge(_returned(None), inst, None, True)[:2] == ("unsolvable", "")
-    status, message, _, _ = rows.judge(_returned(""), inst, None, True)
+    assert rows.pass_status(_returned(None), inst, None, True)[:2] == ("unsolvable", "")
+    status, message, _, _ = rows.pass_status(_returned(""), inst, None, True)
     assert status == "invalid" and "unsolvable" in message
     failed = Attempt("time", 0, "timeout", message="exceeded the 1 s time limit")
-    assert rows.judge(failed, inst, None, True) == (
+    assert rows.pass_status(failed, inst, None, True) == (
         "timeout",
         "exceeded the 1 s time limit",
         None,

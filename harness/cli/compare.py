@@ -19,8 +19,8 @@ class Format(StrEnum):
     json = "json"
 
 
-@app.command()
-def compare(
+@app.command("compare")
+def compare_command(
     base: Annotated[
         str,
         typer.Argument(

@@ -34,4 +34,6 @@ def gate(
     from harness.compare import gate as counters_gate
 
     path = baseline or counters_gate.BASELINE
-    raise typer.Exit(counters_gate.run(path, update_baseline=update, verbose=verbose))
+    raise typer.Exit(counters_gate.check_and_print(
+        path, update_baseline=update, verbose=verbose
+    ))

@@ -19,8 +19,8 @@ from harness.cli.progress import to_stderr
 from harness.core import defaults
 
 
-@app.command()
-def run(
+@app.command("run")
+def run_command(
     ctx: typer.Context,
     solvers: Annotated[
         str, typer.Option(help="'all', or a comma list of NAME or NAME[HEURISTIC].")

@@ -279,10 +279,14 @@ def main(argv: list[str] | None = None) -> int:
         "--verbose", action="store_true", help="print each config's gate time"
     )
     args = parser.parse_args(argv)
-    return run(args.baseline, update_baseline=args.update, verbose=args.verbose)
+    return check_and_print(
+        args.baseline, update_baseline=args.update, verbose=args.verbose
+    )
 
 
-def run(path: Path, *, update_baseline: bool = False, verbose: bool = False) -> int:
+def check_and_print(
+    path: Path, *, update_baseline: bool = False, verbose: bool = False
+) -> int:
     """Check (or regenerate) and print the outcome; 0 pass, 1 moved, 2 unusable."""
 
     def progress(label: str, seconds: float) -> None:

@@ -22,7 +22,7 @@ FAILURES = res.PROBLEMS  # what --strict fails on
 COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 
 
-def judge(
+def pass_status(
     attempt: Attempt, inst: Instance, optimum: int | None, declares_optimal: bool
 ) -> tuple[str, str, int | None, bool | None]:
     """``(status, message, path_length, is_optimal)`` of one returned or failed pass;
@@ -144,7 +144,7 @@ def build_rows(
                 else f"not run after {warm_failure.outcome} in the warm-up solve: "
                 f"{warm_failure.message}",
             )
-        status, message, length, is_optimal = judge(
+        status, message, length, is_optimal = pass_status(
             a, inst, optimum, config.spec.optimal
         )
         counters = a.counters or {}

@@ -22,7 +22,7 @@ from harness.analysis import (
     load_runs,
     summary,
 )
-from harness.report.comparison import compare
+from harness.report.comparison import comparison_table
 from harness.report.document import (
     HOW_TO_READ,
     format_summary,
@@ -40,7 +40,7 @@ from harness.report.tables import (
 
 __all__ = [
     "ANSWERED", "HOW_TO_READ", "PROBLEMS", "SEVERITY",
-    "ReportError", "Run", "compare", "compare_findings", "display_compare",
+    "ReportError", "Run", "comparison_table", "compare_findings", "display_compare",
     "display_table", "effective_branching_factor", "findings", "format_summary",
     "instances", "is_numeric_column", "load_run", "load_runs", "markdown_table",
     "summary", "summary_blocks", "text_table", "write_report",

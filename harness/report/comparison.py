@@ -23,7 +23,7 @@ REPORTED_COUNTERS = ("expanded", "generated", "path_length")
 METRIC_LABELS = {"cpu_seconds": "CPU time", "seconds": "wall time"}
 
 
-def compare(runs: Sequence[Run]) -> pd.DataFrame:
+def comparison_table(runs: Sequence[Run]) -> pd.DataFrame:
     """Each later run against the first, per (dataset, config) present in either:
     answered counts, each run's median time over the instances answered in both
     (``both`` of them), the comparer's time ratio new/old

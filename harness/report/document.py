@@ -25,7 +25,7 @@ from harness.analysis import (
     load_runs,
 )
 from harness.analysis.aggregate import sig
-from harness.report.comparison import compare
+from harness.report.comparison import comparison_table
 from harness.report.findings import compare_findings, findings
 from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
 from harness.report.summary_table import skip_lines, summary_columns
@@ -152,7 +152,7 @@ def write_report(
         shown.instances(), colors, out / "plots",
         aggregate.time_limit(shown.meta, shown.instances()),
     )  # fmt: skip
-    table = compare(runs) if len(runs) > 1 else pd.DataFrame()
+    table = comparison_table(runs) if len(runs) > 1 else pd.DataFrame()
     if len(runs) > 1:
         figures.append(
             paper.compare_plot(
@@ -562,10 +562,11 @@ def summary_blocks(
     runs: Sequence[Run], table: pd.DataFrame | None = None
 ) -> list[tuple[str, pd.DataFrame]]:
     """(caption, display table) pairs: per dataset answers and cost for one run,
-    the side-by-side comparison per dataset for several (``table``: compare(runs)),
-    leaving out datasets that only one run of the pair has."""
+    the side-by-side comparison per dataset for several (``table``:
+    ``comparison_table(runs)``), leaving out datasets that only one run of the pair
+    has."""
     if len(runs) > 1:
-        table = compare(runs) if table is None else table
+        table = comparison_table(runs) if table is None else table
         return [
             (f"{d}: {p.old_run.iat[0]} vs {n}", display_compare(p))
             for (d, n), p in table.groupby(["dataset", "new_run"], sort=True)
@@ -584,7 +585,7 @@ def format_summary(runs: Sequence[Run], fmt: str) -> str:
     (aligned text), "markdown", "csv" or "json"; csv and json are unrounded."""
     if fmt in ("csv", "json"):
         table = (
-            compare(runs).drop(
+            comparison_table(runs).drop(
                 columns=["changed_instances", "same_source", "incomparable"]
             )
             if len(runs) > 1
