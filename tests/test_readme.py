@@ -341,3 +341,23 @@ def test_every_harness_command_in_the_docs_names_real_commands_and_options() -> 
                     assert option in names, f"harness {' '.join(words)}: {option}"
             checked += 1
     assert checked > 40
+
+
+def test_layout_section_lists_every_package_and_nothing_else() -> None:
+    """README "Layout": one line per package and top-level module of harness/
+    (``harness/puzzle.py, solver.py``: names after the first are beside it)."""
+    block = README.split("## Layout\n", 1)[1].split("```", 2)[1]
+    listed = set()
+    for line in block.splitlines():
+        if not line.startswith("harness/"):
+            continue
+        names = line.split("  ")[0].removeprefix("harness/").split(", ")
+        listed |= {name.strip() for name in names}
+    root = Path(__file__).resolve().parents[1] / "harness"
+    packages = {
+        f"{init.parent.relative_to(root).as_posix()}/"
+        for init in root.rglob("__init__.py")
+        if init.parent != root
+    }
+    modules = {p.name for p in root.glob("*.py") if p.name != "__init__.py"}
+    assert listed == packages | modules
