@@ -68,7 +68,7 @@ class GateBoard:
 
 
 #: Depths are exact (3x3: the distance oracle; 4x4: breadth-first search), checked
-#: by tests/test_gate.py. Shallow to mid-depth, so every solver stays fast.
+#: by tests/compare/test_gate.py. Shallow to mid-depth, so every solver stays fast.
 BOARDS: tuple[GateBoard, ...] = (
     GateBoard("3x3-d00", "3x3", "standard", "1 2 3 4 5 6 7 8 x", 0),
     GateBoard("3x3-d05", "3x3", "standard", "1 2 3 5 6 x 4 7 8", 5),
@@ -117,7 +117,7 @@ def measure(config: SolverConfig, board: GateBoard) -> dict[str, Any]:
 def _slow_setup(heuristic: str | None) -> bool:
     """Heuristics whose tables take minutes to build (pdb78) are left out of the
     gate, always (not only when uncached), so its results never depend on the
-    cache; tests/test_pdb_build.py checks their kernels on smaller tables."""
+    cache; tests/heuristics/test_pdb_build.py checks their kernels on smaller tables."""
     from harness.heuristics import all_heuristics
 
     info = all_heuristics().get(heuristic or "")

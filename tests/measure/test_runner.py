@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from plugins.tiny import make_dataset, tiny, walk
+from where import PLUGINS
 
 import harness
 from harness import analysis
@@ -24,7 +25,7 @@ from harness.measure.worker import Worker
 from harness.puzzle import goal_board, grid
 from harness.solver import ConfigKey, load_plugin, scoped_registry
 
-PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+PLUGIN = str(PLUGINS / "misbehaving.py")
 
 
 @pytest.fixture(scope="module", autouse=True)

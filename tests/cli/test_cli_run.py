@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 from plugins.tiny import make_dataset, walk
+from where import PLUGINS
 
 from harness import analysis
 from harness import results as res
 from harness.puzzle import goal_board, grid
 
-PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+PLUGIN = str(PLUGINS / "misbehaving.py")
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}
 

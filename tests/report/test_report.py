@@ -17,13 +17,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from where import DATA
 
 from harness import report
 from harness.report import ReportError
 from harness.report.findings import _skip_sentences
 from harness.report.plots import PLOT_NAMES, style_map
 
-DATA = Path(__file__).parent / "data"
+DATA = DATA
 RUN_A = DATA / "run_fixture"
 RUN_B = DATA / "run_fixture_b"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -17,10 +17,16 @@ import time
 from pathlib import Path
 
 import pytest
+from where import ROOT
 
-from harness.measure.external import ExternalError, make_program, parse_answer, parse_exec
+from harness.measure.external import (
+    ExternalError,
+    make_program,
+    parse_answer,
+    parse_exec,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = ROOT
 EXAMPLE = ROOT / "examples" / "external"
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}

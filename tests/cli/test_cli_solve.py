@@ -13,9 +13,9 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from harness.core import oracle
 from harness.cli import app
 from harness.cli.solve import DEFAULT_SMALL, default_solver
+from harness.core import oracle
 from harness.heuristics import all_heuristics
 from harness.puzzle import apply_moves, goal_board, grid, parse_board
 from harness.solver import all_solvers

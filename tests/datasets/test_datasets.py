@@ -12,6 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
+from where import ROOT
 
 from harness import datasets as D
 from harness.core import oracle
@@ -25,7 +26,7 @@ from harness.puzzle import (
     permutation_parity,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = ROOT
 COMMITTED = ROOT / "datasets"
 G2x3, G3, G4 = grid(2, 3), grid(3), grid(4)
 STANDARD3 = goal_board("standard", G3)

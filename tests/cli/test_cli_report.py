@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from where import DATA, ROOT
 
 from harness.cli import app
 
-DATA = Path(__file__).parent / "data"
+DATA = DATA
 RUN_A = DATA / "run_fixture"
 RUN_B = DATA / "run_fixture_b"
 
@@ -108,7 +109,7 @@ def test_bad_input_is_a_one_line_error(tmp_path):
 
 
 def test_heavy_libraries_are_imported_inside_the_command_only():
-    source = (Path(__file__).parents[1] / "harness" / "cli" / "report.py").read_text()
+    source = (ROOT / "harness" / "cli" / "report.py").read_text()
     top_level = set()
     for node in ast.parse(source).body:
         if isinstance(node, ast.Import):
@@ -121,7 +122,7 @@ def test_heavy_libraries_are_imported_inside_the_command_only():
     assert not top_level & heavy
 
 
-FAIR = Path(__file__).parent / "data" / "run_fair"
+FAIR = DATA / "run_fair"
 
 
 def test_scatter_option_draws_one_plot(tmp_path):

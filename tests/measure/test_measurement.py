@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from plugins.tiny import make_dataset, tiny
+from where import PLUGINS
 
 import harness
 from harness import results as res
@@ -20,7 +21,7 @@ from harness.measure.pool import LocalPool
 from harness.measure.tasks import Pass, Task, TaskResult
 from harness.puzzle import goal_board, grid
 
-PLUGIN = str(Path(__file__).parent / "plugins" / "measured.py")
+PLUGIN = str(PLUGINS / "measured.py")
 MIB = 2**20
 G3 = grid(3)
 GOAL = goal_board("standard", G3)

@@ -6,14 +6,14 @@ import json
 import re
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
+from where import DATA
 
 from harness import analysis
 from harness import results as res
 
-DATA = Path(__file__).parent / "data"
+DATA = DATA
 
 
 def row(**changes) -> res.ResultRow:

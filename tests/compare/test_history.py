@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from plugins.tiny import make_dataset, walk
+from where import PLUGINS
 
 import harness
 from harness.compare.history import (
@@ -23,7 +24,7 @@ from harness.compare.history import (
 from harness.puzzle import goal_board, grid
 from harness.solver import scoped_registry
 
-PLUGIN = str(Path(__file__).parent / "plugins" / "history_steps.py")
+PLUGIN = str(PLUGINS / "history_steps.py")
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 COMMITS = ["1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
            "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from where import DATA
 
 from harness.analysis import aggregate
-from harness.report import latex
-from harness.report import load_run
+from harness.report import latex, load_run
 
-RUN = Path(__file__).parent / "data" / "run_fair"
+RUN = DATA / "run_fair"
 
 
 def test_booktabs_tables_carry_the_fair_numbers() -> None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from where import PLUGINS
 
 from harness import results as res
 from harness.measure import runner
@@ -17,7 +18,7 @@ from harness.measure.plan import make_plan
 
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}
-PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+PLUGIN = str(PLUGINS / "misbehaving.py")
 
 
 def harness(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

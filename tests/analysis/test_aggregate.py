@@ -5,16 +5,16 @@ Every expected number is worked out by hand in the comments."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from where import DATA
 
 from harness.analysis import aggregate
 from harness.report import load_run
 
-RUN = Path(__file__).parent / "data" / "run_fair"
+RUN = DATA / "run_fair"
 LOG10_10_FACTORIAL = math.log10(math.factorial(10))  # 6.559763...
 
 

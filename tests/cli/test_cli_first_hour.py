@@ -6,18 +6,18 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from where import DATA, PLUGINS
 
 from harness.cli import app
 from harness.puzzle import apply_moves, format_board, goal_board, grid
 
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 ENV = {**os.environ, "CI": "1", "COLUMNS": "80"}
-DATA = Path(__file__).parent / "data"
-PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+DATA = DATA
+PLUGIN = str(PLUGINS / "misbehaving.py")
 
 
 def harness(*args: str, stdin: str | None = None, env=None):

@@ -8,16 +8,16 @@ import io
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from where import ROOT
 
 from harness import datasets as D
 from harness.cli import app
 from harness.datasets import catalogue
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = ROOT
 runner = CliRunner()
 
 

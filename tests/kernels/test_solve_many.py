@@ -10,8 +10,8 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from harness.core.batch import board_array, solvable_for
 from harness.cli import app
+from harness.core.batch import board_array, solvable_for
 from harness.heuristics import make_heuristic
 from harness.puzzle import apply_moves, goal_board, grid
 from harness.solver import Counters, all_solvers

@@ -8,11 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from where import DATA
 
-from harness.measure import reuse
 from harness.analysis import read_run
+from harness.measure import reuse
 
-FAIR = Path(__file__).parent / "data" / "run_fair"
+FAIR = DATA / "run_fair"
 
 
 def _split(tmp_path: Path) -> tuple[Path, Path]:

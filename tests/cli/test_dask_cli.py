@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from plugins.tiny import make_dataset, walk
 from typer.testing import CliRunner
+from where import PLUGINS
 
 from harness.cli import app
 from harness.puzzle import goal_board, grid
 
-PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+PLUGIN = str(PLUGINS / "misbehaving.py")
 DASK_MODULES = "('dask', 'distributed')"
 CELLS = 30
 

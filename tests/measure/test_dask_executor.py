@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from plugins.tiny import make_dataset, walk
+from where import PLUGINS
 
 import harness
 from harness.analysis import read_run
@@ -31,7 +32,7 @@ from harness.solver import load_plugin, scoped_registry
 distributed = pytest.importorskip("distributed", reason="needs the dask extra")
 psutil = pytest.importorskip("psutil")
 
-MISBEHAVING = str(Path(__file__).parent / "plugins" / "misbehaving.py")
+MISBEHAVING = str(PLUGINS / "misbehaving.py")
 
 #: Written to a temporary folder: the workers get it only by value, in the payload.
 WHOAMI = '''
@@ -202,7 +203,7 @@ def test_cluster_rows_equal_local_rows(plugin, tmp_path, cluster):
     for column in COMPARED:
         left, right = a.loc[ok, column], b.loc[ok, column]
         assert left.equals(right), column
-    # the fault matrix, as locally (tests/test_runner.py)
+    # the fault matrix, as locally (tests/measure/test_runner.py)
     first = b.xs(("time", 0), level=("measure", "repeat"))
     first = first[first["solvable"].astype(bool)]
     expect = {"hang": "timeout", "hang_hard": "timeout", "raises": "error",

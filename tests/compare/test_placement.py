@@ -1,7 +1,7 @@
 """Where cells ran (meta.json hosts / workers / placement / lost_batches), as the
 report and ``harness compare`` read it: cells per host, a warning when compared
 times come from different CPU models, the Dask batches lost with their worker.
-Synthetic runs of two hosts (tests/test_compare.py's writer)."""
+Synthetic runs of two hosts (tests/compare/test_compare.py's writer)."""
 
 from __future__ import annotations
 
