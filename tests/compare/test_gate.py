@@ -3,6 +3,7 @@ catches what it exists to catch (moved counters, new or vanished solvers)."""
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -25,6 +26,25 @@ QUICK = ("astar_dict[manhattan]", "ida_star[misplaced]", "bfs")
 
 def quick_configs() -> list[SolverConfig]:
     return [parse_config(label) for label in QUICK]
+
+
+@pytest.fixture(scope="module")
+def computed() -> dict:
+    """The quick configs' counters, computed once for the module (a copy each)."""
+    return gate.compute(quick_configs())
+
+
+@pytest.fixture
+def quick(computed) -> dict:
+    return copy.deepcopy(computed)
+
+
+def without(data: dict, *labels: str) -> dict:
+    """``data`` as if computed without these configs."""
+    out = copy.deepcopy(data)
+    for label in labels:
+        del out["results"][label]
+    return out
 
 
 @pytest.mark.slow
@@ -76,21 +96,21 @@ def test_stored_baseline_is_readable_and_lists_its_update_command():
     assert data["boards"] == {b.name: b.as_dict() for b in gate.BOARDS}
 
 
-def test_round_trip_through_the_file_gives_no_diff(tmp_path):
-    current = gate.compute(quick_configs())
+def test_round_trip_through_the_file_gives_no_diff(tmp_path, quick):
     path = tmp_path / "golden.json"
-    path.write_text(gate.dumps(current))
-    assert json.loads(path.read_text()) == current
+    path.write_text(gate.dumps(quick))
+    assert json.loads(path.read_text()) == quick
+    # computed again: the counters are deterministic
     assert gate.diff(gate.load(path), gate.compute(quick_configs())) == []
 
 
-def test_moved_counter_is_one_readable_line():
-    baseline = gate.compute(quick_configs())
+def test_moved_counter_is_one_readable_line(quick, computed):
+    baseline = quick
     cell = baseline["results"]["bfs"]["3x3-d12"]
     cell["expanded"] -= 10
     cell["generated"] += 3
-    now = gate.compute(quick_configs())["results"]["bfs"]["3x3-d12"]
-    lines = gate.diff(baseline, gate.compute(quick_configs()))
+    now = computed["results"]["bfs"]["3x3-d12"]
+    lines = gate.diff(baseline, computed)
     assert lines == [
         f"bfs on 3x3-d12: expanded {now['expanded'] - 10:,} -> {now['expanded']:,} "
         f"(+10, {100 * 10 / (now['expanded'] - 10):+.1f}%); generated "
@@ -114,25 +134,23 @@ def test_weaker_heuristic_is_caught(monkeypatch):
     assert all("expanded" in line for line in lines if "d00" not in line)
 
 
-def test_solver_missing_from_the_baseline_fails_with_the_command():
-    baseline = gate.compute(quick_configs()[:2])
-    lines = gate.diff(baseline, gate.compute(quick_configs()))
+def test_solver_missing_from_the_baseline_fails_with_the_command(computed):
+    lines = gate.diff(without(computed, "bfs"), computed)
     assert lines == ["bfs: not in baseline; run python -m harness.compare.gate --update"]
 
 
-def test_solver_gone_from_the_registry_is_reported():
-    baseline = gate.compute(quick_configs())
-    lines = gate.diff(baseline, gate.compute(quick_configs()[1:]))
+def test_solver_gone_from_the_registry_is_reported(computed):
+    lines = gate.diff(computed, without(computed, "astar_dict[manhattan]"))
     assert lines == [
         "astar_dict[manhattan]: in the baseline but no longer registered; "
         "if removed on purpose, run python -m harness.compare.gate --update"
     ]
 
 
-def test_changed_board_set_asks_for_an_update():
-    baseline = gate.compute(quick_configs()[:1])
+def test_changed_board_set_asks_for_an_update(quick, computed):
+    baseline = quick
     baseline["boards"]["3x3-d05"]["start"] = "1 2 3 4 5 6 7 x 8"
-    [line] = gate.diff(baseline, gate.compute(quick_configs()[:1]))
+    [line] = gate.diff(baseline, computed)
     assert "board set differs" in line and gate.UPDATE_COMMAND in line
 
 
@@ -186,8 +204,10 @@ def test_command_line_without_a_baseline_says_what_to_run(tmp_path, capsys):
     assert err.startswith("error: ") and "run python -m harness.compare.gate --update" in err
 
 
-def test_command_line_reports_moved_counters(tmp_path, capsys, monkeypatch):
+def test_command_line_reports_moved_counters(tmp_path, capsys, monkeypatch, quick):
     monkeypatch.setattr(gate, "gate_configs", quick_configs)
+    # the command's wiring, not the counters again: compute was run once above
+    monkeypatch.setattr(gate, "compute", lambda *a, **k: copy.deepcopy(quick))
     path = tmp_path / "golden.json"
     assert gate.main(["--update", "--baseline", str(path)]) == 0
     assert gate.main(["--baseline", str(path)]) == 0
