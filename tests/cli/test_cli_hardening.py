@@ -1,14 +1,14 @@
 """Bad input found by trying the harness as a new user would (issue 16 §1): each
 case was a crash, a silent misreading or a traceback, and is now a one-line error
-(exit 2) or a documented repair."""
+(exit 2) or a documented repair. The commands run in this process (CliRunner):
+nothing here needs a fresh interpreter."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import in_process
 import pytest
 from where import PLUGINS
 
@@ -16,16 +16,12 @@ from harness import results as res
 from harness.measure import runner
 from harness.measure.plan import make_plan
 
-HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
-ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}
+ENV = {"CI": "1", "COLUMNS": "200"}
 PLUGIN = str(PLUGINS / "misbehaving.py")
 
 
 def harness(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*HARNESS, *args], capture_output=True, text=True, timeout=120, env=ENV,
-        input=stdin,
-    )  # fmt: skip
+    return in_process.harness(*args, env=ENV, stdin=stdin)
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess, *fragments: str) -> str:
