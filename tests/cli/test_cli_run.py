@@ -1,7 +1,9 @@
-"""``harness run`` as a user runs it: a subprocess, real signals, real files.
+"""``harness run`` as a user runs it: real signals, real files.
 
 Covers one-line errors, the summary and last line, Ctrl-C, and a SIGKILL half-way
-followed by ``--resume`` ending with exactly one row per cell and pass.
+followed by ``--resume`` ending with exactly one row per cell and pass. A command
+runs in a subprocess where the test needs one (signals, the recorded command line);
+the rest run in this process (:mod:`in_process`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import in_process
 import pytest
 from plugins.tiny import make_dataset, walk
 from where import PLUGINS
@@ -40,10 +43,14 @@ def dataset_file(tmp_path_factory) -> Path:
     return save_dataset(ds, tmp_path_factory.mktemp("datasets"))
 
 
-def harness(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def subprocess_harness(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
         [*HARNESS, *args], capture_output=True, text=True, timeout=timeout, env=ENV
     )
+
+
+def harness(*args: str) -> subprocess.CompletedProcess:
+    return in_process.harness(*args, env={"CI": "1", "COLUMNS": "200"})
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess, fragment: str) -> None:
@@ -102,7 +109,8 @@ def run_args(dataset_file: Path, out: Path, solvers: str, *extra: str) -> list[s
 
 
 def test_summary_then_run_directory_as_last_line(tmp_path, dataset_file):
-    proc = harness(
+    # a subprocess: meta.json records the command line as typed
+    proc = subprocess_harness(
         *run_args(dataset_file, tmp_path, "good_bfs,raises", "--repeats", "2")
     )
     assert proc.returncode == 0, proc.stderr
@@ -291,11 +299,10 @@ def test_refusals_print_one_line_per_config_and_dataset(tmp_path: Path) -> None:
         "def solve(start, goal, grid, *, counters, heuristic):\n"
         "    return None\n"
     )
-    out = subprocess.run(
-        [*HARNESS, "run", "--plugin", str(plugin), "--solvers", "shallow",
-         "--datasets", "8-seeds", "--repeats", "1", "--no-memory", "--jobs", "1",
-         "--no-report", "--out", str(tmp_path / "results")],
-        capture_output=True, text=True, env=ENV, timeout=120,
+    out = harness(
+        "run", "--plugin", str(plugin), "--solvers", "shallow",
+        "--datasets", "8-seeds", "--repeats", "1", "--no-memory", "--jobs", "1",
+        "--no-report", "--out", str(tmp_path / "results"),
     )  # fmt: skip
     lines = [line for line in out.stdout.splitlines() if "too deep" in line]
     # 8-seeds: depths 3, 18 and 19; the two deep ones are declined for two reasons
