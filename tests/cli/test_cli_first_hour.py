@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
+import in_process
 import pytest
 from typer.testing import CliRunner
 from where import DATA, PLUGINS
@@ -14,17 +12,13 @@ from where import DATA, PLUGINS
 from harness.cli import app
 from harness.puzzle import apply_moves, format_board, goal_board, grid
 
-HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
-ENV = {**os.environ, "CI": "1", "COLUMNS": "80"}
+ENV = {"CI": "1", "COLUMNS": "80"}
 DATA = DATA
 PLUGIN = str(PLUGINS / "misbehaving.py")
 
 
 def harness(*args: str, stdin: str | None = None, env=None):
-    return subprocess.run(
-        [*HARNESS, *args], capture_output=True, text=True, timeout=180,
-        env=env or ENV, input=stdin,
-    )  # fmt: skip
+    return in_process.harness(*args, env=env or ENV, stdin=stdin)
 
 
 # ----------------------------------------------------------- harness solve
