@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import in_process
 import pytest
 
 from harness.datasets import DatasetError, load_dataset, save_dataset
 from harness.datasets.board_files import import_boards, is_board_file, read_boards
 from harness.puzzle import grid
 
-HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
-ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}
+ENV = {"CI": "1", "COLUMNS": "200"}
 
 BOARDS = """\
 # my boards, judge format
@@ -30,9 +28,7 @@ BOARDS = """\
 
 
 def harness(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*HARNESS, *args], capture_output=True, text=True, timeout=120, env=ENV
-    )
+    return in_process.harness(*args, env=ENV)
 
 
 def test_judge_format_with_comments_and_blank_lines(tmp_path):
