@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import in_process
 import pytest
 from where import ROOT
 
@@ -29,18 +30,11 @@ from harness.measure.external import (
 ROOT = ROOT
 EXAMPLE = ROOT / "examples" / "external"
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
-ENV = {**os.environ, "CI": "1", "COLUMNS": "200"}
+ENV = {"CI": "1", "COLUMNS": "200"}
 
 
-def harness(*args: str, stdin: str = "", timeout: float = 120):
-    return subprocess.run(
-        [*HARNESS, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=ENV,
-    )
+def harness(*args: str, stdin: str = ""):
+    return in_process.harness(*args, env=ENV, stdin=stdin)
 
 
 def assert_one_line_error(proc, *fragments: str) -> None:
@@ -288,7 +282,7 @@ def test_stopping_the_run_kills_a_running_program(tmp_path):
         [*HARNESS, "run", "--exec", "hang:timeout=100=sleep 301.25",
          "--datasets", "8-seeds", "--repeats", "1", "--jobs", "1", "--no-memory",
          "--quiet", "--no-report", "--out", str(tmp_path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **ENV},
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
