@@ -120,7 +120,7 @@ def write_report(
                 "--plots pgf needs a LaTeX installation (xelatex, pdflatex or "
                 "lualatex on PATH); use --plots pdf"
             )
-    plots.EXTRA_FORMATS = tuple(f for f in plot_formats if f != "png")
+    extras = tuple(f for f in plot_formats if f != "png")
 
     say("writing report: reading the rows")
     runs = load_runs(run_dirs)
@@ -144,13 +144,14 @@ def write_report(
         out / "plots",
         time_limit_s=limit if isinstance(limit, int | float) else None,
         progress=lambda done, total: say(f"writing report: plots {done}/{total}"),
+        formats=extras,
     )
     say("writing report: profiles and scatter plots")
     from harness.report import figures as paper
 
     figures += paper.report_figures(
         shown.instances(), colors, out / "plots",
-        aggregate.time_limit(shown.meta, shown.instances()),
+        aggregate.time_limit(shown.meta, shown.instances()), extras,
     )  # fmt: skip
     table = comparison_table(runs) if len(runs) > 1 else pd.DataFrame()
     if len(runs) > 1:
@@ -159,6 +160,7 @@ def write_report(
                 [r.instances().assign(run=r.label) for r in runs],
                 colors,
                 out / "plots",
+                extras,
             )
         )
     say("writing report: report.md and report.html")

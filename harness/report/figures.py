@@ -138,6 +138,7 @@ def scatter_plot(
     relative: bool = False,
     title: str = "",
     styles: dict | None = None,
+    formats: Sequence[str] = (),
 ) -> Path:
     """Draw the panels side by side into ``path`` (the suffix picks PNG, PDF or
     PGF). ``limit``: the measure's limit in display units (time: the time limit in
@@ -270,13 +271,13 @@ def scatter_plot(
             )  # fmt: skip
         fig.legend(handles=handles, loc="outside right center", fontsize=8,
                    frameon=False, title=color_by)  # fmt: skip
-    return _save(fig, path)
+    return _save(fig, path, formats)
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
+def _save(fig: plt.Figure, path: Path, formats: Sequence[str] = ()) -> Path:
     from harness.report.plots import save_figure
 
-    return save_figure(fig, path)
+    return save_figure(fig, path, formats)
 
 
 # ------------------------------------------------------------ profiles
@@ -306,7 +307,12 @@ def profile_curve(ratios: pd.Series, taus: np.ndarray) -> np.ndarray:
 
 
 def profile_plot(
-    inst: pd.DataFrame, measure: str, styles: dict, path: Path, title: str = ""
+    inst: pd.DataFrame,
+    measure: str,
+    styles: dict,
+    path: Path,
+    title: str = "",
+    formats: Sequence[str] = (),
 ) -> Path | None:
     """Draw the performance profile of ``measure`` into ``path``; None when no
     config answered anything. ``styles``: config -> Style (color, linestyle,
@@ -348,7 +354,7 @@ def profile_plot(
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside right center", fontsize=8,
                frameon=False, title="config")  # fmt: skip
-    return _save(fig, path)
+    return _save(fig, path, formats)
 
 
 # ------------------------------------------------------- the report's set
@@ -399,18 +405,22 @@ def default_pairs(inst: pd.DataFrame) -> list[tuple[str, list, list[str]]]:
 
 
 def report_figures(
-    inst: pd.DataFrame, styles: dict, plot_dir: Path, time_limit_s: float | None
+    inst: pd.DataFrame,
+    styles: dict,
+    plot_dir: Path,
+    time_limit_s: float | None,
+    formats: Sequence[str] = (),
 ) -> list:
     """The profiles and the default scatter plots for the report, as
-    :class:`harness.report.plots.Plot` (skipped ones say why); PDF or PGF copies
-    follow :data:`harness.report.plots.EXTRA_FORMATS`."""
+    :class:`harness.report.plots.Plot` (skipped ones say why); ``formats``: file
+    types written beside each PNG."""
     from harness.report.plots import Plot
 
     made = []
     for measure in ("time", "expanded"):
         name = f"profile_{measure}"
         path = profile_plot(inst, measure, styles, plot_dir / f"{name}.png",
-                            title=FIGURE_NAMES[name])  # fmt: skip
+                            title=FIGURE_NAMES[name], formats=formats)  # fmt: skip
         if path is None:
             made.append(Plot(name, FIGURE_NAMES[name], "",
                              skipped="no config answered any instance"))  # fmt: skip
@@ -441,7 +451,9 @@ def report_figures(
         def draw(p, configs=configs, title=title):
             panels = [config_pair(inst, x, y, "expanded", y.partition("[")[2][:-1])
                       for x, y in configs]  # fmt: skip
-            return scatter_plot(panels, p, measure="expanded", title=title)
+            return scatter_plot(
+                panels, p, measure="expanded", title=title, formats=formats
+            )
 
         path = draw(plot_dir / f"{name}.png")
         made.append(Plot(name, title, (
@@ -455,7 +467,10 @@ def report_figures(
 
 
 def compare_plot(
-    per_run: Sequence[pd.DataFrame], styles: dict, plot_dir: Path
+    per_run: Sequence[pd.DataFrame],
+    styles: dict,
+    plot_dir: Path,
+    formats: Sequence[str] = (),
 ):
     """Per-instance median time of each later run against the first, one panel per
     later run, through the same scatter function as the report's config-against-
@@ -477,10 +492,12 @@ def compare_plot(
             )
     if not panels:
         (plot_dir / f"{name}.png").unlink(missing_ok=True)
-        return skipped_plot(name, "no instance was answered by the same config in two runs")
+        return skipped_plot(
+            name, "no instance was answered by the same config in two runs"
+        )
     path = scatter_plot(
         panels, plot_dir / f"{name}.png", measure="time", color_by="config",
-        styles=styles, title=PLOT_NAMES[name],
+        styles=styles, title=PLOT_NAMES[name], formats=formats,
     )  # fmt: skip
     caption = (
         "One point per instance and config answered in at least one of the runs. "

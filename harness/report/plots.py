@@ -90,7 +90,8 @@ def style_map(labels: Sequence[str]) -> dict[str, Style]:
 class PlotData:
     """What a per-run plot is drawn from: the per-instance rows, those answered,
     the answered solvable ones with a known optimum, each config's style, the
-    folder to write to and the run's time limit (seconds, or None)."""
+    folder to write to, the run's time limit (seconds, or None) and the file
+    types to write beside each PNG."""
 
     inst: pd.DataFrame
     answered: pd.DataFrame
@@ -98,6 +99,8 @@ class PlotData:
     styles: dict[str, Style]
     plot_dir: Path
     time_limit_s: float | None
+    #: file types written beside each PNG ("pdf", "pgf"): pass to save_figure
+    formats: tuple[str, ...] = ()
 
 
 ENTRY_POINT_GROUP = "npuzzle_harness.plots"
@@ -107,7 +110,8 @@ _PLOTS: dict[str, Callable[[PlotData], Plot]] = registry()
 
 def register_plot(name: str, title: str | None = None):
     """Decorator: add ``draw(data: PlotData) -> Plot`` to every run's report, as
-    ``NAME.png`` (write it with :func:`save_figure`; return ``Plot(name, title,
+    ``NAME.png`` (write it with :func:`save_figure`, passing ``data.formats``;
+    return ``Plot(name, title,
     caption, path)``, or one with ``skipped=reason``). Plugins register plots the
     same way, or through the entry point group ``npuzzle_harness.plots``."""
     if title is not None:
@@ -134,10 +138,12 @@ def make_plots(
     plot_dir: Path,
     time_limit_s: float | None = None,
     progress: Callable[[int, int], None] | None = None,
+    formats: Sequence[str] = (),
 ) -> list[Plot]:
-    """Draw every standard plot of one run into ``plot_dir``; stale files of plots
-    skipped this time are removed so the folder matches the report. ``progress``
-    hears (plots drawn, plots in all) after each."""
+    """Draw every standard plot of one run into ``plot_dir`` (``formats``: file
+    types written beside each PNG); stale files of plots skipped this time are
+    removed so the folder matches the report. ``progress`` hears (plots drawn,
+    plots in all) after each."""
     plot_dir.mkdir(parents=True, exist_ok=True)
     answered = inst[inst["status"].isin(ANSWERED)] if len(inst) else inst
     solvable = (
@@ -145,7 +151,9 @@ def make_plots(
         if len(inst)
         else inst
     )
-    data = PlotData(inst, answered, solvable, styles, plot_dir, time_limit_s)
+    data = PlotData(
+        inst, answered, solvable, styles, plot_dir, time_limit_s, tuple(formats)
+    )
     load_entry_points(ENTRY_POINT_GROUP)
     plots = []
     for draw in list(_PLOTS.values()):
@@ -160,8 +168,6 @@ def make_plots(
 
 #: File types a figure can be written as; PNG always (the HTML report embeds it).
 FORMATS = ("png", "pdf", "pgf")
-#: Written beside every PNG (``harness report --plots pdf``), set by write_report.
-EXTRA_FORMATS: tuple[str, ...] = ()
 # Fonts embedded as TrueType (Type 42), not Type 3: what publishers ask for.
 matplotlib.rcParams["pdf.fonttype"] = 42
 matplotlib.rcParams["ps.fonttype"] = 42
@@ -172,12 +178,12 @@ def tex_available() -> bool:
     return any(shutil.which(t) for t in ("xelatex", "pdflatex", "lualatex"))
 
 
-def save_figure(fig: plt.Figure, path: Path) -> Path:
-    """Write ``fig`` to ``path``; a PNG also gets the :data:`EXTRA_FORMATS` files
-    beside it (same stem). Closes the figure."""
+def save_figure(fig: plt.Figure, path: Path, formats: Sequence[str] = ()) -> Path:
+    """Write ``fig`` to ``path``; a PNG also gets a file of each of ``formats``
+    ("pdf", "pgf") beside it (same stem). Closes the figure."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    extras = EXTRA_FORMATS if path.suffix == ".png" else ()
+    extras = [f for f in formats if f != "png"] if path.suffix == ".png" else ()
     for target in (path, *(path.with_suffix(f".{f}") for f in extras)):
         if target.suffix == ".pgf":
             fig.savefig(target, backend="pgf", bbox_inches="tight")
@@ -187,8 +193,8 @@ def save_figure(fig: plt.Figure, path: Path) -> Path:
     return path
 
 
-def _save(fig: plt.Figure, plot_dir: Path, name: str) -> Path:
-    return save_figure(fig, plot_dir / f"{name}.png")
+def _save(fig: plt.Figure, plot_dir: Path, name: str, formats: Sequence[str]) -> Path:
+    return save_figure(fig, plot_dir / f"{name}.png", formats)
 
 
 def _legend(fig: plt.Figure, ax: plt.Axes) -> None:
@@ -222,9 +228,11 @@ def _scale_y(ax: plt.Axes, values: np.ndarray, unit: str, quantity: str) -> None
     ax.yaxis.set_major_formatter(PLAIN)
 
 
-def _finish(fig: plt.Figure, name: str, plot_dir: Path, caption: str) -> Plot:
-    """Save the figure as ``NAME.png`` and describe it."""
-    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name))
+def _finish(
+    fig: plt.Figure, name: str, plot_dir: Path, caption: str, formats: Sequence[str]
+) -> Plot:
+    """Save the figure as ``NAME.png`` (and ``formats`` beside it); describe it."""
+    return Plot(name, PLOT_NAMES[name], caption, _save(fig, plot_dir, name, formats))
 
 
 def _boxes(ax: plt.Axes, values: list[np.ndarray], labels: list[str],
@@ -256,6 +264,7 @@ def _depth_plot(
     scale: float,
     ylabel: str,
     log: bool,
+    formats: Sequence[str] = (),
 ) -> Plot:
     data = data[data[column].notna()] if len(data) else data
     if data.empty:
@@ -312,10 +321,15 @@ def _depth_plot(
             "b* solves N + 1 = 1 + b* + ... + b*^d (N = nodes generated, d = "
             "returned path length). Line: median per depth; band: min to max."
         )
-    return _finish(fig, name, plot_dir, caption)
+    return _finish(fig, name, plot_dir, caption, formats)
 
 
-def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -> Plot:
+def _memory_plot(
+    inst: pd.DataFrame,
+    styles: dict[str, Style],
+    plot_dir: Path,
+    formats: Sequence[str] = (),
+) -> Plot:
     name = "peak_memory"
     delta = "peak_rss_delta_bytes"
     if (
@@ -371,7 +385,7 @@ def _memory_plot(inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path) -
         "buffers are. tracemalloc counts Python allocations only, and is measured "
         "only for solves that added under 16 MiB."
     )
-    return _finish(fig, name, plot_dir, caption)
+    return _finish(fig, name, plot_dir, caption, formats)
 
 
 def _cactus_plot(
@@ -380,6 +394,7 @@ def _cactus_plot(
     styles: dict[str, Style],
     plot_dir: Path,
     time_limit_s: float | None,
+    formats: Sequence[str] = (),
 ) -> Plot:
     name = "cactus"
     data = answered[answered["seconds"].notna()] if len(answered) else answered
@@ -424,10 +439,12 @@ def _cactus_plot(
         "each config answers within a given per-instance time; further right "
         "is slower, higher is more. Marker: the config's last answered instance."
     )
-    return _finish(fig, name, plot_dir, caption)
+    return _finish(fig, name, plot_dir, caption, formats)
 
 
-def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
+def _heuristic_plot(
+    inst: pd.DataFrame, plot_dir: Path, formats: Sequence[str] = ()
+) -> Plot:
     name = "heuristic_quality"
     if inst.empty:
         return skipped_plot(name, "no rows")
@@ -483,12 +500,12 @@ def _heuristic_plot(inst: pd.DataFrame, plot_dir: Path) -> Plot:
         "once per heuristic). Closer to 1 is better informed; above 1 would "
         "mean the heuristic overestimates (not admissible)."
     )
-    return _finish(fig, name, plot_dir, caption)
+    return _finish(fig, name, plot_dir, caption, formats)
 
 
 def _unsolvable_plot(
     answered: pd.DataFrame, inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path
-) -> Plot:
+, formats: Sequence[str] = ()) -> Plot:
     name = "unsolvable_time"
     if inst.empty or inst["solvable"].astype(bool).all():
         return skipped_plot(name, "the run has no unsolvable boards")
@@ -534,7 +551,7 @@ def _unsolvable_plot(
         "a config that must exhaust the reachable half of the state space "
         "pays its full size here."
     )
-    return _finish(fig, name, plot_dir, caption)
+    return _finish(fig, name, plot_dir, caption, formats)
 
 
 # ------------------------------------------------------- the built-in plots
@@ -544,7 +561,7 @@ def _unsolvable_plot(
 def _time_vs_depth(d: PlotData) -> Plot:
     return _depth_plot(
         d.solvable, d.styles, d.plot_dir, "time_vs_depth", "seconds", 1e3,
-        "median time per instance (ms, log scale)", log=True,
+        "median time per instance (ms, log scale)", log=True, formats=d.formats,
     )
 
 
@@ -552,7 +569,7 @@ def _time_vs_depth(d: PlotData) -> Plot:
 def _expanded_vs_depth(d: PlotData) -> Plot:
     return _depth_plot(
         d.solvable, d.styles, d.plot_dir, "expanded_vs_depth", "expanded", 1,
-        "nodes expanded (log scale)", log=True,
+        "nodes expanded (log scale)", log=True, formats=d.formats,
     )
 
 
@@ -563,28 +580,32 @@ def _ebf_vs_depth(d: PlotData) -> Plot:
     )
     return _depth_plot(
         solved, d.styles, d.plot_dir, "ebf_vs_depth", "ebf", 1,
-        "effective branching factor b*", log=False,
+        "effective branching factor b*", log=False, formats=d.formats,
     )
 
 
 @register_plot("peak_memory")
 def _peak_memory(d: PlotData) -> Plot:
-    return _memory_plot(d.inst, d.styles, d.plot_dir)
+    return _memory_plot(d.inst, d.styles, d.plot_dir, formats=d.formats)
 
 
 @register_plot("cactus")
 def _cactus(d: PlotData) -> Plot:
-    return _cactus_plot(d.answered, d.inst, d.styles, d.plot_dir, d.time_limit_s)
+    return _cactus_plot(
+        d.answered, d.inst, d.styles, d.plot_dir, d.time_limit_s, formats=d.formats
+    )
 
 
 @register_plot("heuristic_quality")
 def _heuristic_quality(d: PlotData) -> Plot:
-    return _heuristic_plot(d.inst, d.plot_dir)
+    return _heuristic_plot(d.inst, d.plot_dir, formats=d.formats)
 
 
 @register_plot("unsolvable_time")
 def _unsolvable_time(d: PlotData) -> Plot:
-    return _unsolvable_plot(d.answered, d.inst, d.styles, d.plot_dir)
+    return _unsolvable_plot(
+        d.answered, d.inst, d.styles, d.plot_dir, formats=d.formats
+    )
 
 
 seal(_PLOTS)  # the built-in plots above; plugins' are forgotten by scoped_registry
