@@ -130,9 +130,9 @@ def test_report_counts_hosts_warns_and_lists_lost_batches(tmp_path) -> None:
     ) in said
     # the comparison in a report of both runs says where the cells ran
     runs = [load_run(base), load_run(new)]
-    from harness.report.comparison import compare
+    from harness.report.comparison import comparison_table
 
-    text = "\n".join(compare_findings(runs, compare(runs)))
+    text = "\n".join(compare_findings(runs, comparison_table(runs)))
     assert f"CPU model differs between the runs on 8 cell(s) of 1 config(s) (e.g. " \
         f"{ASTAR}" in text  # fmt: skip
     assert "ran on a different CPU" not in text  # the clients' CPUs are not it
