@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from in_process import harness as cli
 from plugins.tiny import make_dataset, walk
 from where import PLUGINS
 
@@ -25,7 +24,6 @@ from harness.puzzle import goal_board, grid
 from harness.solver import scoped_registry
 
 PLUGIN = str(PLUGINS / "history_steps.py")
-HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 COMMITS = ["1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
            "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
            "3333333ccccccccccccccccccccccccccccccccc"]  # fmt: skip
@@ -103,23 +101,15 @@ def test_environment_change_is_a_break(results, tmp_path):
 
 
 def test_cli_history(results, tmp_path):
-    proc = subprocess.run(
-        [*HARNESS, "history", str(results), "--out", str(tmp_path / "page")],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = cli("history", str(results), "--out", str(tmp_path / "page"))
     assert proc.returncode == 0, proc.stderr
     assert "2 regression(s)" in proc.stdout
     assert proc.stdout.strip().splitlines()[-1].endswith("history.html")
-    md = subprocess.run(
-        [*HARNESS, "history", str(results), "--out", str(tmp_path / "page"),
-         "--format", "markdown"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    md = cli(
+        "history", str(results), "--out", str(tmp_path / "page"), "--format", "markdown"
+    )
     assert md.stdout.startswith("# Performance history: 3 runs")
-    bad = subprocess.run(
-        [*HARNESS, "history", str(tmp_path / "nope")],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    bad = cli("history", str(tmp_path / "nope"))
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "no such run directory" in bad.stderr
 
