@@ -186,15 +186,15 @@ def test_plugin_plots_are_drawn_and_forgotten_after_the_scope(tmp_path):
 
     plugin = tmp_path / "plot_plugin.py"
     plugin.write_text(PLOT_PLUGIN)
+    built_in = dict(all_plots())
     with scoped_registry():
         result = invoke(RUN_A, "--plugin", plugin, "--out", tmp_path / "r")
         assert result.exit_code == 0, result.output
         assert f"wrote {tmp_path / 'r' / 'plots' / 'answered_count.png'}" in (
             result.stdout.splitlines())  # fmt: skip
-    assert "answered_count" not in all_plots()
-    plain = invoke(RUN_A, "--out", tmp_path / "plain")
-    assert plain.exit_code == 0, plain.output
-    assert not (tmp_path / "plain" / "plots" / "answered_count.png").exists()
+    # forgotten: a later report draws exactly the built-in plots again (checked on
+    # the registry the report draws from; a second report costs seconds)
+    assert all_plots() == built_in
     broken = tmp_path / "broken.py"
     broken.write_text("raise RuntimeError('no plots today')\n")
     assert_one_line_error(invoke(RUN_A, "--plugin", broken), f"--plugin {broken}: ",
