@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from space3 import h_values, space
 
 from harness.core import oracle
 from harness.heuristics import Heuristic, all_heuristics, make_heuristic
@@ -25,26 +26,7 @@ def _applies(name: str) -> bool:
 
 
 HEURISTICS = [name for name in all_heuristics() if _applies(name)]
-_values: dict[tuple[str, str], np.ndarray] = {}
-
-
-def _space(goal_name: str):
-    goal = goal_board(goal_name, G3)
-    dist = oracle.distances(goal, G3)
-    reachable = np.flatnonzero(dist >= 0)
-    return goal, dist, reachable
-
-
-def h_values(name: str, goal_name: str) -> np.ndarray:
-    """h of every reachable board, indexed by rank (-1 elsewhere); memoised."""
-    if (name, goal_name) not in _values:
-        goal, _, reachable = _space(goal_name)
-        h = make_heuristic(name, goal, G3)
-        boards = oracle.all_permutations(9)[reachable].tolist()
-        values = np.full(len(oracle.all_permutations(9)), -1, dtype=np.int16)
-        values[reachable] = [h(tuple(b)) for b in boards]
-        _values[(name, goal_name)] = values
-    return _values[(name, goal_name)]
+_space = space
 
 
 def test_the_space_has_181440_boards_per_goal() -> None:

@@ -15,6 +15,7 @@ from importlib.resources import files
 from math import perm
 
 import pytest
+from space3 import h_values, space
 
 from harness.heuristics import make_heuristic, pdb, walking_distance
 from harness.puzzle import Board, Grid, apply_moves, goal_board, grid, unrank
@@ -103,21 +104,11 @@ def test_pdb44_is_admissible_on_every_3x3_board(goal_name: str) -> None:
     """Exhaustive: h <= exact distance for all 181,440 solvable boards, h == 0 only
     at the goal, and the mirror is on (every named 3x3 goal has its blank on the
     diagonal)."""
-    from harness.core.oracle import distances
-
-    goal = goal_board(goal_name, G3)
-    h = make_heuristic("pdb44", goal, G3)
-    assert h.data.mirror
-    dist = distances(goal, G3)
-    over = zeros = 0
-    for r in range(len(dist)):
-        if dist[r] < 0:
-            continue
-        value = h(unrank(r, 9))
-        over += value > dist[r]
-        zeros += value == 0
-    assert over == 0
-    assert zeros == 1
+    goal, dist, reachable = space(goal_name)
+    assert make_heuristic("pdb44", goal, G3).data.mirror
+    h = h_values("pdb44", goal_name)[reachable]  # shared with test_heuristics.py
+    assert (h <= dist[reachable]).all()
+    assert (h == 0).sum() == 1
 
 
 def test_mirror_is_off_when_the_blank_is_off_the_diagonal() -> None:
@@ -284,22 +275,12 @@ def test_walking_distance_is_admissible_and_beats_manhattan_on_3x3(
     goal_name: str,
 ) -> None:
     """Every solvable 3x3 board: manhattan <= walking distance <= exact."""
-    from harness.core.oracle import distances
-
-    goal = goal_board(goal_name, G3)
-    wd = make_heuristic("walking_distance", goal, G3)
-    md = make_heuristic("manhattan", goal, G3)
-    dist = distances(goal, G3)
-    bad = stronger = 0
-    for r in range(len(dist)):
-        if dist[r] < 0:
-            continue
-        board = unrank(r, 9)
-        value = wd(board)
-        bad += not md(board) <= value <= dist[r]
-        stronger += value > md(board)
-    assert bad == 0
-    assert stronger > 0
+    _, dist, reachable = space(goal_name)
+    # the values test_heuristics.py checked for admissibility too, computed once
+    wd = h_values("walking_distance", goal_name)[reachable]
+    md = h_values("manhattan", goal_name)[reachable]
+    assert ((md <= wd) & (wd <= dist[reachable])).all()
+    assert (wd > md).any()
 
 
 def test_walking_distance_admissible_on_korf100() -> None:
