@@ -301,7 +301,7 @@ def run_command(
 
     for problem in requirement_problems():  # said before the cells, not after
         say(f"warning: {problem}; the summary and report may fail to import")
-    for warning in meta.get("warnings", []) + _executor_warnings(chosen, meta):
+    for warning in meta.warnings + _executor_warnings(chosen, meta):
         if warning not in later:
             say(f"warning: {warning}")
     progress = progress_bar.make_progress(quiet)
@@ -359,7 +359,7 @@ def _after_measuring(what: str, err: Exception, run_dir: Path) -> typer.Exit:
 
 
 def _executor_warnings(executor, meta) -> list[str]:
-    return [w for w in executor.warnings() if w not in meta.get("warnings", [])]
+    return [w for w in executor.warnings() if w not in meta.warnings]
 
 
 def _given(ctx: typer.Context, name: str) -> bool:

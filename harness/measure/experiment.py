@@ -34,6 +34,7 @@ from harness.core.defaults import MAX_MIN_SAMPLE_SECONDS as MAX_SAMPLE
 from harness.core.names import did_you_mean
 
 if TYPE_CHECKING:
+    from harness.results import RunMeta
     from harness.solver import SolverConfig
 
 #: Top-level options: key -> (type check, words for the error)
@@ -257,12 +258,12 @@ def run_arguments(exp: Experiment) -> dict[str, Any]:
     return out
 
 
-def record(exp: Experiment, run_dir: Path, meta: dict[str, Any]) -> None:
+def record(exp: Experiment, run_dir: Path, meta: RunMeta) -> None:
     """Copy the experiment file into the run directory; its sha256 in meta.json."""
     from harness.results import write_meta
 
     (Path(run_dir) / "experiment.toml").write_text(exp.text, encoding="utf-8")
-    meta["experiment"] = {
+    meta.experiment = {
         "file": "experiment.toml",
         "source": str(exp.path.resolve()),
         "sha256": exp.sha256,

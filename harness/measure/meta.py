@@ -22,6 +22,7 @@ from harness.measure.tasks import (
     TaskResult,
 )
 from harness.puzzle import format_board, goal_name
+from harness.results import RunMeta
 
 
 def risks(jobs: int) -> list[str]:
@@ -55,7 +56,7 @@ def advice(jobs: int, cores: int | None = None) -> list[str]:
 
 def new_meta(
     plan: Plan, run_id: str, jobs: int, git: dict[str, Any], argv: list[str]
-) -> dict:
+) -> RunMeta:
     """meta.json at the start of a run (``finished_utc`` None, ``complete`` False)."""
     datasets = {
         d.name: {
@@ -86,17 +87,17 @@ def new_meta(
         for c in plan.configs
     }
     warnings = [*risks(jobs), *advice(jobs)]
-    return {
-        "run_id": run_id,
-        "started_utc": res.utc_now(),
-        "finished_utc": None,
-        "git": git,
-        **res.environment_meta(),
-        "argv": argv,
-        "options": plan.options(jobs),
-        "datasets": datasets,
-        "solvers": solvers,
-        "timer": {
+    return RunMeta(
+        run_id=run_id,
+        started_utc=res.utc_now(),
+        git=git,
+        environment=res.environment_meta(),
+        argv=argv,
+        options=plan.options(jobs),
+        datasets=datasets,
+        solvers=solvers,
+        warnings=warnings,
+        timer={
             **res.timer_meta(),
             "timed_region": (
                 "one sample per repeat: loops back-to-back solves of the board "
@@ -156,12 +157,7 @@ def new_meta(
             else "none",
             "memory_limit": "RLIMIT_AS = worker size at the call + memory_limit_mb",
         },
-        "setup": [],
-        "warnings": warnings,
-        "resumes": [],
-        "interrupted": False,
-        "complete": False,
-    }
+    )
 
 
 def setup_entry(s: Setup) -> dict[str, Any]:
@@ -182,32 +178,33 @@ def setup_entry(s: Setup) -> dict[str, Any]:
     }
 
 
-def _host_entry(meta: dict[str, Any]) -> dict[str, Any]:
-    return {k: meta.get(k) for k in ("cpu_model", "cpu_count", "platform", "python")}
+def _host_entry(meta: RunMeta) -> dict[str, Any]:
+    env = meta.environment
+    return {k: env.get(k) for k in ("cpu_model", "cpu_count", "platform", "python")}
 
 
-def note_executor(meta: dict[str, Any], executor: Executor) -> None:
+def note_executor(meta: RunMeta, executor: Executor) -> None:
     """meta.json: which executor this session used, and its warnings."""
     entry = executor.describe()
-    meta.setdefault("executors", []).append({"at_utc": res.utc_now(), **entry})
+    meta.executors.append({"at_utc": res.utc_now(), **entry})
     for line in executor.warnings():
-        if line not in meta["warnings"]:
-            meta["warnings"].append(line)
+        if line not in meta.warnings:
+            meta.warnings.append(line)
 
 
-def note_lost_batches(meta: dict[str, Any], executor: Executor, seen: int) -> int:
+def note_lost_batches(meta: RunMeta, executor: Executor, seen: int) -> int:
     """meta.json ``lost_batches``: the Dask batches whose worker died under them
     since the last call (``seen`` of the executor's list already noted)."""
     lost = executor.lost_batches
     if len(lost) > seen:
-        session = len(meta.get("executors") or [1]) - 1
-        meta.setdefault("lost_batches", []).extend(
+        session = len(meta.executors or [1]) - 1
+        meta.lost_batches.extend(
             {"session": session, **entry} for entry in lost[seen:]
         )
     return max(len(lost), seen)
 
 
-def place_cell(meta: dict[str, Any], executor: Executor, cell: Cell, event: TaskResult):
+def place_cell(meta: RunMeta, executor: Executor, cell: Cell, event: TaskResult):
     """meta.json placement: which worker (and so which host) measured the cell."""
     import socket
 
@@ -219,18 +216,18 @@ def place_cell(meta: dict[str, Any], executor: Executor, cell: Cell, event: Task
     else:
         worker_key, host = f"local-{event.worker}", socket.gethostname()
         info = {}
-    hosts = meta.setdefault("hosts", {})
+    hosts = meta.hosts
     if host not in hosts:
         hosts[host] = (
             {k: info.get(k) for k in ("cpu_model", "cpu_count", "platform", "python")}
             if event.worker_id
             else _host_entry(meta)
         )
-    workers = meta.setdefault("workers", {})
+    workers = meta.workers
     if worker_key not in workers:
         keep = ("name", "address", "pid", "nthreads", "resources")
         workers[worker_key] = {"host": host} | {k: info[k] for k in keep if k in info}
-    meta.setdefault("placement", {}).setdefault(worker_key, []).append(
+    meta.placement.setdefault(worker_key, []).append(
         [cell.config.label, cell.dataset.name, cell.instance.id]
     )
 

@@ -266,25 +266,24 @@ def merge(
         by_config.update((m.get("options") or {}).get("timeout_by_config") or {})
     if by_config:
         opts["timeout_by_config"] = by_config
-    meta = {
-        **{k: v for k, v in newest.items() if k != "schema_version"},
-        "run_id": out.name,
-        "started_utc": min(str(m.get("started_utc") or "") for _, m, _ in loaded),
-        "finished_utc": res.utc_now(),
-        "options": opts,
-        "datasets": datasets,
-        "solvers": solvers,
-        "setup": [s for _, m, _ in loaded for s in m.get("setup") or []],
-        "warnings": [w for _, m, _ in loaded for w in m.get("warnings") or []]
-        + warnings,
-        "merged_from": [
-            {"run_id": m.get("run_id"), "path": str(p), "cells": counts[str(p)]}
-            for p, m, _ in loaded
-        ],
-        "prefer": prefer,
-        "complete": all(m.get("complete", False) for _, m, _ in loaded),
-        "interrupted": False,
-    }
+    meta = res.RunMeta.from_json(newest)  # the newest run's machine and timers
+    meta.run_id = out.name
+    meta.started_utc = min(str(m.get("started_utc") or "") for _, m, _ in loaded)
+    meta.finished_utc = res.utc_now()
+    meta.options = opts
+    meta.datasets = datasets
+    meta.solvers = solvers
+    meta.setup = [s for _, m, _ in loaded for s in m.get("setup") or []]
+    meta.warnings = [
+        w for _, m, _ in loaded for w in m.get("warnings") or []
+    ] + warnings
+    meta.merged_from = [
+        {"run_id": m.get("run_id"), "path": str(p), "cells": counts[str(p)]}
+        for p, m, _ in loaded
+    ]
+    meta.prefer = prefer
+    meta.complete = all(m.get("complete", False) for _, m, _ in loaded)
+    meta.interrupted = False
     res.write_meta(out, meta)
     append_raw(out, kept)
     return out, warnings

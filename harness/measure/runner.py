@@ -32,11 +32,11 @@ from harness import results as res
 from harness.datasets import Dataset
 from harness.measure.meta import (
     PhaseClock,
-    place_cell,
-    setup_entry,
     new_meta,
     note_executor,
     note_lost_batches,
+    place_cell,
+    setup_entry,
 )
 from harness.measure.plan import (
     DEFAULT_OUT,
@@ -60,6 +60,7 @@ from harness.measure.rows import (
 )
 from harness.measure.schedule import CostModel, Job, eta, priority
 from harness.measure.tasks import Task, TaskResult, TaskStarted
+from harness.results import RunMeta
 
 #: Seconds between two ETA computations: playing the rest of a 900-cell run out on
 #: the model after a refit takes 1.5-2.5 ms of the parent's CPU, which the pinned
@@ -126,7 +127,7 @@ class NoProgress:
 @dataclass(slots=True)
 class Outcome:
     run_dir: Path
-    meta: dict[str, Any]
+    meta: RunMeta
     total: int
     done: int
     failures: int
@@ -173,7 +174,7 @@ def make_dask_executor(
 def execute(
     plan: Plan,
     run_dir: Path,
-    meta: dict[str, Any],
+    meta: RunMeta,
     *,
     executor: Executor,
     progress: Progress | None = None,
@@ -183,7 +184,7 @@ def execute(
     as cells finish. ``cells``: the plan's cells if already built. RunInterrupted
     after a clean stop on KeyboardInterrupt."""
     progress = progress or NoProgress()
-    run_id = meta["run_id"]
+    run_id = meta.run_id
     passes = plan.passes()
     stored_rows = res.read_row_dicts(run_dir)
     stored_by_cell: dict[tuple[str, str, str], list[dict[str, str]]] = {}
@@ -335,7 +336,7 @@ def execute(
             res.append_rows(run_dir, rows)
             place_cell(meta, executor, cell, event)
             if event.setups:
-                meta["setup"].extend(setup_entry(s) for s in event.setups)
+                meta.setup.extend(setup_entry(s) for s in event.setups)
             lost_before, lost_seen = lost_seen, note_lost_batches(
                 meta, executor, lost_seen
             )
@@ -364,7 +365,7 @@ def execute(
             executor.shutdown(cancel=True)
             progress.stop()
             note_lost_batches(meta, executor, lost_seen)
-            meta["interrupted"] = True
+            meta.interrupted = True
             res.write_meta(run_dir, meta)
         finally:
             signal.signal(signal.SIGINT, previous)
@@ -378,11 +379,11 @@ def execute(
     executor.shutdown()
     progress.stop()
     note_lost_batches(meta, executor, lost_seen)
-    meta["phases"] = clock.summary()
-    meta["finished_utc"] = res.utc_now()
-    meta["load_average_end"] = res.load_average()
-    meta["interrupted"] = False
-    meta["complete"] = True
+    meta.phases = clock.summary()
+    meta.finished_utc = res.utc_now()
+    meta.load_average_end = res.load_average()
+    meta.interrupted = False
+    meta.complete = True
     res.write_meta(run_dir, meta)
     return Outcome(run_dir, meta, total, done, failures)
 
@@ -435,7 +436,7 @@ def start(
     *,
     jobs: int | None = None,
     argv: list[str] | None = None,
-) -> tuple[Path, dict[str, Any]]:
+) -> tuple[Path, RunMeta]:
     """Create the run directory and its first meta.json; returns both."""
     jobs = default_jobs() if jobs is None else jobs
     git = res.git_info()
@@ -518,22 +519,24 @@ def prepare_resume(
     argv: list[str] | None = None,
     datasets: Sequence[Dataset] | None = None,
     repair: bool = False,
-) -> tuple[Plan, Path, dict[str, Any]]:
+) -> tuple[Plan, Path, RunMeta]:
     """Open a stored run for completion: plan, directory, meta (with the resume noted).
     A torn last line of rows.csv (killed mid-write) is cut off here. Any other
     unreadable line is a RunError, unless ``repair`` moves such lines into
     rows.rejected.csv (their cells are then measured again)."""
     run_dir = find_run(run_id, out)
     try:
-        meta = res.read_meta(run_dir)
+        stored = res.read_meta(run_dir)
     except res.ResultsError as err:
         raise RunError(str(err)) from None
-    if meta.get("schema_version") != res.SCHEMA_VERSION:
+    if stored.get("schema_version") != res.SCHEMA_VERSION:
         raise RunError(
-            f"run {run_id} was stored with schema_version {meta.get('schema_version')} "
-            f"and cannot be resumed by this harness (version {res.SCHEMA_VERSION})"
+            f"run {run_id} was stored with schema_version "
+            f"{stored.get('schema_version')} and cannot be resumed by this harness "
+            f"(version {res.SCHEMA_VERSION})"
         )
-    plan = plan_from_meta(meta, datasets)
+    plan = plan_from_meta(stored, datasets)
+    meta = RunMeta.from_json(stored)
     dropped = res.repair_rows(run_dir)
     try:
         rejected = res.quarantine_rows(run_dir) if repair else 0
@@ -547,7 +550,7 @@ def prepare_resume(
         )
         raise RunError(f"{err}{hint}") from None
     jobs = default_jobs() if jobs is None else jobs
-    meta.setdefault("resumes", []).append(
+    meta.resumes.append(
         {
             "at_utc": res.utc_now(),
             "argv": argv if argv is not None else res.python_argv(),
@@ -558,14 +561,14 @@ def prepare_resume(
         }
     )
     set_session_jobs(meta, jobs)
-    meta["complete"] = False
-    meta["finished_utc"] = None
+    meta.complete = False
+    meta.finished_utc = None
     return plan, run_dir, meta
 
 
-def set_session_jobs(meta: dict[str, Any], jobs: int) -> None:
+def set_session_jobs(meta: RunMeta, jobs: int) -> None:
     """The resumed session's worker count (known late for a Dask cluster)."""
-    meta["resumes"][-1]["jobs"] = jobs
-    meta["options"]["jobs_by_session"] = [meta["options"].get("jobs")] + [
-        r["jobs"] for r in meta["resumes"]
+    meta.resumes[-1]["jobs"] = jobs
+    meta.options["jobs_by_session"] = [meta.options.get("jobs")] + [
+        r["jobs"] for r in meta.resumes
     ]

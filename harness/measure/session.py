@@ -38,6 +38,7 @@ from harness.measure.plan import (
     resolve_datasets,
 )
 from harness.measure.pool import Executor
+from harness.results import RunMeta
 
 #: Where the cells can run (``inline`` is ``jobs=0``: this process, no isolation).
 EXECUTORS = ("local", "dask")
@@ -121,7 +122,7 @@ class Session:
     experiment: Any = None
     plan: Plan | None = None
     run_dir: Path | None = None
-    meta: dict[str, Any] | None = None
+    meta: RunMeta | None = None
     executor: Executor | None = None
     jobs: int | None = None
     #: the experiment file chose the Dask scheduler (its errors name the file)
@@ -330,7 +331,7 @@ class Session:
             datasets=resolve_datasets(datasets) if datasets is not None else None,
             repair=o.repair,
         )
-        rejected = self.meta["resumes"][-1]["rows_rejected"]
+        rejected = self.meta.resumes[-1]["rows_rejected"]
         if rejected:
             self.notes.append(
                 f"{self._flag('repair')}: {rejected} unreadable line(s) moved to "
@@ -339,7 +340,7 @@ class Session:
         if o.executor == "dask":
             self.executor = self._dask_executor()
             set_session_jobs(self.meta, self.executor.jobs)
-        self.jobs = self.meta["resumes"][-1]["jobs"]
+        self.jobs = self.meta.resumes[-1]["jobs"]
 
     def _open_new(self) -> None:
         from harness.measure.runner import default_jobs, start
@@ -381,7 +382,7 @@ class Session:
             return factory(self.jobs, self.run_dir)
         return make_executor(self.jobs, self.run_dir, pin=self.plan.pin)
 
-    def _reusable(self, meta: dict[str, Any]):
+    def _reusable(self, meta: RunMeta):
         from harness.measure.reuse import ReuseError, reusable_rows
 
         wanted = {
@@ -390,7 +391,7 @@ class Session:
             if c.refusal is None
         }
         try:
-            return reusable_rows(list(self.options.reuse), meta, wanted)
+            return reusable_rows(list(self.options.reuse), meta.to_json(), wanted)
         except ReuseError as err:
             raise RunError(f"{self._flag('reuse')}: {err}") from None
 
@@ -401,10 +402,10 @@ class Session:
 
         rows, per_source, refused = self._reusable(self.meta)
         append_raw(self.run_dir, rows)
-        self.meta["reused"] = [
+        self.meta.reused = [
             {"path": str(Path(p).resolve()), "cells": n} for p, n in per_source.items()
         ]
-        self.meta["not_reused"] = dict(refused)
+        self.meta.not_reused = dict(refused)
         res.write_meta(self.run_dir, self.meta)
         total = sum(per_source.values())
         self.notes.append(

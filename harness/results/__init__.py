@@ -25,6 +25,7 @@ from harness.results.contradictions import (
     stored_contradictions,
 )
 from harness.results.environment import (
+    ENVIRONMENT_KEYS,
     PACKAGES,
     cpu_frequency,
     cpu_model,
@@ -32,6 +33,7 @@ from harness.results.environment import (
     load_average,
     timer_meta,
 )
+from harness.results.runmeta import RunMeta
 from harness.results.schema import (
     ANSWERED,
     COLUMNS,
@@ -87,6 +89,7 @@ __all__ = [
     "COLUMNS_V3",
     "COLUMNS_V4",
     "CONTRADICTED",
+    "ENVIRONMENT_KEYS",
     "MAX_TEXT",
     "MEASURES",
     "META_FILE",
@@ -97,6 +100,7 @@ __all__ = [
     "ROWS_FILE",
     "ResultRow",
     "ResultsError",
+    "RunMeta",
     "SCHEMA_VERSION",
     "SEVERITY",
     "SEVERITY_GROUPS",

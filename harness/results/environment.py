@@ -12,6 +12,13 @@ from typing import Any
 # --------------------------------------------------------------------- meta
 
 
+#: The top-level keys of meta.json that :func:`environment_meta` writes.
+ENVIRONMENT_KEYS = (
+    "python", "packages", "platform", "hostname", "cpu_model", "cpu_count",
+    "cpu_affinity", "cpu_frequency", "load_average_start",
+)  # fmt: skip
+
+
 def environment_meta() -> dict[str, Any]:
     """Python, package versions, platform and CPU: what a reader needs to compare."""
     from importlib.metadata import PackageNotFoundError, version

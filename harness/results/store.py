@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from harness.results.runmeta import RunMeta
 from harness.results.schema import (
     COLUMNS,
     COLUMNS_V1,
@@ -90,9 +91,14 @@ def new_run_dir(out_dir: Path | str, run_id: str) -> Path:
     raise ResultsError(f"{out}: too many runs named {run_id}")
 
 
-def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
-    """Replace ``meta.json`` atomically (temp file, fsync, rename)."""
-    meta = {"schema_version": SCHEMA_VERSION, **meta}
+def write_meta(run_dir: Path, meta: RunMeta | dict[str, Any]) -> None:
+    """Replace ``meta.json`` atomically (temp file, fsync, rename). A dict is
+    written as it is, under the current schema version (tools and tests that
+    edit a stored file)."""
+    if isinstance(meta, RunMeta):
+        meta = meta.to_json()
+    else:
+        meta = {"schema_version": SCHEMA_VERSION, **meta}
     path = Path(run_dir) / META_FILE
     tmp = path.with_suffix(".json.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:

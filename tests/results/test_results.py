@@ -291,3 +291,19 @@ def test_meta_is_replaced_atomically(tmp_path):
     res.write_meta(tmp_path, {"run_id": "a", "complete": True})
     assert res.read_meta(tmp_path)["complete"] is True
     assert sorted(p.name for p in tmp_path.iterdir()) == ["meta.json"]
+
+
+def test_run_meta_round_trips_and_keeps_what_it_does_not_know():
+    meta = res.RunMeta("r1", "2026-01-01T00:00:00Z", environment={"python": "3.11"})
+    data = meta.to_json()
+    assert data["schema_version"] == res.SCHEMA_VERSION and data["python"] == "3.11"
+    # optional keys appear once set: readers test for their presence
+    assert "executors" not in data and "experiment" not in data
+    assert data["finished_utc"] is None and data["complete"] is False
+    data["a_later_key"] = {"x": 1}
+    again = res.RunMeta.from_json(data)
+    assert again.environment == {"python": "3.11"}
+    assert again.extra == {"a_later_key": {"x": 1}}
+    assert again.to_json() == data
+    again.executors.append({"kind": "local", "slots": 1})
+    assert again.to_json()["executors"] == [{"kind": "local", "slots": 1}]
