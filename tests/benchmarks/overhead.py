@@ -51,6 +51,7 @@ def runner_cost(cells: int, jobs: int, memory_pass: bool) -> dict[str, float]:
     """Wall seconds per cell of the whole pipeline for the no-op solver."""
     from harness.measure import runner
     from harness.measure.plan import make_plan
+
     plan = make_plan(
         ["overhead_noop"],
         [_noop_dataset(cells)],
@@ -103,7 +104,7 @@ def gap(config_label: str, board_text: str, repeats: int) -> dict[str, float]:
     """Median seconds of one solve: through the runner vs a bare loop here."""
     from harness.datasets import Dataset, Instance
     from harness.measure import runner
-    from harness.measure.plan import resolve_solvers
+    from harness.measure.plan import make_plan, resolve_solvers
     from harness.puzzle import goal_board, grid, is_solvable, parse_board
 
     g = grid(3)
