@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from where import DATA
 
 from harness.analysis import load_run
 from harness.cli import app
 from harness.report.summary_table import summary_blocks, summary_text
 
-FIXTURE = Path(__file__).parent / "data" / "run_fixture"
+FIXTURE = DATA / "run_fixture"
 
 
 @pytest.fixture(scope="module")
