@@ -188,7 +188,7 @@ def test_cactus_plot_ticks_whole_instance_counts(monkeypatch, tmp_path):
 
     ticks = []
 
-    def keep(fig, plot_dir, name):
+    def keep(fig, plot_dir, name, formats=()):
         fig.canvas.draw()
         ticks.extend(fig.axes[0].get_yticks())
         return plot_dir / f"{name}.png"
