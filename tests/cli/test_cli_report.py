@@ -33,9 +33,18 @@ def assert_one_line_error(result, *fragments: str) -> None:
         assert fragment in lines[0]
 
 
-def test_writes_files_and_prints_their_paths(tmp_path):
-    result = invoke(RUN_A, "--out", tmp_path)
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """One report of RUN_A with PDF copies of its plots, for the tests that read
+    the files (a report costs seconds): (folder, the command's result)."""
+    out = tmp_path_factory.mktemp("report")
+    result = invoke(RUN_A, "--plots", "pdf", "--out", out)
     assert result.exit_code == 0, result.output
+    return out, result
+
+
+def test_writes_files_and_prints_their_paths(written):
+    tmp_path, result = written
     printed = [line.removeprefix("wrote ") for line in result.stdout.splitlines()]
     assert str(tmp_path / "report.html") in printed
     assert str(tmp_path / "report.md") in printed
@@ -149,9 +158,8 @@ def test_latex_format_prints_booktabs(tmp_path):
     assert r"\toprule" in result.stdout and r"median (ms, 10 common)" in result.stdout
 
 
-def test_plots_pdf_embeds_fonts(tmp_path):
-    result = invoke(FAIR, "--plots", "pdf", "--out", str(tmp_path))
-    assert result.exit_code == 0, result.output
+def test_plots_pdf_embeds_fonts(written):
+    tmp_path, result = written
     pdf = (tmp_path / "plots" / "profile_time.pdf").read_bytes()
     assert pdf.startswith(b"%PDF")
     # TrueType (Type 42) fonts are embedded as FontFile2 streams; no Type 3 fonts.
