@@ -11,10 +11,10 @@ from __future__ import annotations
 import gc
 import shlex
 import sys
-from pathlib import Path
 
 import pytest
 from plugins.tiny import make_dataset
+from where import PLUGINS
 
 import harness
 from harness.analysis import load_run
@@ -30,7 +30,7 @@ from harness.solver import (
     all_solvers,
 )
 
-PLUGIN = str(Path(__file__).parent / "plugins" / "measured.py")
+PLUGIN = str(PLUGINS / "measured.py")
 G3 = grid(3)
 GOAL = goal_board("standard", G3)
 BOARD = (1, 2, 3, 4, 0, 6, 7, 5, 8)  # 2 moves: a BFS of a few dozen boards
