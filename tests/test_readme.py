@@ -2,7 +2,8 @@
 commands lead the README, the plugin examples of docs/plugins.md (solver, blind
 solver, heuristic, generator, report plot) work exactly as printed, the experiment
 file is the committed one, the cluster commands run, and every `harness` command line
-in a code block names commands and options that exist."""
+in a code block names commands and options that exist; the README's and
+docs/architecture.md's Layout blocks match harness/'s tree."""
 
 from __future__ import annotations
 
@@ -361,3 +362,30 @@ def test_layout_section_lists_every_package_and_nothing_else() -> None:
     }
     modules = {p.name for p in root.glob("*.py") if p.name != "__init__.py"}
     assert listed == packages | modules
+
+
+def test_architecture_layout_names_every_package_and_module_of_the_tree() -> None:
+    """docs/architecture.md "Layout": one entry per package (and top-level module)
+    of harness/, each package's entry naming every module in it, and no entry for
+    a package or module that is gone."""
+    block = PAGES["architecture.md"].split("## Layout\n", 1)[1].split("```", 2)[1]
+    entries: dict[str, str] = {}
+    key = None
+    for line in block.splitlines():
+        if line[:11].strip() not in ("", "harness/"):
+            break  # the next top-level folder (solvers/, tests/, ...)
+        if line[11:12].strip():
+            key, _, text = line[11:].partition(" ")
+            entries[key] = text
+        elif key is not None:
+            entries[key] += " " + line.strip()
+    root = ROOT / "harness"
+    folders = {d for d in root.rglob("*") if d.is_dir() and d.name != "__pycache__"}
+    expected = {f"{d.relative_to(root).as_posix()}/" for d in folders}
+    expected |= {p.name for p in root.glob("*.py") if p.name != "__init__.py"}
+    assert set(entries) == expected
+    for folder in folders:
+        text = entries[f"{folder.relative_to(root).as_posix()}/"].lower()
+        for module in folder.glob("*.py"):
+            if module.stem != "__init__":
+                assert re.search(rf"\b{module.stem}\b", text), (folder, module.stem)
