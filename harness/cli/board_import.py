@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from harness.cli.common import fail, load_plugins
-from harness.cli.datasets import depth_range, progress_bar, datasets_app
+from harness.cli.datasets import datasets_app, depth_range, progress_bar
 
 
 @datasets_app.command("import")

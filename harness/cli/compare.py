@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from harness.core import defaults
 from harness.cli.common import app
+from harness.core import defaults
 
 
 class Format(StrEnum):

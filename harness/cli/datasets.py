@@ -13,8 +13,8 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand
 
-from harness.core import defaults
 from harness.cli.common import app, fail, load_plugins, size_and_goal
+from harness.core import defaults
 
 datasets_app = typer.Typer(
     no_args_is_help=True,

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from harness.core.names import did_you_mean
+from harness.core.registries import load_entry_points, registry, seal
 from harness.datasets.jsonl import make_dataset
 from harness.datasets.labels import make_labeller, resolve_label
 from harness.datasets.model import (
@@ -28,7 +29,6 @@ from harness.puzzle import (
     is_solvable,
     unrank,
 )
-from harness.core.registries import load_entry_points, registry, seal
 
 #: Importers build fixed sets (the generators, below, draw boards).
 IMPORTERS = ("seeds", "korf100")

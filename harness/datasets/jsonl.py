@@ -29,13 +29,13 @@ from pathlib import Path
 
 from harness.datasets.labels import oracle_labeller
 from harness.datasets.model import (
+    FORMAT,
+    FORMAT_VERSION,
     HEADER_KEYS,
     ID_PATTERN,
     INSTANCE_KEYS,
     NAME_PATTERN,
     OPTIONAL_INSTANCE_KEYS,
-    FORMAT,
-    FORMAT_VERSION,
     ORACLE_MAX_CELLS,
     Dataset,
     DatasetError,

@@ -32,9 +32,9 @@ from harness.report.summary_table import skip_lines, summary_columns
 from harness.report.summary_table import summary_blocks as summary_blocks_of
 from harness.report.tables import (
     PARTS,
-    html_table,
     display_compare,
     display_table,
+    html_table,
     markdown_table,
     text_table,
 )

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.analysis.aggregate import sig
 from harness.analysis import (
     exact_text,
 )
+from harness.analysis.aggregate import sig
 from harness.results import (
     STATUSES,
 )
