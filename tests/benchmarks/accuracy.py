@@ -2,20 +2,22 @@
 the same solver timed in a calibrated loop in one process on the same boards.
 
 Identical runs agreeing (the A/A test, ``aa_noise.py``) shows precision only; this
-checks the figure itself against an outside reference. For every config, from a
-~2 us table lookup to a ~0.1-1 s BFS:
+checks the figure itself against an outside reference. Config by config, from a
+~2 us table lookup to a ~0.1 s BFS, interleaved:
 
-1. the reference: in this process (pinned to the first core, as the harness pins
-   its first worker), each board solved once (warm), then timed as the median of
-   3 loops of back-to-back solves lasting at least ``--loop-ms`` (each solve's
-   counters made before the clock: the solver's time only);
+1. the reference: a lean child process (the solver and its heuristic imported,
+   nothing else; pinned to the first core, as the harness pins its first worker;
+   collector paused) solves each board once (warm), then times it as the median
+   of 3 loops of back-to-back solves lasting at least ``--loop-ms``, each solve's
+   counters made before the clock (the solver's time only);
 2. ``harness run`` (the real command, a subprocess, default options but no memory
-   pass) on the same boards, from an experiment file;
-3. the reference again, and its geometric mean with step 1 (the machine drifts:
-   before and after bracket the run).
+   pass) of that config on the same boards;
+3. the reference again; its geometric mean with step 1 brackets the run (the
+   machine drifts; the 'before/after' column shows by how much).
 
 Per config it prints the geometric mean over boards of recorded / reference CPU
-time (goal: 0.9-1.1), its spread, and the cold first solve's ratio for contrast.
+time (goal: 0.9-1.1), its quartiles, and the cold first solve's ratio for contrast
+(what one solve after the harness's bookkeeping read, the figure before schema 5).
 
     python tests/benchmarks/accuracy.py             # 292 3x3 boards, 10 4x4 walks
     python tests/benchmarks/accuracy.py --quick     # about a quarter of the boards
@@ -29,10 +31,10 @@ of 15-walks for the 4x4 configs. Load averages are printed with the figures.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,6 +56,7 @@ CONFIGS = [
     ("ida_star[manhattan]", "4x4"),
     ("astar_dict[manhattan]", "4x4"),
 ]
+HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]
 
 
 def load() -> str:
@@ -87,36 +90,32 @@ def boards(quick: bool) -> dict[str, object]:
     return out
 
 
-class Reference:
-    """Each (config, board) timed in a loop in this process: CPU seconds a solve."""
+def reference_child(config: str, dataset: str, loop_seconds: float) -> None:
+    """The reference loops, in this (child) process: print {instance: seconds}."""
+    import gc
 
-    def __init__(self, loop_seconds: float) -> None:
-        self.loop_seconds = loop_seconds
-        self.prepared: dict[tuple, tuple] = {}
+    from harness.datasets import select_datasets
+    from harness.heuristics import make_heuristic
+    from harness.solver import ConfigKey, Counters
 
-    def solver(self, config: str, inst) -> tuple:
-        from harness.heuristics import make_heuristic
-        from harness.solver import ConfigKey
+    if hasattr(os, "sched_setaffinity"):  # as the harness pins its first worker
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    ds = select_datasets(dataset)[0]
+    solver, _, heuristic = config.rstrip("]").partition("[")
+    spec = ConfigKey(solver, heuristic or None).resolve()
+    g, goal = ds.grid, ds.goal
+    h = make_heuristic(spec.heuristic, goal, g) if spec.heuristic else None
+    if spec.spec.prepare is not None:
+        spec.spec.prepare(g, goal, h)
+    solve = spec.spec.solve
+    out = {"_reference": reference_solve()}
+    gc.collect()
+    gc.disable()  # as the harness times: the collector paused
+    for inst in ds.instances:
+        start = inst.start
 
-        key = (config, inst.grid.label, inst.goal)
-        if key not in self.prepared:
-            solver, _, heuristic = config.rstrip("]").partition("[")
-            spec = ConfigKey(solver, heuristic or None).resolve()
-            h = (make_heuristic(spec.heuristic, inst.goal, inst.grid)
-                 if spec.heuristic else None)  # fmt: skip
-            if spec.spec.prepare is not None:
-                spec.spec.prepare(inst.grid, inst.goal, h)
-            self.prepared[key] = (spec.spec.solve, h)
-        return self.prepared[key]
-
-    def time(self, config: str, inst) -> float:
-        from harness.solver import Counters
-
-        solve, h = self.solver(config, inst)
-        start, goal, g = inst.start, inst.goal, inst.grid
-
-        def loop(k: int) -> float:
-            counters = [Counters() for _ in range(k)]  # the solver's time only
+        def loop(k: int, start=start) -> float:
+            counters = [Counters() for _ in range(k)]
             c0 = time.process_time_ns()
             for c in counters:
                 solve(start, goal, g, counters=c, heuristic=h)
@@ -124,127 +123,136 @@ class Reference:
 
         loop(1)  # warm
         k, took = 1, loop(1)
-        while took < self.loop_seconds:
-            k = max(k + 1, math.ceil(k * 1.2 * self.loop_seconds / max(took, 1e-9)))
+        while took < loop_seconds:
+            k = max(k + 1, math.ceil(k * 1.2 * loop_seconds / max(took, 1e-9)))
             took = loop(k)
-        return statistics.median([took, loop(k), loop(k)]) / k
+        out[inst.id] = sorted([took, loop(k), loop(k)])[1] / k
+    gc.enable()
+    out["_reference"] = math.sqrt(out["_reference"] * reference_solve())
+    print(json.dumps(out))
 
 
-def measure(ref: Reference, sets: dict, gc_off: bool = True) -> dict[tuple, float]:
-    import gc
+def reference_solve() -> float:
+    """CPU seconds of the harness's reference solve (median of 5, after a warm
+    one): what its rows' ref_cpu_seconds measure beside each repeat."""
+    from harness.heuristics import make_heuristic
+    from harness.measure.tasks import REFERENCE_BOARD, REFERENCE_GOAL, REFERENCE_KEY
+    from harness.puzzle import grid
+    from harness.solver import ConfigKey, Counters
 
-    out = {}
-    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-    if cores:  # pinned as the harness pins its first worker (not its children)
-        os.sched_setaffinity(0, {min(cores)})
-    if gc_off:
-        gc.disable()  # as the harness times: the collector paused
-    try:
-        for config, which in CONFIGS:
-            for inst in sets[which].instances:
-                out[(config, which, inst.id)] = ref.time(config, inst)
-    finally:
-        gc.enable()
-        if cores:
-            os.sched_setaffinity(0, cores)
-    return out
+    g = grid(3)
+    spec = ConfigKey(*REFERENCE_KEY).resolve()
+    h = make_heuristic(spec.heuristic, REFERENCE_GOAL, g)
+    times = []
+    for _ in range(6):
+        c0 = time.process_time_ns()
+        spec.spec.solve(REFERENCE_BOARD, REFERENCE_GOAL, g, counters=Counters(),
+                        heuristic=h)  # fmt: skip
+        times.append((time.process_time_ns() - c0) / 1e9)
+    return sorted(times[1:])[2]
 
 
-def experiment(folder: Path, sets: dict) -> Path:
-    paths = {}
-    for which, ds in sets.items():
-        from harness.datasets import save_dataset
-
-        paths[which] = save_dataset(ds, folder / f"{ds.name}.jsonl")
-    lines = ["memory = false", ""]
-    for which in sets:
-        configs = sorted({c for c, w in CONFIGS if w == which})
-        lines += ["[[grid]]", f"configs = {configs!r}".replace("'", '"'),
-                  f'datasets = ["{paths[which]}"]', ""]  # fmt: skip
-    path = folder / "accuracy.toml"
-    path.write_text("\n".join(lines))
-    return path
+def reference(config: str, path: Path, loop_seconds: float) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--reference-child", config, str(path),
+         str(loop_seconds)], capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="about a quarter of it")
-    ap.add_argument("--loop-ms", type=float, default=10.0,
-                    help="each reference loop lasts at least this (default 10)")
+    ap.add_argument(
+        "--loop-ms",
+        type=float,
+        default=10.0,
+        help="each reference loop lasts at least this (default 10)",
+    )
+    ap.add_argument("--configs", help="only these configs (comma list of labels)")
+    ap.add_argument("--reference-child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("extra", nargs="*", help="after --: more harness run options")
     args = ap.parse_args()
+    if args.reference_child:
+        config, dataset, seconds = args.reference_child
+        reference_child(config, dataset, float(seconds))
+        return
     import numpy as np
-    import pandas as pd
 
     from harness.analysis import read_run
+    from harness.datasets import save_dataset
 
     sets = boards(args.quick)
-    ref = Reference(args.loop_ms / 1e3)
     folder = Path(tempfile.mkdtemp(prefix="accuracy-"))
+    paths = {w: save_dataset(d, folder / f"{d.name}.jsonl") for w, d in sets.items()}
+    loads = [load()]
+    print(f"load {loads[0]}; per config: reference loops, harness run, reference "
+          f"loops (>= {args.loop_ms:g} ms, median of 3)", flush=True)  # fmt: skip
+    lines, ratios, started = [], [], time.monotonic()
     try:
-        print(f"load {load()}: reference loops (before)...", flush=True)
-        t0 = time.monotonic()
-        before = measure(ref, sets)
-        print(f"  {time.monotonic() - t0:.0f} s; load {load()}; harness run...",
-              flush=True)  # fmt: skip
-        exp = experiment(folder, sets)
-        t0 = time.monotonic()
-        cmd = [sys.executable, "-c", "from harness.cli import main; main()", "run",
-               "--config", str(exp), "--out", str(folder / "runs"), "--quiet",
-               "--no-report", *args.extra]  # fmt: skip
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f"harness run failed:\n{done.stderr}")
-        run_dir = Path(done.stdout.strip().splitlines()[-1])
-        wall = time.monotonic() - t0
-        print(f"  {wall:.0f} s; load {load()}; reference loops (after)...", flush=True)
-        after = measure(ref, sets)
-        print(f"  load {load()}", flush=True)
-        meta, rows = read_run(run_dir)
-        timed = rows[(rows.measure == "time") & rows.status.isin(["solved"])]
-        by = timed.groupby(["config", "dataset", "instance"])
-        cells = pd.DataFrame({
-            "cpu": by.cpu_seconds.median(), "first": by.first_cpu_seconds.median(),
-            "loops": by.loops.median(),
-        }).reset_index()  # fmt: skip
-        names = {ds.name: which for which, ds in sets.items()}
-        print()
-        print(f"harness run: jobs {meta['options']['jobs']}, min sample "
-              f"{meta['options'].get('min_sample_seconds', '-')} s, {wall:.0f} s wall; "
-              f"reference loops >= {args.loop_ms:g} ms, median of 3, before and "
-              "after")  # fmt: skip
-        print(f"{'config':30s} {'boards':>6s} {'loop us':>9s} {'loops':>6s} "
-              f"{'ratio':>6s} {'q1-q3':>11s} {'before/after':>12s} {'cold':>6s}")
-        ratios = []
+        chosen = set(args.configs.split(",")) if args.configs else None
         for config, which in CONFIGS:
-            mine = cells[(cells.config == config)
-                         & (cells.dataset.map(names) == which)]  # fmt: skip
-            r, drift, cold, loop_us = [], [], [], []
-            for row in mine.itertuples():
-                key = (config, which, row.instance)
-                if key not in before:
-                    continue
-                loop = math.sqrt(before[key] * after[key])
-                r.append(row.cpu / loop)
-                drift.append(after[key] / before[key])
-                cold.append(row.first / loop if row.first == row.first else np.nan)
-                loop_us.append(loop * 1e6)
-            if not r:
+            if chosen is not None and config not in chosen:
                 continue
+            before = reference(config, paths[which], args.loop_ms / 1e3)
+            done = subprocess.run(
+                [*HARNESS, "run", "--solvers", config, "--datasets", str(paths[which]),
+                 "--out", str(folder / "runs"), "--no-memory", "--quiet",
+                 "--no-report", *args.extra], capture_output=True, text=True,
+            )  # fmt: skip
+            if done.returncode != 0:
+                sys.exit(f"harness run failed:\n{done.stderr}")
+            after = reference(config, paths[which], args.loop_ms / 1e3)
+            loads.append(load())
+            meta, rows = read_run(Path(done.stdout.strip().splitlines()[-1]))
+            timed = rows[(rows.measure == "time") & (rows.status == "solved")]
+            by = timed.groupby("instance")
+            cpu, first = by.cpu_seconds.median(), by.first_cpu_seconds.median()
+            norm = (
+                (timed.cpu_seconds / timed.ref_cpu_seconds)
+                .groupby(timed.instance)
+                .median()
+            )
+            ref_loop = math.sqrt(before["_reference"] * after["_reference"])
+            r, n, drift, cold, loop_us = [], [], [], [], []
+            for inst, recorded in cpu.items():
+                loop = math.sqrt(before[inst] * after[inst])
+                r.append(recorded / loop)
+                n.append(norm[inst] / (loop / ref_loop))
+                drift.append(after[inst] / before[inst])
+                cold.append(first[inst] / loop)
+                loop_us.append(loop * 1e6)
             g = math.exp(np.mean(np.log(r)))
-            ratios.append((config, which, g))
+            gn = math.exp(np.mean(np.log(n)))
+            ratios.append(g)
             q1, q3 = np.quantile(r, [0.25, 0.75])
             label = config + (" (4x4)" if which == "4x4" else "")
-            print(f"{label:30s} {len(r):6d} {np.median(loop_us):9.1f} "
-                  f"{mine.loops.median():6.0f} {g:6.3f} {q1:5.2f}-{q3:5.2f} "
-                  f"{math.exp(np.mean(np.log(drift))):12.3f} "
-                  f"{math.exp(np.nanmean(np.log(cold))):6.2f}")  # fmt: skip
-        inside = sum(0.9 <= g <= 1.1 for *_, g in ratios)
-        print(f"\n{inside} of {len(ratios)} configs within 0.9-1.1 (geometric mean "
-              "of recorded / loop CPU per board); 'cold': the cells' first solve "
-              "over the loop; 'before/after': the reference's drift over the run")
+            line = (f"{label:30s} {len(r):6d} {np.median(loop_us):9.1f} "
+                    f"{by.loops.median().median():6.0f} {g:6.3f} {q1:5.2f}-{q3:5.2f} "
+                    f"{gn:6.3f} "
+                    f"{math.exp(np.mean(np.log(drift))):12.3f} "
+                    f"{math.exp(np.nanmean(np.log(cold))):6.2f}   "
+                    f"{loads[-1]}")  # fmt: skip
+            lines.append(line)
+            print(line, flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    print(
+        f"\n{'config':30s} {'boards':>6s} {'loop us':>9s} {'loops':>6s} "
+        f"{'ratio':>6s} {'q1-q3':>11s} {'norm.':>6s} {'before/after':>12s} "
+        f"{'cold':>6s}   load"
+    )
+    print("\n".join(lines))
+    inside = sum(0.9 <= g <= 1.1 for g in ratios)
+    print(
+        f"\n{inside} of {len(ratios)} configs within 0.9-1.1 (geometric mean of "
+        "recorded / loop CPU per board); 'norm.': the same with each side divided "
+        "by the reference solve timed beside it (the harness's ref_cpu_seconds, "
+        "the child's own), which cancels the machine's drift; 'cold': the cells' "
+        "first solve over the loop; 'before/after': the loop's drift over the "
+        "config's run; "
+        f"{time.monotonic() - started:.0f} s, load {loads[0]} at the start"
+    )
 
 
 if __name__ == "__main__":
