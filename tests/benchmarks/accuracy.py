@@ -160,6 +160,64 @@ def reference(config: str, path: Path, loop_seconds: float) -> dict[str, float]:
     return json.loads(done.stdout)
 
 
+def ranking(run: Path, dataset: str, loop_seconds: float) -> None:
+    """Does a stored run (the main job) rank its compiled 3x3 configs on
+    ``dataset`` as loops of the same solves do? Two rounds of reference loops,
+    every config in each (interleaved), against the run's per-board medians."""
+    from harness.analysis import read_run
+
+    _, rows = read_run(run)
+    timed = rows[
+        (rows.measure == "time") & (rows.status == "solved") & (rows.dataset == dataset)
+    ]
+    compiled = sorted(
+        c for c in timed.config.unique() if "_jit" in c or c.startswith("table")
+    )
+    per = timed.groupby(["config", "instance"]).agg(
+        cpu=("cpu_seconds", "median"),
+        wall=("seconds", "median"),
+        nodes=("expanded", "median"),
+    )
+    print(f"load {load()}: loops of {len(compiled)} configs on {dataset}, 2 rounds")
+    rounds = [
+        {c: reference(c, Path(dataset), loop_seconds) for c in order}
+        for order in (compiled, compiled[::-1])
+    ]
+    out = []
+    for c in compiled:
+        mine = per.loc[c]
+        loop = [math.sqrt(rounds[0][c][i] * rounds[1][c][i]) for i in mine.index]
+        nodes = mine.nodes
+        times = (_gmean(mine.cpu), _gmean(mine.wall), _gmean(loop))
+        out.append((c, *times, nodes.median(), nodes.sum(), mine.cpu.sum(), sum(loop)))
+
+    def ranks(k: int) -> dict[str, int]:
+        return {r[0]: n for n, r in enumerate(sorted(out, key=lambda r: r[k]), 1)}
+
+    run_cpu, run_wall, loops = ranks(1), ranks(2), ranks(3)
+    print(
+        f"{'config':34s} {'run cpu us':>10s} {'wall us':>8s} {'loop us':>8s} "
+        f"{'ranks run/wall/loop':>19s} {'med nodes':>9s} {'nodes':>9s} "
+        f"{'run ms':>7s} {'loop ms':>7s}"
+    )
+    for c, cpu, wall, loop, med, nodes, total, ltotal in sorted(
+        out, key=lambda r: r[1]
+    ):
+        print(f"{c:34s} {cpu * 1e6:10.1f} {wall * 1e6:8.1f} {loop * 1e6:8.1f} "
+              f"{run_cpu[c]:>11d}/{run_wall[c]}/{loops[c]} {med:9.1f} {nodes:9.0f} "
+              f"{total * 1e3:7.2f} {ltotal * 1e3:7.2f}")  # fmt: skip
+    same = run_cpu == loops
+    print(
+        f"\nthe run's ranking (geometric mean of per-board median CPU) "
+        f"{'equals' if same else 'differs from'} the loops'; wall (the summary's "
+        f"gmean ms) {'equals' if run_wall == loops else 'differs'}; load {load()}"
+    )
+
+
+def _gmean(values) -> float:
+    return math.exp(sum(math.log(max(v, 1e-9)) for v in values) / len(values))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="about a quarter of it")
@@ -170,12 +228,22 @@ def main() -> None:
         help="each reference loop lasts at least this (default 10)",
     )
     ap.add_argument("--configs", help="only these configs (comma list of labels)")
+    ap.add_argument(
+        "--ranking",
+        type=Path,
+        metavar="RUN",
+        help="instead: rank a stored run's compiled 3x3 configs against loops",
+    )
+    ap.add_argument("--dataset", default="8-mini", help="with --ranking (8-mini)")
     ap.add_argument("--reference-child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("extra", nargs="*", help="after --: more harness run options")
     args = ap.parse_args()
     if args.reference_child:
         config, dataset, seconds = args.reference_child
         reference_child(config, dataset, float(seconds))
+        return
+    if args.ranking:
+        ranking(args.ranking, args.dataset, args.loop_ms / 1e3)
         return
     import numpy as np
 
