@@ -25,12 +25,13 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import connection
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness.measure.handout import Handout
 from harness.measure.tasks import (
     Attempt,
     Event,
@@ -74,8 +75,13 @@ class Executor(Protocol):
     def shutdown(self, *, cancel: bool = False) -> None:
         """Stop the workers; ``cancel`` kills them at once, dropping queued tasks."""
 
-    def prioritize(self, priority: Callable[[Task], float]) -> None:
-        """From now on, hand out the pending task with the highest ``priority``."""
+    def prioritize(
+        self,
+        priority: Callable[[Task], float],
+        key: Callable[[Task], Hashable] | None = None,
+    ) -> None:
+        """From now on, hand out the pending task with the highest ``priority``;
+        ``key``: tasks with equal keys have equal priority (ask once per key)."""
 
     def set_run_dir(self, run_dir: Path) -> None:
         """The run directory, once it exists (where worker logs go)."""
@@ -150,13 +156,11 @@ class LocalPool:
             cores = list(cores) if cores else available_cores()
             for slot in self._slots:
                 slot.cpu = cores[slot.index % len(cores)] if cores else None
-        self._queues: dict[tuple, deque[Task]] = {}
         #: with ``priority`` (expected seconds): every idle worker takes the pending
-        #: task that is expected to take longest, asked afresh at each hand-off
-        self._priority = priority
-        self._pending: list[Task] = []
-        #: tasks with a block, by block in submission order (see Task.block)
-        self._blocks: dict[int, deque[Task]] = {}
+        #: block that is expected to take longest, asked afresh at each hand-off
+        self._handout = Handout()
+        if priority is not None:
+            self._handout.prioritize(priority)
         self._outstanding = 0
         self.replacements = 0
         self.start_method = "subprocess"
@@ -177,20 +181,18 @@ class LocalPool:
     def warnings(self) -> list[str]:
         return []
 
-    def prioritize(self, priority: Callable[[Task], float]) -> None:
-        """From now on, hand out the pending task with the highest ``priority``."""
-        for queue in self._queues.values():
-            self._pending.extend(queue)
-        self._queues.clear()
-        self._priority = priority
+    def prioritize(
+        self,
+        priority: Callable[[Task], float],
+        key: Callable[[Task], Hashable] | None = None,
+    ) -> None:
+        """From now on, hand out the pending block with the highest summed
+        ``priority``; ``key``: tasks with equal keys have equal priority, so a
+        hand-off asks once per key (see :mod:`harness.measure.handout`)."""
+        self._handout.prioritize(priority, key)
 
     def submit(self, task: Task) -> None:
-        if task.block is not None:
-            self._blocks.setdefault(task.block, deque()).append(task)
-        elif self._priority is not None:
-            self._pending.append(task)
-        else:
-            self._queues.setdefault(task.setup_key, deque()).append(task)
+        self._handout.add(task)
         self._outstanding += 1
 
     def events(self) -> Iterator[Event]:
@@ -223,20 +225,14 @@ class LocalPool:
                 except (OSError, subprocess.TimeoutExpired):
                     self._kill(slot)
             self._close(slot)
-        self._queues.clear()
-        self._pending.clear()
-        self._blocks.clear()
+        self._handout.clear()
         self._outstanding = 0
 
     def withdraw(self) -> list[Task]:
         """Take back every task not yet handed to a worker, and every block no
         worker has begun (the running tasks, and the rest of a begun block, finish
         and are still reported by :meth:`events`)."""
-        out = [t for queue in self._queues.values() for t in queue]
-        self._queues.clear()
-        held = {s.block for s in self._slots}
-        for block in [b for b in self._blocks if b not in held]:
-            out.extend(self._blocks.pop(block))
+        out = self._handout.withdraw()
         self._outstanding -= len(out)
         return out
 
@@ -255,49 +251,10 @@ class LocalPool:
     # ---- scheduling
 
     def _next_for(self, slot: _Slot) -> Task | None:
-        """The next task of this worker's block; else a block no other worker
-        holds (with a priority: the one expected to take longest, else the
-        oldest). Tasks without a block: with a priority, the longest expected
-        task (a worker's prepared set-up breaks ties); else one this worker has
-        already prepared for, else the oldest."""
-        if slot.block is not None:
-            queue = self._blocks.get(slot.block)
-            if queue:
-                return queue.popleft()
-            self._blocks.pop(slot.block, None)
-            slot.block = None
-        held = {s.block for s in self._slots if s is not slot}
-        for block in [b for b, q in self._blocks.items() if not q]:
-            del self._blocks[block]
-        free = [(b, q) for b, q in self._blocks.items() if b not in held]
-        if free:
-            if self._priority is not None:
-                block, queue = max(
-                    free, key=lambda bq: sum(self._priority(t) for t in bq[1])
-                )
-            else:
-                block, queue = free[0]
-            slot.block = block
-            return queue.popleft()
-        if self._pending:
-            best = max(
-                range(len(self._pending)),
-                key=lambda i: (
-                    self._priority(self._pending[i]),
-                    self._pending[i].setup_key in slot.prepared,
-                    -i,
-                ),
-            )
-            return self._pending.pop(best)
-        for key in slot.prepared:
-            queue = self._queues.get(key)
-            if queue:
-                return queue.popleft()
-        for key, queue in list(self._queues.items()):
-            if queue:
-                return queue.popleft()
-            del self._queues[key]
-        return None
+        """The next task of this worker's block, else of the free block expected to
+        take longest (see :class:`~harness.measure.handout.Handout`)."""
+        task, slot.block = self._handout.take(slot.block, slot.prepared)
+        return task
 
     def _start(self, slot: _Slot) -> None:
         ours, theirs = socket.socketpair()
@@ -542,7 +499,11 @@ class InlineExecutor:
     def submit(self, task: Task) -> None:
         self._queue.append(task)
 
-    def prioritize(self, priority: Callable[[Task], float]) -> None:
+    def prioritize(
+        self,
+        priority: Callable[[Task], float],
+        key: Callable[[Task], Hashable] | None = None,
+    ) -> None:
         """One task at a time, in submission order: nothing to reorder."""
 
     def set_run_dir(self, run_dir: Path) -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 #: Growth of cost per move of optimal depth before any config has two depths
@@ -52,6 +52,10 @@ EXPLORE_GAP = 5
 #: Priorities above every expected cost: a group's first cell, then exploration.
 FIRST_OF_GROUP = 1e9
 EXPLORE = 1e8
+#: The curves are refitted once the cells observed since the last fit reach this
+#: share of all observed (and at a group's first cell): a refit passes over every
+#: sample, so refitting after each of N cells made a run's parent quadratic in N.
+REFIT_SHARE = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +131,8 @@ class CostModel:
     _wide: dict[tuple[str, str, bool], float] = field(default_factory=dict)
     _common: float = 0.0
     _fitted: bool = False
+    _unfitted: int = 0  # cells observed since the last refit
+    _floor: float = 0.0  # the floor as of the last refit
     _memo: dict[tuple, float] = field(default_factory=dict)
 
     # ---- learning
@@ -134,12 +140,15 @@ class CostModel:
     def observe(self, job: Job, seconds: float) -> None:
         """Record that ``job`` took ``seconds`` (wall, set-up excluded)."""
         per_pass = max(seconds, 1e-4) / max(job.passes, 1)
+        first = job.key not in self._samples
         self._samples.setdefault(job.key, []).append(
             (float(self._depth(job)), math.log(per_pass))
         )
         bisect.insort(self._costs, per_pass)
-        self._fitted = False
-        self._memo.clear()
+        self._unfitted += 1
+        if first or self._unfitted >= REFIT_SHARE * len(self._costs):
+            self._fitted = False
+            self._memo.clear()
 
     def observe_all(self, samples: Iterable[tuple[Job, float]]) -> None:
         for job, seconds in samples:
@@ -157,7 +166,8 @@ class CostModel:
         depth, pooled until non-decreasing in depth (pool-adjacent-violators)."""
         if self._fitted:
             return
-        above = math.log(2 * self.floor) if self.floor > 0 else -math.inf
+        self._floor, self._unfitted = self.floor, 0
+        above = math.log(2 * self._floor) if self._floor > 0 else -math.inf
         self._fits, self._curves = {}, {}
         for key, samples in self._samples.items():
             chosen = [s for s in samples if s[1] >= above]
@@ -223,7 +233,7 @@ class CostModel:
             ] or [f.mean_y - slope * f.mean_x for f in self._fits.values()]
             level = _median(levels) if levels else math.log(self.base)
             log_cost = level + slope * x
-        value = max(math.exp(min(log_cost + self._spread, 50.0)), self.floor)
+        value = max(math.exp(min(log_cost + self._spread, 50.0)), self._floor)
         self._memo[memo_key] = value
         return value
 
@@ -281,13 +291,9 @@ def eta(
     loads: list[float] = []
     held: dict[Hashable, int] = {}  # block -> the worker running it
     for item in running:
-        job, elapsed = item[0], item[1]
-        # A cell past its estimate is expected to need a little more, not nothing.
-        c = model.cost(job)
-        loads.append(max(c - elapsed, 0.1 * c))
+        loads.append(_left(model, item[0], item[1]))
         if len(item) > 2 and item[2] is not None:
             held[item[2]] = len(loads) - 1
-    loads += [0.0] * max(workers - len(loads), 0)
     units: dict[Hashable, float] = {}
     for n, item in enumerate(pending):
         job, block = item if isinstance(item, tuple) else (item, None)
@@ -297,11 +303,155 @@ def eta(
         else:
             key = ("cell", n) if block is None else block
             units[key] = units.get(key, 0.0) + c
-    heap = loads or [0.0]
-    heapq.heapify(heap)
-    for unit in sorted(units.values(), reverse=True):
-        heapq.heappush(heap, heapq.heappop(heap) + unit)
-    return max(heap)
+    counts: dict[float, int] = {}
+    for c in units.values():
+        counts[c] = counts.get(c, 0) + 1
+    return _play_out(loads, counts, workers)
+
+
+class Backlog:
+    """The cells of a run not yet finished, kept for the ETA and the priority.
+
+    Blocks no worker has begun are counted by their signature (the jobs of their
+    cells), so :meth:`eta` costs the number of distinct signatures (about the
+    number of depths), not of cells: over every cell, four ETAs a second made
+    the parent of a 20,000-cell run busier than its workers."""
+
+    def __init__(self, cells: Iterable[tuple[Hashable, Job, Hashable | None]]):
+        """``cells``: (cell id, job, block or None), in submission order."""
+        self._job: dict[Hashable, Job] = {}
+        self._block: dict[Hashable, Hashable] = {}
+        self._members: dict[Hashable, dict[Hashable, None]] = {}  # not started
+        self._free: dict[tuple[Job, ...], int] = {}  # signature -> free blocks
+        self._begun: set[Hashable] = set()
+        self._running: dict[Hashable, float] = {}  # cell id -> when it started
+        self._left: dict[tuple, int] = {}  # cells left per (config, size, solvable)
+        for cell, job, block in cells:
+            block = ("cell", cell) if block is None else block
+            self._job[cell], self._block[cell] = job, block
+            self._members.setdefault(block, {})[cell] = None
+            self._left[job.key] = self._left.get(job.key, 0) + 1
+        for block in self._members:
+            self._count(block, +1)
+
+    def __len__(self) -> int:
+        return len(self._job)
+
+    def job(self, cell: Hashable) -> Job | None:
+        return self._job.get(cell)
+
+    def running_jobs(self) -> Iterator[Job]:
+        return (self._job[c] for c in self._running)
+
+    def start(self, cell: Hashable, now: float) -> None:
+        """A worker began ``cell`` at ``now`` (monotonic seconds)."""
+        if cell not in self._job:
+            return
+        self._take(cell)
+        self._running[cell] = now
+
+    def finish(self, cell: Hashable) -> tuple[Job | None, float | None]:
+        """Forget a finished cell: its job and when it started (None: unknown)."""
+        if cell not in self._job:
+            return None, None
+        self._take(cell)
+        job = self._job.pop(cell)
+        del self._block[cell]
+        self._left[job.key] -= 1
+        return job, self._running.pop(cell, None)
+
+    def unmeasured(self, model: CostModel) -> bool:
+        """Whether a group with cells left has none measured yet."""
+        return any(n and not model.measured(k) for k, n in self._left.items())
+
+    def eta(self, model: CostModel, now: float, workers: int) -> float:
+        """Seconds until the last cell is expected to finish (see :func:`eta`)."""
+        loads, held = [], {}
+        for cell, began in self._running.items():
+            loads.append(_left(model, self._job[cell], now - began))
+            held[self._block[cell]] = len(loads) - 1
+        counts: dict[float, int] = {}
+        for block in self._begun:
+            c = sum(model.cost(self._job[m]) for m in self._members.get(block, ()))
+            if block in held:
+                loads[held[block]] += c
+            elif c:
+                counts[c] = counts.get(c, 0) + 1
+        for sig, n in self._free.items():
+            c = sum(model.cost(j) for j in sig)
+            counts[c] = counts.get(c, 0) + n
+        return _play_out(loads, counts, workers)
+
+    def _count(self, block: Hashable, step: int) -> None:
+        sig = tuple(self._job[m] for m in self._members[block])
+        n = self._free.get(sig, 0) + step
+        if n:
+            self._free[sig] = n
+        else:
+            del self._free[sig]
+
+    def _take(self, cell: Hashable) -> None:
+        """``cell`` leaves its block's cells to start: a free block begins."""
+        block = self._block[cell]
+        members = self._members.get(block)
+        if members is None or cell not in members:
+            return
+        if block not in self._begun:
+            self._count(block, -1)
+            self._begun.add(block)
+        del members[cell]
+        if not members:
+            del self._members[block]
+            self._begun.discard(block)
+
+
+def _left(model: CostModel, job: Job, elapsed: float) -> float:
+    """Expected seconds left of a running cell: past its estimate, a little more."""
+    c = model.cost(job)
+    return max(c - elapsed, 0.1 * c)
+
+
+def _play_out(loads: list[float], units: dict[float, int], workers: int) -> float:
+    """When the last worker is done, if each falls free with its ``loads`` and
+    then takes the longest unit left (``units``: cost -> how many)."""
+    loads = loads + [0.0] * max(workers - len(loads), 0) or [0.0]
+    for cost in sorted(units, reverse=True):
+        loads = _add_equal(loads, cost, units[cost])
+    return max(loads)
+
+
+def _add_equal(loads: list[float], cost: float, count: int) -> list[float]:
+    """The loads after ``count`` units of ``cost`` each went, one by one, to the
+    least loaded worker, in O(workers x log count) rather than O(count)."""
+    if cost <= 0 or count <= 0:
+        return loads
+    if count <= len(loads):
+        heapq.heapify(loads)
+        for _ in range(count):
+            heapq.heapreplace(loads, loads[0] + cost)
+        return loads
+    # The steps take the ``count`` smallest of the values load + j * cost (each
+    # worker's next loads, merged): find the level they reach by bisection.
+    def taken(level: float) -> int:
+        return sum(int((level - x) // cost) + 1 for x in loads if x <= level)
+
+    lo, hi = min(loads), min(loads) + count * cost
+    while hi - lo > cost * 1e-9 and hi > lo:
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        lo, hi = (lo, mid) if taken(mid) >= count else (mid, hi)
+    k = [int((hi - x) // cost) + 1 if x <= hi else 0 for x in loads]
+    # Values at the level itself may be more than needed: the workers whose last
+    # unit came latest give theirs back.
+    last = sorted(
+        (i for i in range(len(loads)) if k[i]),
+        key=lambda i: loads[i] + (k[i] - 1) * cost,
+        reverse=True,
+    )
+    for i in last[: sum(k) - count]:
+        k[i] -= 1
+    return [x + n * cost for x, n in zip(loads, k, strict=True)]
 
 
 def _median(values: list[float]) -> float:

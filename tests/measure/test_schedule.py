@@ -11,6 +11,7 @@ from harness.measure.pool import LocalPool
 from harness.measure.schedule import (
     EXPLORE,
     FIRST_OF_GROUP,
+    Backlog,
     CostModel,
     Job,
     eta,
@@ -287,3 +288,132 @@ def test_the_pool_hands_out_the_longest_expected_task_first():
     handed = [pool._next_for(slot) for _ in tasks]
     assert [truth[t.id] for t in handed] == sorted(truth.values(), reverse=True)
     assert pool._next_for(slot) is None
+
+
+# ------------------------------------------ a run's parent is linear in its cells
+# (issue 24, item 1: every hand-off re-summed the priority of every pending block,
+# and every finished cell refitted the model over every sample: 138 s of parent
+# CPU for 5,000 cells.) Calls are counted, not timed.
+
+
+def _blocks(n: int, configs: int = 2, depths: int = 8) -> list[Task]:
+    """``n`` instance blocks of ``configs`` cells; depth cycles over ``depths``."""
+    return [
+        Task(
+            id=b * configs + c, config=f"c{c}", plugins=(), rows=3, cols=3,
+            start=tuple(range(9)), goal=tuple(range(9)), passes=(Pass("time", 0),),
+            timeout=1.0, memory_limit_mb=None, dataset="d",
+            instance=f"c{c}-{b % depths}", block=b,
+        )
+        for b in range(n)
+        for c in range(configs)
+    ]  # fmt: skip
+
+
+def test_a_hand_off_asks_the_priority_once_per_class_not_per_pending_cell():
+    tasks = _blocks(400)
+    depth = {t.id: int(t.instance.split("-")[1]) for t in tasks}
+    asked = 0
+
+    def cost(t: Task) -> float:
+        nonlocal asked
+        asked += 1
+        return TRUE["slow_blind"](depth[t.id])
+
+    pool = LocalPool(1)
+    for t in tasks:
+        pool.submit(t)
+    pool.prioritize(cost, key=lambda t: (t.config, depth[t.id]))
+    slot = pool._slots[0]
+    handed = [pool._next_for(slot) for _ in tasks]
+    assert pool._next_for(slot) is None
+    # longest block first, each block whole and in order, oldest first on ties
+    firsts = [t for t in handed if t.id % 2 == 0]
+    assert [depth[t.id] for t in firsts] == sorted(
+        (depth[t.id] for t in firsts), reverse=True
+    )
+    assert [t.block for t in firsts] == sorted(
+        (t.block for t in firsts), key=lambda b: (-(b % 8), b)
+    )
+    assert all(handed[i + 1].block == handed[i].block for i in range(0, 800, 2))
+    # 400 hand-offs of a block x 16 classes at most (was 80,000 calls: N^2 / 2)
+    assert asked <= 400 * 16
+
+
+def test_the_model_refits_a_share_of_the_time_not_at_every_cell():
+    model = CostModel()
+    refits = 0
+    real = CostModel._refit
+
+    def counting(self):
+        nonlocal refits
+        refits += not self._fitted
+        real(self)
+
+    CostModel._refit = counting
+    try:
+        for i in range(3000):
+            job = Job(("a", "3x3", True), i % 30, 1, 1e9)
+            model.observe(job, TRUE["fast_astar"](i % 30))
+            model.cost(job)
+    finally:
+        CostModel._refit = real
+    assert refits < 250  # ~log(3000) / log(1.05) after the first 20 (was 3,000)
+    # and the curve it keeps is still the truth's
+    assert model.cost(Job(("a", "3x3", True), 29, 1, 1e9)) == pytest.approx(
+        TRUE["fast_astar"](29), rel=0.3
+    )
+
+
+def test_the_backlog_eta_equals_the_played_out_eta_at_a_cost_per_signature():
+    model = CostModel()
+    for depth in range(0, 32, 4):
+        model.observe(Job(("a", "3x3", True), depth, 2, 1e9), 0.01 * 1.3**depth)
+    jobs = {i: Job(("a", "3x3", True), i % 16, 2, 1e9) for i in range(3000)}
+    blocks = {i: i // 3 for i in jobs}  # blocks of three cells
+    backlog = Backlog((i, jobs[i], blocks[i]) for i in jobs)
+    for i in (0, 3, 4):  # block 0 and block 1 begun, cell 0 finished
+        backlog.start(i, 100.0)
+    backlog.finish(0)
+    running = [(jobs[i], 2.0, blocks[i]) for i in (3, 4)]
+    pending = [(jobs[i], blocks[i]) for i in jobs if i not in (0, 3, 4)]
+    asked = 0
+    real = CostModel.cost
+
+    def counting(self, job):
+        nonlocal asked
+        asked += 1
+        return real(self, job)
+
+    CostModel.cost = counting
+    try:
+        said = backlog.eta(model, 102.0, 2)
+    finally:
+        CostModel.cost = real
+    assert said == pytest.approx(eta(model, pending, running, 2), rel=1e-9)
+    assert asked < 100  # 16 signatures x 3 cells, the running ones (was 3,000)
+    assert not backlog.unmeasured(model)
+
+
+def test_equal_units_spread_as_one_by_one_to_the_least_loaded():
+    """eta() spreads many equal units at once; it must equal handing them out one
+    by one to the worker that falls free first."""
+    import heapq
+    import random
+
+    model = CostModel()
+    for depth in range(0, 32, 4):
+        model.observe(Job(("a", "3x3", True), depth, 1, 1e9), 0.01 * 1.3**depth)
+    rng = random.Random(7)
+    for _ in range(300):
+        running = [(Job(("a", "3x3", True), rng.randint(0, 31), 1, 1e9),
+                    rng.random() * 0.2) for _ in range(rng.randint(0, 4))]  # fmt: skip
+        pending = [Job(("a", "3x3", True), rng.choice((3, 17, 30)), 1, 1e9)
+                   for _ in range(rng.randint(0, 80))]  # fmt: skip
+        workers = rng.randint(1, 5)
+        heap = [max(model.cost(j) - t, 0.1 * model.cost(j)) for j, t in running]
+        heap += [0.0] * max(workers - len(heap), 0)
+        heapq.heapify(heap)
+        for c in sorted((model.cost(j) for j in pending), reverse=True):
+            heapq.heapreplace(heap, heap[0] + c)
+        assert eta(model, pending, running, workers) == pytest.approx(max(heap))

@@ -268,9 +268,10 @@ class DaskExecutor:
         """Pin measuring processes to cores (``plan.pin``), as the local pool does."""
         self.pin = pin
 
-    def prioritize(self, priority) -> None:
+    def prioritize(self, priority, key=None) -> None:
         """Expected seconds of a task (the runner's cost model): blocks of cells are
-        batched costliest first, as the local pool hands them out."""
+        batched costliest first, as the local pool hands them out (once, so
+        ``key``, which lets the local pool ask once per class, is not needed)."""
         self._priority = priority
 
     def warnings(self) -> list[str]:
