@@ -50,8 +50,11 @@ def run(
         RunOptions(solvers=solvers, datasets=datasets, config=config, **options)
     )
     session.open()
-    session.run(progress)
-    finished = finish(session.run_dir, report=report)
+    try:
+        session.run(progress)
+        finished = finish(session.run_dir, report=report)
+    finally:
+        session.release()
     frame = finished.run.stored
     frame.attrs["run_dir"] = str(session.run_dir)
     return frame

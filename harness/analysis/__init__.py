@@ -19,8 +19,12 @@ import pandas as pd
 from harness.analysis.keys import CONFIG_GROUP, INSTANCE
 from harness.results import (
     ANSWERED,
+    BOOL_COLUMNS,
+    BOOL_TOKENS,
     COLUMNS,
     CONTRADICTED,
+    FLOAT_COLUMNS,
+    INT_COLUMNS,
     MEASURES,
     ROWS_FILE,
     STATUSES,
@@ -36,22 +40,10 @@ from harness.results import SEVERITY as SEVERITY
 #: The worst wins when an instance's repeats disagree (ties broken: solved before
 #: unsolvable, timeout before memout).
 _WORST = {s: i for i, s in enumerate(WORST_LAST)}
-#: rows.csv columns by type (harness.results.COLUMNS gives their order).
-INT_COLUMNS = (
-    "optimal_length", "repeat", "path_length", "expanded", "generated",
-    "max_frontier", "iterations", "peak_bytes", "peak_rss_bytes", "h_start",
-    "peak_rss_delta_bytes", "worker", "cpu", "repeats_taken", "loops",
-)  # fmt: skip
-FLOAT_COLUMNS = (
-    "seconds", "cpu_seconds", "raw_seconds", "raw_cpu_seconds", "ref_seconds",
-    "ref_cpu_seconds", "first_seconds", "first_cpu_seconds",
-)  # fmt: skip
-BOOL_COLUMNS = ("solvable", "is_optimal")
 TEXT_COLUMNS = tuple(
     c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS + BOOL_COLUMNS
 )
-_BOOL_TOKENS = {"true": True, "1": True, "false": False, "0": False, "": None,
-                "<na>": None, "nan": None, "none": None}  # fmt: skip
+_BOOL_TOKENS = BOOL_TOKENS
 MIB = 1 << 20
 #: Time ratios closer to 1 than this are not called out: ordinary timing noise.
 NOISE = 0.10

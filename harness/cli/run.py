@@ -271,6 +271,7 @@ def run_command(
         session.open()
     except runner.RunError as err:
         raise fail(str(err)) from None
+    ctx.call_on_close(session.release)  # the run's lock, held through the report
     for note in session.notes:
         to_stderr(note)
 

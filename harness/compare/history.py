@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.compare import Incomparable, Thresholds, compare_frames
+from harness.core.files import real_dir, write_atomic
 
 ENVIRONMENT_KEYS = ("cpu_model", "python", "packages")
 DEFAULT_TOP = 10
@@ -433,8 +434,10 @@ def plot_config(history: History, config: str, path: Path) -> None:
     bottom.set_xticklabels([f"{r.commit}\n{r.date[:10]}" for r in runs], fontsize=7,
                            rotation=45, ha="right")  # fmt: skip
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    try:
+        write_atomic(path, lambda fh: fig.savefig(fh, format="png", dpi=90))
+    finally:
+        plt.close(fig)
 
 
 def _mark(ax, x: int, y: float, text: str) -> None:
@@ -448,13 +451,13 @@ def write_history(history: History, out: Path, top: int = DEFAULT_TOP) -> Path:
     returns the HTML path."""
     import re
 
-    plots = out / "plots"
-    plots.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    plots = real_dir(out / "plots")
     for config in history.configs:
         name = "history-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", config).strip("_") + ".png"
         plot_config(history, config, plots / name)
         history.plots[config] = name
-    (out / "history.md").write_text(render_markdown(history, top), encoding="utf-8")
+    write_atomic(out / "history.md", render_markdown(history, top))
     page = out / "history.html"
-    page.write_text(render_html(history, top), encoding="utf-8")
+    write_atomic(page, render_html(history, top))
     return page

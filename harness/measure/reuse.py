@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from harness import results as res
+from harness.core.files import append_durably
 
 #: Recorded options that do not change what a cell measures.
 NOT_MEASUREMENT = frozenset(
@@ -146,15 +146,10 @@ def append_raw(run_dir: Path, rows: Sequence[dict[str, str]]) -> None:
         return
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    path = Path(run_dir) / res.ROWS_FILE
-    if not path.exists() or path.stat().st_size == 0:
-        writer.writerow(res.COLUMNS)
     for row in rows:
         writer.writerow([row.get(c, "") for c in res.COLUMNS])
-    with open(path, "a", encoding="utf-8", newline="") as fh:
-        fh.write(buf.getvalue())
-        fh.flush()
-        os.fsync(fh.fileno())
+    header = (",".join(res.COLUMNS) + "\n").encode("utf-8")
+    append_durably(Path(run_dir) / res.ROWS_FILE, buf.getvalue().encode(), header)
 
 
 # ------------------------------------------------------------------ merge
@@ -180,8 +175,12 @@ def merge(
     if out.exists():
         raise ReuseError(f"{out}: already exists (merge writes a new run directory)")
     loaded = []
+    warnings: list[str] = []
     for d in run_dirs:
         meta, rows = _load(Path(d))
+        if not (Path(d) / res.ROWS_FILE).is_file():
+            warnings.append(f"{d}: no {res.ROWS_FILE} (no cell stored); nothing "
+                            "merged from it")  # fmt: skip
         loaded.append((Path(d), meta, rows))
     # Newest first, so that with --prefer newest the first owner of a cell wins.
     order = sorted(
@@ -189,7 +188,6 @@ def merge(
     )
     datasets: dict[str, dict] = {}
     solvers: dict[str, dict] = {}
-    warnings: list[str] = []
     for path, meta, _ in loaded:
         for name, info in (meta.get("datasets") or {}).items():
             have = datasets.setdefault(name, info)

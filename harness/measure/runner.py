@@ -58,14 +58,17 @@ from harness.measure.rows import (
     build_rows,
     skipped_rows,
 )
-from harness.measure.schedule import CostModel, Job, eta, priority
+from harness.measure.schedule import Backlog, CostModel, Job, priority
 from harness.measure.tasks import Task, TaskResult, TaskStarted
 from harness.results import RunMeta
+from harness.results.lock import lock_run, stale_text
 
 #: Seconds between two ETA computations: playing the rest of a 900-cell run out on
 #: the model after a refit takes 1.5-2.5 ms of the parent's CPU, which the pinned
 #: workers share; a bar needs no more than four a second.
 ETA_EVERY = 0.25
+#: Seconds between two writes of meta.json while cells finish, at least.
+META_EVERY = 1.0
 
 
 class RunInterrupted(Exception):
@@ -254,16 +257,16 @@ def execute(
     model = CostModel()
     model.observe_all(_stored_costs(plan, cells, stored_by_cell, passes))
     cost_jobs = {t.id: _job(by_task[t.id], t, plan) for t in tasks}
-    blocks = {t.id: t.block for t in tasks}  # a block runs on one worker
-    for i in model.order(cost_jobs[t.id] for t in tasks):
+    order = model.order(cost_jobs[t.id] for t in tasks)
+    backlog = Backlog(
+        (tasks[i].id, cost_jobs[tasks[i].id], tasks[i].block) for i in order
+    )
+    for i in order:
         executor.submit(tasks[i])
-    running: dict[int, float] = {}
+    # cells of one job share a priority: a hand-off asks once per job
     executor.prioritize(
-        lambda t: priority(
-            model,
-            cost_jobs[t.id],
-            (cost_jobs[i] for i in running if i in cost_jobs),
-        )
+        lambda t: priority(model, cost_jobs[t.id], backlog.running_jobs()),
+        key=lambda t: cost_jobs[t.id],
     )
     workers = max(executor.jobs, 1)
 
@@ -273,15 +276,9 @@ def execute(
         """The ETA; None while a config with cells left has none measured (its
         level would be borrowed from the others: '~2 s left' a second into a
         one-minute run, so the bar shows nothing until each has one)."""
-        if any(not model.measured(j.key) for j in cost_jobs.values()):
+        if backlog.unmeasured(model):
             return None
-        now = time.monotonic()
-        return eta(
-            model,
-            ((j, blocks[i]) for i, j in cost_jobs.items() if i not in running),
-            ((cost_jobs[i], now - t0, blocks[i]) for i, t0 in running.items()),
-            workers,
-        )
+        return backlog.eta(model, time.monotonic(), workers)
 
     if skipped:
         res.append_rows(run_dir, skipped)
@@ -291,7 +288,7 @@ def execute(
     note_executor(meta, executor)
     res.write_meta(run_dir, meta)
     progress.start(total, done, failures)
-    last_meta = 0.0
+    last_meta, meta_every = 0.0, META_EVERY
     lost_seen = 0
     last_eta = -math.inf
 
@@ -308,14 +305,14 @@ def execute(
     try:
         for event in executor.events():
             if isinstance(event, TaskStarted):
-                running[event.task.id] = clock.started()
-                if event.task.id in cost_jobs:
-                    said[event.task.id] = model.cost(cost_jobs[event.task.id])
+                backlog.start(event.task.id, clock.started())
+                job = backlog.job(event.task.id)
+                if job is not None:
+                    said[event.task.id] = model.cost(job)
                 progress.started(event.task.config.label, event.task.dataset)
                 continue
-            began = running.pop(event.task.id, None)
+            job, began = backlog.finish(event.task.id)
             clock.finished(began, event.phases)
-            job = cost_jobs.pop(event.task.id, None)
             if began is not None and job is not None:
                 setup = sum(s.seconds or 0.0 for s in event.setups)
                 took = max(time.monotonic() - began - setup, 0.0)
@@ -341,13 +338,16 @@ def execute(
                 meta, executor, lost_seen
             )
             # placement must survive a SIGKILL too: meta.json at least every second
+            # (or, as it grows with the cells, every 50 times its writing time)
             if (
                 event.setups
                 or lost_seen > lost_before
-                or time.monotonic() - last_meta >= 1.0
+                or time.monotonic() - last_meta >= meta_every
             ):
+                wrote = time.monotonic()
                 res.write_meta(run_dir, meta)
                 last_meta = time.monotonic()
+                meta_every = max(META_EVERY, 50 * (last_meta - wrote))
             done += 1
             bad = next((r for r in rows if r.status in FAILURES), None)
             failures += bad is not None
@@ -441,10 +441,14 @@ def start(
     jobs = default_jobs() if jobs is None else jobs
     git = res.git_info()
     run_dir = res.new_run_dir(out, res.make_run_id(git))
-    meta = new_meta(
-        plan, run_dir.name, jobs, git, argv if argv is not None else res.python_argv()
-    )
-    res.write_meta(run_dir, meta)
+    lock = lock_run(run_dir)  # held until the run ends (unlock_run)
+    try:
+        argv = argv if argv is not None else res.python_argv()
+        meta = new_meta(plan, run_dir.name, jobs, git, argv)
+        res.write_meta(run_dir, meta)
+    except BaseException:
+        lock.release()
+        raise
     return run_dir, meta
 
 
@@ -526,6 +530,18 @@ def prepare_resume(
     rows.rejected.csv (their cells are then measured again)."""
     run_dir = find_run(run_id, out)
     try:
+        lock = lock_run(run_dir)  # one writer at a time (held until the run ends)
+    except res.ResultsError as err:
+        raise RunError(str(err)) from None
+    try:
+        return _open_for_resume(run_id, run_dir, lock, jobs, argv, datasets, repair)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _open_for_resume(run_id, run_dir, lock, jobs, argv, datasets, repair):
+    try:
         stored = res.read_meta(run_dir)
     except res.ResultsError as err:
         raise RunError(str(err)) from None
@@ -537,29 +553,24 @@ def prepare_resume(
         )
     plan = plan_from_meta(stored, datasets)
     meta = RunMeta.from_json(stored)
-    dropped = res.repair_rows(run_dir)
     try:
+        dropped = res.repair_rows(run_dir)
         rejected = res.quarantine_rows(run_dir) if repair else 0
         res.read_row_dicts(run_dir)
     except res.ResultsError as err:
-        hint = (
-            ""
-            if repair
-            else f"; `harness run --resume {run_id} --repair` moves unreadable "
-            f"lines to {res.REJECTED_FILE} and measures their cells again"
-        )
-        raise RunError(f"{err}{hint}") from None
+        raise RunError(str(err)) from None
     jobs = default_jobs() if jobs is None else jobs
-    meta.resumes.append(
-        {
-            "at_utc": res.utc_now(),
-            "argv": argv if argv is not None else res.python_argv(),
-            "jobs": jobs,
-            "torn_bytes_dropped": dropped,
-            "rows_rejected": rejected,
-            "git": res.git_info(),
-        }
-    )
+    session = {
+        "at_utc": res.utc_now(),
+        "argv": argv if argv is not None else res.python_argv(),
+        "jobs": jobs,
+        "torn_bytes_dropped": dropped,
+        "rows_rejected": rejected,
+        "git": res.git_info(),
+    }
+    if lock.stale:
+        session["stale_lock"] = stale_text(lock.stale)
+    meta.resumes.append(session)
     set_session_jobs(meta, jobs)
     meta.complete = False
     meta.finished_utc = None

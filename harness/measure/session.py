@@ -39,6 +39,7 @@ from harness.measure.plan import (
 )
 from harness.measure.pool import Executor
 from harness.results import RunMeta
+from harness.results.lock import unlock_run
 
 #: Where the cells can run (``inline`` is ``jobs=0``: this process, no isolation).
 EXECUTORS = ("local", "dask")
@@ -334,7 +335,8 @@ class Session:
         rejected = self.meta.resumes[-1]["rows_rejected"]
         if rejected:
             self.notes.append(
-                f"{self._flag('repair')}: {rejected} unreadable line(s) moved to "
+                f"{self._flag('repair')}: {rejected} unreadable or duplicate line(s) "
+                f"moved to "
                 f"{self.run_dir / res.REJECTED_FILE}"
             )
         if o.executor == "dask":
@@ -436,9 +438,17 @@ class Session:
         )
 
     def close(self, *, cancel: bool = False) -> None:
-        """Shut the executor down (idempotent: the runner shuts it down too)."""
+        """Shut the executor down (idempotent: the runner shuts it down too) and
+        give the run directory's lock up."""
         if self.executor is not None:
             self.executor.shutdown(cancel=cancel)
+        self.release()
+
+    def release(self) -> None:
+        """Give up the run directory's writer lock, taken when the run was opened
+        (idempotent); the caller's report, if any, comes first."""
+        if self.run_dir is not None:
+            unlock_run(self.run_dir)
 
 
 def _default(value: Any, default: Any) -> Any:

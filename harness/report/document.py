@@ -25,6 +25,7 @@ from harness.analysis import (
     load_runs,
 )
 from harness.analysis.aggregate import sig
+from harness.core.files import real_dir, write_atomic
 from harness.report.comparison import comparison_table
 from harness.report.findings import compare_findings, findings
 from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
@@ -38,6 +39,8 @@ from harness.report.tables import (
     markdown_table,
     text_table,
 )
+from harness.results import META_FILE, ResultsError
+from harness.results.lock import lock_run
 
 HOW_TO_READ = (
     "An instance is one (config, dataset, board). Its status is the worst over its "
@@ -95,7 +98,6 @@ class _Section:
     figures: list[Any] = field(default_factory=list)  # plots.Plot
 
 
-
 def write_report(
     run_dirs: Sequence[Path | str | Run],
     out_dir: Path | str | None = None,
@@ -129,8 +131,33 @@ def write_report(
             raise ReportError("several runs: name an output directory (--out DIR)")
         out_dir = runs[0].path
     out = Path(out_dir)
+    # Another process writing this run (its own report comes at its end) keeps it.
     try:
-        (out / "plots").mkdir(parents=True, exist_ok=True)
+        lock = lock_run(out) if (out / META_FILE).is_file() else None
+    except ResultsError as err:
+        raise ReportError(str(err)) from None
+    try:
+        return _write(runs, out, plots, say, extras)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _write(
+    runs: list[Run],
+    out: Path,
+    plots,
+    say: Callable[[str], None],
+    extras: Sequence[str],
+) -> Path:
+    """The report of ``runs`` into ``out`` (see write_report)."""
+    # The index pages go first and come back last: an interrupted report leaves
+    # none (not an old one over half-new plots), and no half-written file.
+    for name in ("report.md", "report.html"):
+        if (out / name).is_symlink() or (out / name).exists():
+            (out / name).unlink()
+    try:
+        real_dir(out / "plots")
     except OSError as err:
         raise ReportError(f"{out}: cannot create ({err.strerror})") from None
     colors = plots.style_map(
@@ -170,9 +197,9 @@ def write_report(
         if len(runs) == 1
         else f"Benchmark comparison of {len(runs)} runs"
     )
-    (out / "report.md").write_text(_markdown(title, sections), encoding="utf-8")
+    write_atomic(out / "report.md", _markdown(title, sections))
     html_path = out / "report.html"
-    html_path.write_text(_html(title, sections, out), encoding="utf-8")
+    write_atomic(html_path, _html(title, sections, out))
     return html_path
 
 

@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+from harness.core.files import real_dir, write_atomic  # noqa: E402
 from harness.core.registries import load_entry_points, registry, seal  # noqa: E402
 from harness.results import ANSWERED  # noqa: E402
 
@@ -144,7 +145,7 @@ def make_plots(
     types written beside each PNG); stale files of plots skipped this time are
     removed so the folder matches the report. ``progress`` hears (plots drawn,
     plots in all) after each."""
-    plot_dir.mkdir(parents=True, exist_ok=True)
+    real_dir(plot_dir)
     answered = inst[inst["status"].isin(ANSWERED)] if len(inst) else inst
     solvable = (
         answered[answered["solvable"].astype(bool) & answered["optimal_length"].notna()]
@@ -182,14 +183,20 @@ def save_figure(fig: plt.Figure, path: Path, formats: Sequence[str] = ()) -> Pat
     """Write ``fig`` to ``path``; a PNG also gets a file of each of ``formats``
     ("pdf", "pgf") beside it (same stem). Closes the figure."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    real_dir(path.parent)
     extras = [f for f in formats if f != "png"] if path.suffix == ".png" else ()
-    for target in (path, *(path.with_suffix(f".{f}") for f in extras)):
-        if target.suffix == ".pgf":
-            fig.savefig(target, backend="pgf", bbox_inches="tight")
-        else:
-            fig.savefig(target, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        for target in (path, *(path.with_suffix(f".{f}") for f in extras)):
+            # whole or not at all: an interrupted report leaves no truncated image
+            if target.suffix == ".pgf":
+                write_atomic(target, lambda fh: fig.savefig(
+                    fh, format="pgf", backend="pgf", bbox_inches="tight"))  # fmt: skip
+            else:
+                fmt = target.suffix[1:]
+                write_atomic(target, lambda fh, f=fmt: fig.savefig(
+                    fh, format=f, dpi=DPI, bbox_inches="tight"))  # fmt: skip
+    finally:
+        plt.close(fig)
     return path
 
 

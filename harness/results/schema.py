@@ -162,3 +162,19 @@ def stopped_early(rows: Iterable[dict[str, str]]) -> bool:
 def row_key(config: str, dataset: str, instance: str, measure: str, repeat: int):
     """The identity of a stored row: a resumed run never writes a key twice."""
     return (config, dataset, instance, measure, int(repeat))
+
+
+#: rows.csv columns by type (COLUMNS gives their order); the rest are text.
+INT_COLUMNS = (
+    "optimal_length", "repeat", "path_length", "expanded", "generated",
+    "max_frontier", "iterations", "peak_bytes", "peak_rss_bytes", "h_start",
+    "peak_rss_delta_bytes", "worker", "cpu", "repeats_taken", "loops",
+)  # fmt: skip
+FLOAT_COLUMNS = (
+    "seconds", "cpu_seconds", "raw_seconds", "raw_cpu_seconds", "ref_seconds",
+    "ref_cpu_seconds", "first_seconds", "first_cpu_seconds",
+)  # fmt: skip
+BOOL_COLUMNS = ("solvable", "is_optimal")
+#: How a boolean field may be spelled (lower case), and what it means.
+BOOL_TOKENS = {"true": True, "1": True, "false": False, "0": False, "": None,
+               "<na>": None, "nan": None, "none": None}  # fmt: skip

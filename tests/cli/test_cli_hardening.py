@@ -130,7 +130,7 @@ def test_resume_with_a_malformed_middle_row_is_a_user_error_then_repairable(tmp_
         "--no-report",
     )  # fmt: skip
     assert fixed.returncode == 0, fixed.stderr
-    assert "1 unreadable line(s) moved" in fixed.stderr
+    assert "1 unreadable or duplicate line(s) moved" in fixed.stderr
     assert (run_dir / res.REJECTED_FILE).read_text() == broken
     keys = [
         (r["instance"], r["measure"], r["repeat"]) for r in res.read_row_dicts(run_dir)
