@@ -9,6 +9,7 @@ meet (as ``harness run`` does in :mod:`harness.cli.run`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,11 @@ def run(
         finished = finish(session.run_dir, report=report)
     finally:
         session.release()
+    if finished.report_problem:
+        warnings.warn(
+            f"no report written for {session.run_dir}: {finished.report_problem}",
+            stacklevel=2,
+        )
     frame = finished.run.stored
     frame.attrs["run_dir"] = str(session.run_dir)
     return frame

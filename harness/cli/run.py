@@ -223,7 +223,7 @@ def run_command(
     compiles and builds them, and other jobs on the cores stretch it (about 6 min
     at a load average of 4-9)."""
     from harness import results as res
-    from harness.api import finish, write_report_if_available
+    from harness.api import finish
     from harness.measure import runner
     from harness.measure.meta import advice
     from harness.measure.plan import DEFAULT_ADAPTIVE
@@ -308,10 +308,16 @@ def run_command(
     progress = progress_bar.make_progress(quiet)
     try:
         outcome = session.run(progress)
-    except (runner.RunError, ExecutorError) as err:  # e.g. a cluster's workers
-        say(f"stopped: {err}")
-        say(f"resume with: harness run --resume {run_dir.name} --out {out}")
-        raise fail(str(err)) from None
+    except (runner.RunError, ExecutorError) as err:  # before the first cell
+        to_stderr(f"error: {err}")
+        to_stderr(f"resume with: harness run --resume {run_dir.name} --out {out}")
+        raise typer.Exit(2) from None
+    except runner.RunStopped as stop:  # a full disk, a lost cluster, a bug
+        to_stderr(f"stopped: {stop.reason}")
+        to_stderr(f"{stop.done} of {stop.total} cells stored in {run_dir}")
+        to_stderr(f"resume with: harness run --resume {run_dir.name} --out {out}")
+        typer.echo(str(run_dir))
+        raise typer.Exit(1) from None
     except runner.RunInterrupted as stop:
         to_stderr(f"interrupted: {stop.done} of {stop.total} cells stored in {run_dir}")
         to_stderr(f"resume with: harness run --resume {run_dir.name} --out {out}")
@@ -326,15 +332,9 @@ def run_command(
         _print_summary(finished.run)
     except Exception as err:
         raise _after_measuring("the summary", err, run_dir) from None
-    if not no_report:
-        problem = write_report_if_available(finished.run, progress=say)
-        if problem:  # said even with --quiet: the run's files are incomplete
-            to_stderr(f"note: no report written ({problem}); the rows are safe in "
-                      f"{run_dir}: `harness report {run_dir}` rebuilds it")  # fmt: skip
-            from harness.core.requirements import requirement_problems
-
-            for cause in requirement_problems():
-                to_stderr(f"likely cause: {cause}")
+    if not no_report and not _report(finished.run, meta, say):
+        typer.echo(str(run_dir))
+        raise typer.Exit(1)
     if not quiet:
         for note in later:
             say(f"note: {note}")
@@ -357,6 +357,39 @@ def _after_measuring(what: str, err: Exception, run_dir: Path) -> typer.Exit:
     for problem in requirement_problems():
         to_stderr(f"likely cause: {problem}")
     return typer.Exit(1)
+
+
+def _report(run: Any, meta: Any, progress) -> bool:
+    """Write the report of ``run`` (loaded; ``progress`` hears what it writes); on
+    failure (a full disk, a moved dependency, Ctrl-C) say so on stderr, even with
+    --quiet, with the command that writes it later; note it in meta.json (the
+    run's RunMeta); return False."""
+    from harness import results as res
+    from harness.core.requirements import requirement_problems
+    from harness.measure.runner import failure_text
+
+    run_dir = Path(run.path)
+    try:
+        from harness.report import write_report
+
+        write_report([run], run_dir, progress=progress)
+        return True
+    except KeyboardInterrupt:
+        why = "interrupted"
+    except Exception as err:
+        why = failure_text(err)
+    meta.report_error = why
+    try:
+        res.write_meta(run_dir, meta)
+    except OSError:
+        pass
+    to_stderr(f"note: no report written ({why}); the rows are safe in {run_dir}: "
+              f"`harness report {run_dir}` rebuilds it")  # fmt: skip
+    if why == "interrupted":
+        raise typer.Exit(130)
+    for cause in requirement_problems():
+        to_stderr(f"likely cause: {cause}")
+    return False
 
 
 def _executor_warnings(executor, meta) -> list[str]:

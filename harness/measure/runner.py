@@ -52,7 +52,7 @@ from harness.measure.plan import (
     slow_setups,
     stored_configs,
 )
-from harness.measure.pool import Executor, InlineExecutor, LocalPool
+from harness.measure.pool import Executor, ExecutorError, InlineExecutor, LocalPool
 from harness.measure.rows import (
     FAILURES,
     build_rows,
@@ -77,6 +77,18 @@ class RunInterrupted(Exception):
     def __init__(self, run_dir: Path, done: int, total: int) -> None:
         super().__init__(f"interrupted after {done} of {total} cells")
         self.run_dir, self.done, self.total = run_dir, done, total
+
+
+class RunStopped(Exception):
+    """A failure stopped the run (a full disk, a lost cluster, a bug): finished
+    rows are stored and the run can be resumed; ``reason`` is one line naming
+    the file or the cause."""
+
+    def __init__(self, run_dir: Path, done: int, total: int, reason: str) -> None:
+        super().__init__(
+            f"{reason}; {done} of {total} cells stored in {run_dir} (resume it)"
+        )
+        self.run_dir, self.done, self.total, self.reason = run_dir, done, total, reason
 
 
 # -------------------------------------------------------------------- plan
@@ -280,29 +292,32 @@ def execute(
             return None
         return backlog.eta(model, time.monotonic(), workers)
 
-    if skipped:
-        res.append_rows(run_dir, skipped)
-    res.write_meta(run_dir, meta)
-    executor.set_run_dir(run_dir)
-    executor.set_pin(plan.pin)  # a cluster: pin as plan.pin says
-    note_executor(meta, executor)
-    res.write_meta(run_dir, meta)
-    progress.start(total, done, failures)
-    last_meta, meta_every = 0.0, META_EVERY
+    # Until this session ends cleanly it counts as interrupted: a session stopped
+    # by a full disk may not be able to write meta.json again, nor one killed.
+    meta.interrupted = True
     lost_seen = 0
-    last_eta = -math.inf
-
-    def update_eta() -> None:
-        nonlocal last_eta
-        left = seconds_left()
-        if left is not None:
-            progress.estimate(left)
-        last_eta = time.monotonic()  # (a None costs a pass over the cells too)
-
-    if progress.shows_estimate:  # (a resume can know every config already)
-        update_eta()
-    clock = PhaseClock(workers)
     try:
+        if skipped:
+            res.append_rows(run_dir, skipped)
+        res.write_meta(run_dir, meta)
+        executor.set_run_dir(run_dir)
+        executor.set_pin(plan.pin)  # a cluster: pin as plan.pin says
+        note_executor(meta, executor)
+        res.write_meta(run_dir, meta)
+        progress.start(total, done, failures)
+        last_meta, meta_every = 0.0, META_EVERY
+        last_eta = -math.inf
+
+        def update_eta() -> None:
+            nonlocal last_eta
+            left = seconds_left()
+            if left is not None:
+                progress.estimate(left)
+            last_eta = time.monotonic()  # (a None costs a pass over the cells too)
+
+        if progress.shows_estimate:  # (a resume can know every config already)
+            update_eta()
+        clock = PhaseClock(workers)
         for event in executor.events():
             if isinstance(event, TaskStarted):
                 backlog.start(event.task.id, clock.started())
@@ -366,26 +381,57 @@ def execute(
             progress.stop()
             note_lost_batches(meta, executor, lost_seen)
             meta.interrupted = True
-            res.write_meta(run_dir, meta)
+            try:
+                res.write_meta(run_dir, meta)
+            except OSError:
+                pass  # it already says interrupted
         finally:
             signal.signal(signal.SIGINT, previous)
         raise RunInterrupted(run_dir, done, total) from None
+    except Exception as err:  # storage, the executor, or a bug: stop, resumable
+        executor.shutdown(cancel=True)
+        progress.stop()
+        note_lost_batches(meta, executor, lost_seen)
+        raise _stopped(run_dir, meta, done, total, err) from err
     except BaseException:
         executor.shutdown(cancel=True)
         progress.stop()
-        if note_lost_batches(meta, executor, lost_seen) > lost_seen:
-            res.write_meta(run_dir, meta)
         raise
-    executor.shutdown()
-    progress.stop()
-    note_lost_batches(meta, executor, lost_seen)
-    meta.phases = clock.summary()
-    meta.finished_utc = res.utc_now()
-    meta.load_average_end = res.load_average()
-    meta.interrupted = False
-    meta.complete = True
-    res.write_meta(run_dir, meta)
+    try:
+        executor.shutdown()
+        progress.stop()
+        note_lost_batches(meta, executor, lost_seen)
+        meta.phases = clock.summary()
+        meta.finished_utc = res.utc_now()
+        meta.load_average_end = res.load_average()
+        meta.interrupted = False
+        meta.stopped_by = None
+        meta.complete = True
+        res.write_meta(run_dir, meta)
+    except Exception as err:
+        meta.complete = False
+        raise _stopped(run_dir, meta, done, total, err) from err
     return Outcome(run_dir, meta, total, done, failures)
+
+
+def failure_text(err: BaseException) -> str:
+    """One line on what stopped a run, naming the file for a storage error."""
+    if isinstance(err, OSError) and err.strerror:
+        return f"{err.filename}: {err.strerror}" if err.filename else err.strerror
+    if isinstance(err, RunError | ExecutorError | res.ResultsError):
+        return str(err)
+    return f"{type(err).__name__}: {err}"
+
+
+def _stopped(run_dir, meta, done: int, total: int, err: BaseException) -> RunStopped:
+    """Record why the session stopped, if meta.json can still be written."""
+    meta.interrupted = True
+    meta.stopped_by = failure_text(err)
+    try:
+        res.write_meta(run_dir, meta)
+    except OSError:
+        pass  # meta.json already says interrupted (see execute)
+    return RunStopped(run_dir, done, total, failure_text(err))
 
 
 def _worker_seconds(event: TaskResult) -> float:

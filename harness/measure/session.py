@@ -312,6 +312,10 @@ class Session:
                 raise self._error(str(err)) from None
             if isinstance(err, RunError):
                 raise self._error(str(err)) from None
+            if isinstance(err, OSError):  # e.g. a full disk at the first meta.json
+                from harness.measure.runner import failure_text
+
+                raise RunError(failure_text(err)) from None
             raise
 
     def _error(self, message: str) -> RunError:

@@ -159,7 +159,7 @@ def _write(
     try:
         real_dir(out / "plots")
     except OSError as err:
-        raise ReportError(f"{out}: cannot create ({err.strerror})") from None
+        raise ReportError(f"{err.filename or out}: {err.strerror}") from None
     colors = plots.style_map(
         sorted({c for r in runs for c in r.rows["config"].unique()})
     )

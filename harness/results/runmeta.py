@@ -19,7 +19,7 @@ from harness.results.schema import SCHEMA_VERSION
 _OPTIONAL = (
     "experiment", "reused", "not_reused", "executors", "hosts", "workers",
     "placement", "lost_batches", "phases", "load_average_end", "merged_from",
-    "prefer",
+    "prefer", "stopped_by", "report_error",
 )  # fmt: skip
 
 
@@ -66,6 +66,10 @@ class RunMeta:
     #: ``harness merge``: the runs merged and which won an overlap
     merged_from: list[dict[str, Any]] | None = None
     prefer: str | None = None
+    #: why the last session stopped early (a full disk, a lost cluster, a bug)
+    stopped_by: str | None = None
+    #: why the run's report was not written (``harness report RUN`` writes it)
+    report_error: str | None = None
     #: keys this version does not know, kept as read
     extra: dict[str, Any] = field(default_factory=dict)
 
