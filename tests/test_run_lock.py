@@ -221,3 +221,33 @@ def test_merge_refuses_unreadable_rows_and_says_a_source_has_none(run_dir, tmp_p
         f"line {len(lines) + 1}",
     )
     assert not (tmp_path / "m2").exists()
+
+
+@pytest.mark.parametrize(
+    "edit, said",
+    [
+        ({"datasets": [1]}, '"datasets" is [1], expected an object of objects'),
+        ({"solvers": None}, '"solvers" is null, expected an object of objects'),
+        ({"options": {"datasets": [1]}}, '"options.datasets" is [1], expected a list'),
+    ],
+)
+def test_a_hand_edited_meta_json_of_wrong_types_is_one_line(
+    run_dir, stored_run, edit, said
+):
+    """Was `internal error: AttributeError` on report, compare, merge and resume."""
+    path = run_dir / res.META_FILE
+    meta = json.loads(path.read_text())
+    for key, value in edit.items():
+        meta[key] = value if key != "options" else meta[key] | value
+    path.write_text(json.dumps(meta))
+    out = str(run_dir.parent)
+    for args in (
+        ("report", str(run_dir), "--format", "table"),
+        ("compare", str(run_dir), str(run_dir)),
+        ("merge", str(run_dir), str(stored_run), "--out", out + "/m"),
+        ("run", "--resume", run_dir.name, "--out", out, "-q"),
+    ):
+        got = cli(*args)
+        assert got.exit_code == 2, (args, got.output)
+        assert f"{path}: {said}" in got.output, (args, got.output)
+        assert "internal error" not in got.output

@@ -159,7 +159,71 @@ def read_meta(run_dir: Path | str) -> dict[str, Any]:
             f"(it reads versions {', '.join(map(str, READABLE_VERSIONS))}); use the "
             "harness version that wrote it"
         )
+    problem = meta_problem(meta)
+    if problem:
+        raise ResultsError(f"{path}: {problem} (edited by hand?)")
     return meta
+
+
+#: The type of each meta.json entry the readers use, where present: "object",
+#: "object of objects", "list", "list of objects", "list of text", "text",
+#: "text or null", "bool", "number or null", "whole number".
+META_TYPES = {
+    "run_id": "text", "started_utc": "text", "finished_utc": "text or null",
+    "git": "object", "packages": "object", "timer": "object", "phases": "object",
+    "options": "object", "datasets": "object of objects",
+    "solvers": "object of objects", "hosts": "object of objects",
+    "workers": "object of objects", "placement": "object",
+    "setup": "list of objects", "resumes": "list of objects",
+    "executors": "list of objects", "merged_from": "list of objects",
+    "lost_batches": "list of objects", "warnings": "list of text",
+    "interrupted": "bool", "complete": "bool",
+}  # fmt: skip
+OPTION_TYPES = {
+    "solvers": "list of text", "datasets": "list of text", "plugins": "list of text",
+    "configs": "list", "pairs": "list or null", "repeats": "whole number",
+    "warmup": "whole number", "order_seed": "whole number or null",
+    "timeout": "number or null", "setup_timeout": "number or null",
+    "memory_limit_mb": "number or null", "adaptive": "number or null",
+    "timeout_by_config": "object", "jobs_by_session": "list",
+}  # fmt: skip
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind.endswith(" or null"):
+        return value is None or _is(value, kind.removesuffix(" or null"))
+    if kind == "object of objects":
+        values = value.values() if isinstance(value, dict) else [None]
+        return all(isinstance(v, dict) for v in values)
+    if kind.startswith("list of "):
+        item = {"objects": dict, "text": str}[kind.removeprefix("list of ")]
+        return isinstance(value, list) and all(isinstance(v, item) for v in value)
+    if kind == "whole number":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    types = {"object": dict, "list": list, "text": str, "bool": bool}
+    return isinstance(value, types[kind])
+
+
+def meta_problem(meta: dict[str, Any]) -> str | None:
+    """The first entry of a meta.json whose type is not the one the harness
+    writes (None: all are), e.g. ``"solvers" is null, expected an object``."""
+    options = meta.get("options")
+    checks = [("", meta, META_TYPES)]
+    if isinstance(options, dict):
+        checks.append(("options.", options, OPTION_TYPES))
+    for where, scope, table in checks:
+        for key, kind in table.items():
+            if key in scope and not _is(scope[key], kind):
+                shown = json.dumps(scope[key], default=str)
+                shown = shown if len(shown) <= 40 else shown[:37] + "..."
+                return f'"{where}{key}" is {shown}, expected {_article(kind)}'
+    return None
+
+
+def _article(kind: str) -> str:
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 def schema_gaps(meta: dict[str, Any]) -> list[str]:
