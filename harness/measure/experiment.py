@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.defaults import MAX_MIN_SAMPLE_SECONDS as MAX_SAMPLE
 from harness.core.names import did_you_mean
+from harness.measure.plan import MAX_REPEATS, option_problem
 
 if TYPE_CHECKING:
     from harness.results import RunMeta
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
     "name": ((str,), "a string"),
     "description": ((str,), "a string"),
-    "repeats": ((int,), "a whole number >= 1"),
+    "repeats": ((int,), f"a whole number from 1 to {MAX_REPEATS:,}"),
     "timeout": ((int, float), "a positive number of seconds"),
     "memory_limit_mb": ((int,), "a whole number of MB (0: no limit)"),
     "memory": ((bool,), "true or false (the untimed memory pass)"),
@@ -159,16 +160,17 @@ def load(path: Path | str) -> Experiment:
         ):
             raise fail(key, None, f"{key} = {value!r}: must be {words}")
         bad = (
-            (key == "repeats" and value < 1)
-            or (key in ("timeout", "setup_timeout") and not value > 0)
-            or (key == "min_sample_seconds" and not 0 <= value <= MAX_SAMPLE)
-            or (key in ("memory_limit_mb", "jobs") and value < 0)
+            (key == "min_sample_seconds" and not 0 <= value <= MAX_SAMPLE)
             or (key == "executor" and value not in EXECUTORS)
             or (key == "scheduler" and (not value.strip() or " " in value.strip()))
             or (key == "plugins" and not all(isinstance(p, str) for p in value))
         )
         if bad:
             raise fail(key, None, f"{key} = {value!r}: must be {words}")
+        # the ranges the command line checks, said of this file and line
+        problem = option_problem(key, value)
+        if problem:
+            raise fail(key, None, f"{key} = {value!r}: {problem}")
         exp.options[key] = value
     _check_executor(exp.options, fail)
     if "plugins" in exp.options:

@@ -5,6 +5,7 @@ estimate, before any worker starts)."""
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,56 @@ MAX_SECONDS = 86_400.0
 
 
 MAX_MEMORY_LIMIT_MB = 1_048_576
+#: Upper bound of --repeats and --warmup: every pass of every cell is planned up
+#: front (a billion repeats grew the parent to 1 GB in 15 s, silently); pyperf
+#: takes 20 values by default and 60 when rigorous, so 1,000 leaves room.
+MAX_REPEATS = 1_000
+MAX_WARMUP = 100
+#: Worker processes per core this process may use, at most: beyond one per core
+#: workers wait for a core (their wall times with them), and each takes ~70 MB.
+MAX_JOBS_PER_CORE = 4
+
+
+def core_count() -> int:
+    """Cores this process may run on (affinity), else the CPU count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def option_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` is out of range for the run option ``name`` (repeats, warmup,
+    timeout, setup_timeout, memory_limit_mb, jobs; None: it is in range). One
+    place for the command line, the API and experiment files."""
+    if name in ("repeats", "warmup", "jobs", "memory_limit_mb") and (
+        isinstance(value, bool) or not isinstance(value, int)
+    ):
+        return "must be a whole number"
+    if name == "repeats" and not 1 <= value <= MAX_REPEATS:
+        return f"must be a whole number from 1 to {MAX_REPEATS:,}"
+    if name == "warmup" and not 0 <= value <= MAX_WARMUP:
+        return f"must be a whole number from 0 to {MAX_WARMUP:,}"
+    if name in ("timeout", "setup_timeout") and not 0 < value <= MAX_SECONDS:
+        return f"must be more than 0 and at most {MAX_SECONDS:,.0f} seconds (a day)"
+    if name == "memory_limit_mb" and not 0 <= value <= MAX_MEMORY_LIMIT_MB:
+        return f"must be 0 (no limit) to {MAX_MEMORY_LIMIT_MB:,} MB"
+    cores = core_count()
+    if name == "jobs" and not 0 <= value <= MAX_JOBS_PER_CORE * cores:
+        return (
+            f"must be 0 to {MAX_JOBS_PER_CORE * cores} here ({MAX_JOBS_PER_CORE} per "
+            f"core of the {cores} this process may use): more workers only wait "
+            "for a core, and each takes ~70 MB"
+        )
+    return None
+
+
+def check_option(flag: str, value: Any) -> None:
+    """RunError ``--flag VALUE: must be ...`` when ``value`` is out of range."""
+    problem = option_problem(flag.removeprefix("--").replace("-", "_"), value)
+    if problem:
+        shown = f"{value:g}" if isinstance(value, float) else value
+        raise RunError(f"{flag} {shown}: {problem}")
 
 
 MAX_MIN_SAMPLE_SECONDS = defaults.MAX_MIN_SAMPLE_SECONDS
@@ -244,10 +295,8 @@ def make_plan(
 ) -> Plan:
     """Resolve names into a :class:`Plan`; RunError (one line) on bad input.
     ``order_seed`` None: a fresh one, recorded in meta.json."""
-    if repeats < 1:
-        raise RunError(f"--repeats {repeats}: must be at least 1")
-    if warmup < 0:
-        raise RunError(f"--warmup {warmup}: must be 0 or more")
+    check_option("--repeats", repeats)
+    check_option("--warmup", warmup)
     if not 0 <= adaptive < 1:  # also refuses nan
         raise RunError(f"adaptive tolerance {adaptive}: must be 0 (off) to under 1")
     if not 0 <= min_sample_seconds <= MAX_MIN_SAMPLE_SECONDS:  # also refuses nan
@@ -256,13 +305,12 @@ def make_plan(
             f"sample) to {MAX_MIN_SAMPLE_SECONDS:g} seconds"
         )
     if timeout is not None:
-        _check_seconds("--timeout", timeout)
-    _check_seconds("--setup-timeout", setup_timeout)
-    if memory_limit_mb is not None and not 0 <= memory_limit_mb <= MAX_MEMORY_LIMIT_MB:
-        raise RunError(
-            f"--memory-limit {memory_limit_mb}: must be 0 (no limit) to "
-            f"{MAX_MEMORY_LIMIT_MB:,} MB"
-        )
+        check_option("--timeout", timeout)
+    check_option("--setup-timeout", setup_timeout)
+    if memory_limit_mb is not None:
+        problem = option_problem("memory_limit_mb", memory_limit_mb)
+        if problem:
+            raise RunError(f"--memory-limit {memory_limit_mb}: {problem}")
     if memory_limit_mb == 0:
         memory_limit_mb = None  # 0 means no limit
     plugin_targets = resolve_plugins(plugins)
@@ -288,14 +336,6 @@ def make_plan(
     if use_oracle:
         plan.oracle_optima = oracle_optima(plan.datasets)
     return plan
-
-
-def _check_seconds(option: str, value: float) -> None:
-    if not 0 < value <= MAX_SECONDS:  # also refuses nan and inf
-        raise RunError(
-            f"{option} {value:g}: must be more than 0 and at most "
-            f"{MAX_SECONDS:,.0f} seconds (a day)"
-        )
 
 
 def oracle_optima(datasets: Iterable[Dataset]) -> dict[tuple[str, str], int]:

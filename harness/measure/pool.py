@@ -167,6 +167,17 @@ class LocalPool:
         self.workers: dict[str, dict[str, Any]] = {}  # results say local-N
         self.lost_batches: list[dict[str, Any]] = []  # a local cell is never lost
 
+    def warnings(self) -> list[str]:
+        """More workers than cores: they share cores (said before the work)."""
+        cores = len(available_cores())
+        if self.jobs <= cores:
+            return []
+        return [
+            f"--jobs {self.jobs} on {cores} cores: workers share cores, so a "
+            "solve's wall time includes waiting for one (its CPU time less so); "
+            f"use at most --jobs {cores} for times you will compare"
+        ]
+
     # ---- Executor interface
 
     def set_run_dir(self, run_dir: Path) -> None:

@@ -231,7 +231,10 @@ def execute(
     for cell in cells:
         key = (cell.config.label, cell.dataset.name, cell.instance.id)
         have = stored_passes(key)
-        todo = tuple(p for p in passes if (p.measure, p.repeat) not in have)
+        # (one tuple shared by every fresh cell: passes are planned up front)
+        todo = tuple(p for p in passes if (p.measure, p.repeat) not in have) if (
+            have
+        ) else passes
         if not any(p.measure == "time" for p in todo):
             todo = tuple(p for p in todo if p.measure != "warmup")  # nothing to warm
         optimum = plan.optimum(cell.dataset, cell.instance)

@@ -132,6 +132,7 @@ class CostModel:
     _common: float = 0.0
     _fitted: bool = False
     _unfitted: int = 0  # cells observed since the last refit
+    _depths: dict[tuple[str, str, bool], list[float]] = field(default_factory=dict)
     _floor: float = 0.0  # the floor as of the last refit
     _memo: dict[tuple, float] = field(default_factory=dict)
 
@@ -141,9 +142,12 @@ class CostModel:
         """Record that ``job`` took ``seconds`` (wall, set-up excluded)."""
         per_pass = max(seconds, 1e-4) / max(job.passes, 1)
         first = job.key not in self._samples
-        self._samples.setdefault(job.key, []).append(
-            (float(self._depth(job)), math.log(per_pass))
-        )
+        x = float(self._depth(job))
+        self._samples.setdefault(job.key, []).append((x, math.log(per_pass)))
+        depths = self._depths.setdefault(job.key, [])
+        i = bisect.bisect_left(depths, x)
+        if i == len(depths) or depths[i] != x:
+            depths.insert(i, x)
         bisect.insort(self._costs, per_pass)
         self._unfitted += 1
         if first or self._unfitted >= REFIT_SHARE * len(self._costs):
@@ -192,8 +196,15 @@ class CostModel:
 
     def known_depths(self, key: tuple[str, str, bool]) -> list[float]:
         """The depths a group was observed at, ascending."""
-        self._refit()
-        return [x for x, _ in self._curves.get(key, ())]
+        return list(self._depths.get(key, ()))
+
+    def gap(self, key: tuple[str, str, bool], depth: float) -> float:
+        """Moves of depth from ``depth`` to the nearest one the group was
+        observed at (inf: none)."""
+        depths = self._depths.get(key, ())
+        i = bisect.bisect_left(depths, depth)
+        near = depths[max(i - 1, 0) : i + 1]
+        return min((abs(depth - d) for d in near), default=math.inf)
 
     # ---- estimating
 
@@ -266,9 +277,10 @@ def priority(model: CostModel, job: Job, running: Iterable[Job]) -> float:
     if not model.measured(job.key):
         return model.cost(job) + (0.0 if busy else FIRST_OF_GROUP)
     if job.depth is not None:
-        known = model.known_depths(job.key)
-        known += [j.depth for j in busy if j.depth is not None]
-        gap = min(abs(job.depth - d) for d in known) if known else math.inf
+        gap = model.gap(job.key, job.depth)
+        for j in busy:
+            if j.depth is not None:
+                gap = min(gap, abs(job.depth - j.depth))
         if gap >= EXPLORE_GAP:
             return EXPLORE + min(gap, 1e6)
     return model.cost(job)

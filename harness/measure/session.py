@@ -34,6 +34,7 @@ from harness.measure.plan import (
     Plan,
     RunError,
     make_plan,
+    option_problem,
     plan_cells,
     resolve_datasets,
 )
@@ -185,6 +186,10 @@ class Session:
             raise RunError(
                 f"{self._flag('scheduler')} needs {self._flag('executor')} dask"
             )
+        if o.jobs is not None:
+            problem = option_problem("jobs", o.jobs)
+            if problem:
+                raise RunError(f"{self._flag('jobs')} {o.jobs}: {problem}")
         return o
 
     def _merge_experiment(self, o: RunOptions) -> RunOptions:

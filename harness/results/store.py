@@ -266,11 +266,20 @@ def _one_line(text: str) -> str:
 def _cell(value: Any) -> str:
     if value is None:
         return ""
-    if isinstance(value, bool):
+    kind = type(value)
+    if kind is str:  # the common case first: a row is written per cell
+        if len(value) <= MAX_TEXT and "\n" not in value and "\r" not in value:
+            return value
+        return _one_line(value)
+    if kind is bool:
         return "True" if value else "False"
-    if isinstance(value, float):
+    if kind is int:
+        return str(value)
+    if kind is float:
         return repr(value)
-    return _one_line(str(value))
+    if isinstance(value, float):  # e.g. numpy's float64
+        return repr(float(value))
+    return _cell(str(value))
 
 
 def format_rows(rows: Iterable[ResultRow]) -> str:

@@ -76,7 +76,7 @@ datasets = ["8-mini", "8-seeds"]
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nrepeat = 3\n',
          "line 3: unknown key 'repeat'"),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\n\nrepeats = 0\n',
-         "line 4: repeats = 0: must be a whole number >= 1"),
+         "line 4: repeats = 0: must be a whole number from 1 to 1,000"),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\ntimeout = "10"\n',
          "line 3: timeout = '10': must be a positive number"),
         ('datasets = ["8-seeds"]\nsolvers = ["bfz"]\n',
