@@ -93,6 +93,27 @@ def run_command(
             "harness starts a local Dask cluster of --jobs workers.",
         ),
     ] = None,
+    tls_ca: Annotated[
+        Path | None,
+        typer.Option(
+            "--tls-ca",
+            help="With --scheduler tls://...: the cluster's CA certificate (PEM). "
+            "Without the --tls options, Dask's configuration (distributed.comm.tls) "
+            "is used.",
+        ),
+    ] = None,
+    tls_cert: Annotated[
+        Path | None,
+        typer.Option("--tls-cert", help="This client's certificate (PEM)."),
+    ] = None,
+    tls_key: Annotated[
+        Path | None,
+        typer.Option(
+            "--tls-key",
+            help="This client's private key (PEM; omit if the certificate file "
+            "holds it).",
+        ),
+    ] = None,
     out: Annotated[
         Path, typer.Option(help="Folder for run directories.")
     ] = defaults.RESULTS_DIR,
@@ -252,6 +273,7 @@ def run_command(
         jobs=jobs,
         executor=typed("executor", executor),
         scheduler=scheduler,
+        tls=(tls_ca, tls_cert, tls_key) if tls_ca or tls_cert or tls_key else None,
         out=out,
         resume=resume,
         repair=repair,
@@ -302,9 +324,11 @@ def run_command(
 
     for problem in requirement_problems():  # said before the cells, not after
         say(f"warning: {problem}; the summary and report may fail to import")
-    for warning in meta.warnings + _executor_warnings(chosen, meta):
+    before = meta.warnings + _executor_warnings(chosen, meta)
+    for warning in before:
         if warning not in later:
-            say(f"warning: {warning}")
+            # who can run code on the cluster is said even with --quiet
+            (to_stderr if "plain tcp" in warning else say)(f"warning: {warning}")
     progress = progress_bar.make_progress(quiet)
     try:
         outcome = session.run(progress)
@@ -336,6 +360,9 @@ def run_command(
         typer.echo(str(run_dir))
         raise typer.Exit(1)
     if not quiet:
+        for warning in outcome.meta.warnings:  # learnt during the run
+            if warning not in before and warning not in later:
+                say(f"warning: {warning}")
         for note in later:
             say(f"note: {note}")
     typer.echo(str(run_dir))

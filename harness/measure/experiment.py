@@ -54,7 +54,10 @@ OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
     ),
     "jobs": ((int,), "a whole number of worker processes >= 0"),
     "executor": ((str,), 'one of "local", "inline" or "dask"'),
-    "scheduler": ((str,), 'a Dask scheduler address such as "tcp://HOST:8786"'),
+    "scheduler": ((str,), 'a Dask scheduler address such as "tls://HOST:8786"'),
+    "tls_ca": ((str,), "the path of the cluster's CA certificate (PEM)"),
+    "tls_cert": ((str,), "the path of the client's certificate (PEM)"),
+    "tls_key": ((str,), "the path of the client's private key (PEM)"),
     "plugins": ((list,), "a list of module names or .py paths"),
 }
 GRID_KEYS = ("solvers", "heuristics", "configs", "datasets")
@@ -167,12 +170,24 @@ def load(path: Path | str) -> Experiment:
         )
         if bad:
             raise fail(key, None, f"{key} = {value!r}: must be {words}")
+        if key == "scheduler":
+            from harness.measure.dask_pool.address import AddressError, parse_address
+
+            try:
+                parse_address(value)
+            except AddressError as err:
+                raise fail(key, None, f"{key} = {value!r}: {err.reason}") from None
         # the ranges the command line checks, said of this file and line
         problem = option_problem(key, value)
         if problem:
             raise fail(key, None, f"{key} = {value!r}: {problem}")
         exp.options[key] = value
     _check_executor(exp.options, fail)
+    for key in ("tls_ca", "tls_cert", "tls_key"):  # relative to the file
+        if key in exp.options:
+            exp.options[key] = str((path.parent / exp.options[key]).resolve())
+            if not Path(exp.options[key]).is_file():
+                raise fail(key, None, f"{key}: no such file {exp.options[key]}")
     if "plugins" in exp.options:
         exp.options["plugins"] = [
             str((path.parent / p).resolve())
@@ -221,6 +236,9 @@ def _check_executor(options: dict[str, Any], fail) -> None:
         raise fail(
             "executor", None, 'executor = "inline" runs in-process: jobs must be 0'
         )
+    tls = [k for k in ("tls_ca", "tls_cert", "tls_key") if k in options]
+    if tls and not str(options.get("scheduler", "")).startswith("tls://"):
+        raise fail(tls[0], None, f"{tls[0]} needs scheduler = \"tls://HOST:PORT\"")
     if "scheduler" in options and executor != "dask":
         raise fail(
             "scheduler", None,
@@ -249,6 +267,8 @@ def run_arguments(exp: Experiment) -> dict[str, Any]:
     same = ("repeats", "timeout", "memory_limit_mb", "setup_timeout", "jobs",
             "plugins", "scheduler", "min_sample_seconds")  # fmt: skip
     out |= {key: o[key] for key in same if key in o}
+    if any(k in o for k in ("tls_ca", "tls_cert", "tls_key")):
+        out["tls"] = (o.get("tls_ca"), o.get("tls_cert"), o.get("tls_key"))
     if "memory" in o:
         out["memory_pass"] = o["memory"]
     if "gc" in o:

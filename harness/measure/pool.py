@@ -95,6 +95,9 @@ class Executor(Protocol):
     def warnings(self) -> list[str]:
         """What the user should know about where the cells run (one line each)."""
 
+    def notes(self) -> list[str]:
+        """meta.json warnings learnt while the cells ran (one line each)."""
+
 
 # ------------------------------------------------------------ local pool
 
@@ -189,7 +192,7 @@ class LocalPool:
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "slots": self.jobs}
 
-    def warnings(self) -> list[str]:
+    def notes(self) -> list[str]:
         return []
 
     def prioritize(
@@ -527,6 +530,9 @@ class InlineExecutor:
         return {"kind": "inline", "slots": 0}
 
     def warnings(self) -> list[str]:
+        return []
+
+    def notes(self) -> list[str]:
         return []
 
     def events(self) -> Iterator[Event]:

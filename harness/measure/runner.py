@@ -165,12 +165,31 @@ def make_executor(jobs: int, run_dir: Path, *, pin: bool = True) -> Executor:
 
 
 def make_dask_executor(
-    scheduler: str | None = None, jobs: int | None = None, plugins: Sequence[str] = ()
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    plugins: Sequence[str] = (),
+    *,
+    tls: tuple[str | None, str | None, str | None] | None = None,
+    security: Any = None,
 ):
     """A :class:`~harness.measure.dask_pool.DaskExecutor` on the cluster at
     ``scheduler``, or on a LocalCluster of ``jobs`` workers (default: one per core).
+    ``tls``: the client's (CA, certificate, key) files for a ``tls://`` scheduler;
+    ``security``: a ``distributed.Security`` instead (default: Dask's config).
     Imports Dask only now; RunError (one line) if it is missing or unreachable, or
     a worker lacks an external program of ``plugins``."""
+    from harness.measure.dask_pool import address as where
+
+    files = where.TLSFiles(*(str(p) if p is not None else None for p in tls or ()))
+    if scheduler is None and (files or security is not None):
+        raise RunError("--tls-ca/--tls-cert/--tls-key need --scheduler tls://HOST:PORT")
+    if scheduler is not None:
+        try:
+            security = where.security_for(
+                where.parse_address(scheduler), files, security
+            )
+        except (where.AddressError, ImportError) as err:
+            raise RunError(str(err)) from None
     if jobs is not None and jobs < 1:
         raise RunError(f"--jobs {jobs}: the dask executor needs at least 1 worker")
     if jobs is not None and scheduler is not None:
@@ -181,7 +200,9 @@ def make_dask_executor(
     from harness.measure import dask_pool
 
     try:
-        return dask_pool.DaskExecutor(scheduler, jobs=jobs, plugins=plugins)
+        return dask_pool.DaskExecutor(
+            scheduler, jobs=jobs, plugins=plugins, security=security
+        )
     except (dask_pool.DaskUnavailable, dask_pool.DaskSetupError) as err:
         raise RunError(str(err)) from None
 
@@ -404,6 +425,9 @@ def execute(
         executor.shutdown()
         progress.stop()
         note_lost_batches(meta, executor, lost_seen)
+        for line in executor.notes():  # e.g. cells a late worker ran unpinned
+            if line not in meta.warnings:
+                meta.warnings.append(line)
         meta.phases = clock.summary()
         meta.finished_utc = res.utc_now()
         meta.load_average_end = res.load_average()

@@ -73,6 +73,9 @@ class RunOptions:
     jobs: int | None = None  # 0: inline, in this process
     executor: str | None = None  # "local" or "dask"
     scheduler: str | None = None  # a Dask scheduler (with executor "dask")
+    #: the client's (CA, certificate, key) files for a ``tls://`` scheduler
+    tls: tuple[str | Path | None, str | Path | None, str | Path | None] | None = None
+    security: Any = None  # a distributed.Security instead of ``tls``
     out: Path | str | None = None
     resume: str | None = None  # a stored run's id (or path) to complete
     repair: bool = False  # with resume: quarantine unreadable rows
@@ -95,6 +98,7 @@ CLI_SPELLING = {
     "order_seed": "--order-seed", "adaptive": "--adaptive/--no-adaptive",
     "min_sample_seconds": "--min-sample-time",
     "jobs": "--jobs", "executor": "--executor", "scheduler": "--scheduler",
+    "tls": "--tls-ca/--tls-cert/--tls-key", "security": "security",
     "out": "--out", "resume": "--resume", "repair": "--repair", "reuse": "--reuse",
     "dry_run": "--dry-run", "config": "--config",
 }  # fmt: skip
@@ -186,6 +190,11 @@ class Session:
             raise RunError(
                 f"{self._flag('scheduler')} needs {self._flag('executor')} dask"
             )
+        if (o.tls is not None or o.security is not None) and o.scheduler is None:
+            given = "tls" if o.tls is not None else "security"
+            raise RunError(
+                f"{self._flag(given)} needs {self._flag('scheduler')} tls://HOST:PORT"
+            )
         if o.jobs is not None:
             problem = option_problem("jobs", o.jobs)
             if problem:
@@ -208,6 +217,7 @@ class Session:
         self.experiment = exp
         from_file = run_arguments(exp)
         file_scheduler = from_file.pop("scheduler", None)
+        file_tls = from_file.pop("tls", None)
         merged = replace(
             o, **{k: v for k, v in from_file.items() if getattr(o, k) is None}
         )
@@ -221,6 +231,8 @@ class Session:
         ):
             merged.scheduler = file_scheduler
             self._scheduler_from_file = True
+            if o.tls is None and o.security is None:  # the file's, with its own
+                merged.tls = file_tls
         return merged
 
     # ---- the plan
@@ -383,7 +395,9 @@ class Session:
         from harness.measure.runner import make_dask_executor
 
         o = self.options
-        return make_dask_executor(o.scheduler, o.jobs, self.plan.plugins)
+        return make_dask_executor(
+            o.scheduler, o.jobs, self.plan.plugins, tls=o.tls, security=o.security
+        )
 
     def _local_executor(self) -> Executor:
         from harness.measure.runner import make_executor

@@ -90,7 +90,7 @@ def test_config_errors_are_one_line(tmp_path) -> None:
         "(known: solvers, heuristics, "
         "configs, datasets, name, description, repeats, timeout, memory_limit_mb, "
         "memory, gc, setup_timeout, min_sample_seconds, jobs, executor, scheduler, "
-            "plugins, [[grid]])"
+        "tls_ca, tls_cert, tls_key, plugins, [[grid]])"
     )
     both = invoke("--config", exp, "--solvers", "bfs")
     assert both.exit_code == 2 and "drop --solvers" in both.output
@@ -131,7 +131,7 @@ def test_config_file_chooses_the_dask_scheduler(tmp_path, monkeypatch) -> None:
     assert bad.exit_code == 2, bad.output
     lines = bad.output.strip().splitlines()
     assert len(lines) == 1
-    where = f"{exp}: line 6: scheduler = 'tcp://127.0.0.1:9': cannot reach a scheduler"
+    where = f"{exp}: line 6: scheduler = 'tcp://127.0.0.1:9': cannot connect"
     assert lines[0].startswith(f"error: {where}"), lines
     assert not out.exists()
     with pytest.raises(RunError) as err:
@@ -141,7 +141,7 @@ def test_config_file_chooses_the_dask_scheduler(tmp_path, monkeypatch) -> None:
     # --scheduler typed on the command line wins, and its error is its own
     typed = invoke("--config", exp, "--out", out, "--scheduler", "tcp://127.0.0.1:7")
     assert typed.exit_code == 2
-    assert "error: --scheduler tcp://127.0.0.1:7: cannot reach" in typed.output
+    assert "error: --scheduler tcp://127.0.0.1:7: cannot connect" in typed.output
 
 
 def test_python_api_runs_an_experiment_file(tmp_path) -> None:

@@ -91,7 +91,7 @@ def test_unreachable_scheduler_is_a_one_line_error(tmp_path: Path, monkeypatch) 
               "tcp://127.0.0.1:9"],
     )  # fmt: skip
     assert result.exit_code == 2, result.output
-    assert "--scheduler tcp://127.0.0.1:9: cannot reach a scheduler" in result.output
+    assert "--scheduler tcp://127.0.0.1:9: cannot connect" in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 

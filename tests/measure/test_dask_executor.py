@@ -90,10 +90,14 @@ def _dask_cli() -> str:
 
 
 @contextlib.contextmanager
-def real_cluster(where: Path):
-    """A scheduler and two single-threaded workers, started as a user would; on
-    exit every process of theirs (measuring processes included) is stopped, and
+def real_cluster(where: Path, workers: int = 2, tls: tuple[str, ...] | None = None):
+    """A scheduler and ``workers`` single-threaded workers, started as a user
+    would (``tls``: (CA, certificate, key) files, for every endpoint); on exit
+    every process of theirs (measuring processes included) is stopped, and
     ``family`` holds them all for the caller to check."""
+    secure = [] if tls is None else [
+        "--tls-ca-file", tls[0], "--tls-cert", tls[1], "--tls-key", tls[2]
+    ]  # fmt: skip
     sched_file = where / "scheduler.json"
     log = open(where / "cluster.log", "ab")
     env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}
@@ -120,18 +124,23 @@ def real_cluster(where: Path):
 
     try:
         start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-              "--scheduler-file", str(sched_file))  # fmt: skip
+              "--scheduler-file", str(sched_file), *secure,
+              *(["--protocol", "tls"] if tls else []))  # fmt: skip
         deadline = time.monotonic() + 60
         while not sched_file.exists():
             assert time.monotonic() < deadline, (where / "cluster.log").read_text()
             time.sleep(0.1)
         address = json.loads(sched_file.read_text())["address"]
-        for i in range(2):
+        for i in range(workers):
             start("worker", address, "--nthreads", "1", "--name", f"w{i}",
                   "--no-dashboard", "--memory-limit", "2GB",
-                  "--local-directory", str(where / f"w{i}"))  # fmt: skip
-        with distributed.Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=60)
+                  "--local-directory", str(where / f"w{i}"), *secure)  # fmt: skip
+        security = None if tls is None else distributed.Security(
+            tls_ca_file=tls[0], tls_client_cert=tls[1], tls_client_key=tls[2],
+            require_encryption=True,
+        )  # fmt: skip
+        with distributed.Client(address, timeout="60s", security=security) as client:
+            client.wait_for_workers(workers, timeout=60)
         yield address, procs, family
     finally:
         for p in procs:

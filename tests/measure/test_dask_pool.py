@@ -231,3 +231,18 @@ def test_the_code_fingerprint_covers_the_harness_and_the_solvers() -> None:
                  "harness/puzzle.py", "solvers/ida_star.py"):  # fmt: skip
         assert files[name].is_file(), name
     assert len(dask_pool.code_fingerprint()) == 64
+
+
+def test_a_worker_restarted_under_its_old_name_keeps_its_cores():
+    """A nanny's replacement comes back at a new address: it measured unpinned
+    (216 of 552 rows had no cpu) with the plan made before (issue 24, item 7)."""
+    workers = {
+        "tcp://a:1": _worker("a", "w0", [0, 1]),
+        "tcp://a:2": _worker("a", "w1", [0, 1]),
+    }
+    plan = dask_pool.by_name_too(dask_pool.core_plan(workers), workers)
+    restarted = {"address": "tcp://a:3", "host": "a", "name": "w1"}
+    assert dask_pool.cores_for(plan, restarted) == (1,)
+    assert dask_pool.cores_for(plan, {"address": "tcp://a:1"}) == (0,)
+    stranger = {"address": "tcp://a:4", "host": "a", "name": "w7"}
+    assert dask_pool.cores_for(plan, stranger) == ()  # said in meta.json instead

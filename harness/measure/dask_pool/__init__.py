@@ -40,7 +40,8 @@ The package: :mod:`~harness.measure.dask_pool.payloads` (what travels),
 :mod:`~harness.measure.dask_pool.worker_side` (the Dask task),
 :mod:`~harness.measure.dask_pool.client` (the executor),
 :mod:`~harness.measure.dask_pool.batching` (cells into batches),
-:mod:`~harness.measure.dask_pool.environment` (environment and pinning); their
+:mod:`~harness.measure.dask_pool.environment` (environment and pinning),
+:mod:`~harness.measure.dask_pool.address` (scheduler addresses and TLS); their
 public names are re-exported here.
 
 This package is imported by the client only when ``--executor dask`` is chosen, and
@@ -69,8 +70,10 @@ from harness.measure.dask_pool.client import (
 from harness.measure.dask_pool.environment import (
     NANNY_ENV,
     RESOURCE,
+    by_name_too,
     client_environ,
     core_plan,
+    cores_for,
     measuring_env,
     restore_environ,
 )
@@ -109,11 +112,13 @@ __all__ = [
     "START_ACK_SECONDS",
     "UNSTARTED_REQUEUES",
     "batch_cells",
+    "by_name_too",
     "check_programs",
     "client_environ",
     "code_files",
     "code_fingerprint",
     "core_plan",
+    "cores_for",
     "host_info",
     "import_distributed",
     "lost_entry",

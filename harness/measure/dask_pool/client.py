@@ -10,10 +10,17 @@ import math
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.measure.dask_pool.address import (
+    AddressError,
+    parse_address,
+    plain_warning,
+    probe,
+)
 from harness.measure.dask_pool.batching import (
     BATCHES_PER_SLOT,
     DEFAULT_MAX_BATCH,
@@ -23,6 +30,7 @@ from harness.measure.dask_pool.batching import (
 )
 from harness.measure.dask_pool.environment import (
     RESOURCE,
+    by_name_too,
     client_environ,
     core_plan,
     restore_environ,
@@ -50,6 +58,10 @@ LOST_BATCH_RETRIES = 1
 UNSTARTED_REQUEUES = 3
 #: Seconds to reach a scheduler (and for it to have a worker) before giving up.
 CONNECT_TIMEOUT = 30.0
+#: Seconds between two looks at the cluster while no batch finishes, and how long
+#: the run waits with no worker connected before it stops (resumable).
+WATCH_SECONDS = 2.0
+NO_WORKERS_SECONDS = 60.0
 #: Dask settings for the LocalCluster we start. ``allowed-failures`` 0: a task whose
 #: worker died fails at once (KilledWorker) instead of being re-run by Dask; we
 #: decide. ``worker-saturation`` 1.0: a worker gets its next batch when it finishes
@@ -70,6 +82,14 @@ SCHEDULER_CONFIG = {
     "distributed.admin.system-monitor.gil.enabled": False,
     "distributed.worker.memory.monitor-interval": "1s",
 }
+
+
+class _Submitted:
+    """Where the loop adds a batch it submitted (``_submit`` has already put it
+    in ``_futures``, which ``_finished`` waits on)."""
+
+    def add(self, future: Any) -> None:
+        pass
 
 
 class DaskUnavailable(ImportError):
@@ -112,6 +132,7 @@ class DaskExecutor:
         max_batch: int = DEFAULT_MAX_BATCH,
         connect_timeout: float | None = None,
         plugins: Sequence[str] = (),
+        security: Any = None,
     ) -> None:
         distributed = import_distributed()
         import dask
@@ -144,9 +165,11 @@ class DaskExecutor:
         self._next_batch = 0
         self.workers: dict[str, dict[str, Any]] = {}  # address -> worker info
         self.lost_batches: list[dict[str, Any]] = []
+        self.unpinned: dict[str, int] = {}  # worker -> cells measured unpinned
         self.log_path: str | None = None
         self.batches = 0
         self.programs = program_needs(plugins)
+        self._plain: str | None = None  # plain tcp to another machine
         self._program_warnings: list[str] = []
         try:
             if scheduler is None:
@@ -173,16 +196,22 @@ class DaskExecutor:
                     restore_environ(self.environ)
                 self._client = distributed.Client(self._cluster)
             else:
+                where = parse_address(scheduler)
+                self._plain = plain_warning(where)
+                probe(where)  # nothing listening: said now, not after the timeout
                 self._client = distributed.Client(
-                    scheduler, timeout=f"{connect_timeout}s"
+                    str(where), timeout=f"{connect_timeout}s", security=security
                 )
                 self._client.wait_for_workers(1, timeout=connect_timeout)
+        except AddressError as err:
+            self.shutdown(cancel=True)
+            raise DaskSetupError(str(err)) from None
         except (OSError, TimeoutError) as err:
             self.shutdown(cancel=True)
             where = scheduler or "a LocalCluster"
             raise DaskSetupError(
                 f"--scheduler {where}: cannot reach a scheduler with workers "
-                f"({type(err).__name__}: {err})"
+                f"({type(err).__name__}: {err})".replace(": )", ")")
             ) from None
         except BaseException:
             self.shutdown(cancel=True)
@@ -296,6 +325,7 @@ class DaskExecutor:
                     f"(or --resources {RESOURCE}={cores})"
                 )
         out += self._program_warnings
+        out += [self._plain] if self._plain else []
         models = {w["cpu_model"] for w in self.workers.values()}
         if len(models) > 1:
             out.append(
@@ -333,22 +363,22 @@ class DaskExecutor:
         self._by_id[task.id] = task
 
     def events(self) -> Iterator[Event]:
-        import distributed
-
         sources = _plugin_sources(self._tasks)
         batch_size = batch_cells(len(self._tasks), self.jobs, self.max_batch)
         pending = self._tasks
         self._tasks = []
-        completed = distributed.as_completed()
+        completed = _Submitted()
         for chunk in self._batches(pending, batch_size):
             completed.add(self._submit(chunk, sources))
-        for future in completed:
+        for future in self._finished():
             _, batch, losses = self._futures.pop(future.key)
             priority = self._priorities.pop(batch.id, 0)
             try:
                 result: BatchResult = future.result()
             except Exception as err:  # the Dask worker died under the batch
                 future.release()
+                if self._client.status != "running":  # or the scheduler did
+                    raise self._scheduler_lost(err) from None
                 yield from self._lost(batch, losses, err, completed, sources, priority)
                 continue
             future.release()
@@ -358,6 +388,9 @@ class DaskExecutor:
                 self.workers[result.worker["address"]] = result.worker
                 self.cores = core_plan(self.workers, bool(self.resources))
             for cell in result.cells:
+                if self.pin and self.cores and cell.cpu is None:
+                    where = result.worker["address"]
+                    self.unpinned[where] = self.unpinned.get(where, 0) + 1
                 task = self._by_id.pop(cell.task_id)
                 yield TaskStarted(task, 0)
                 yield TaskResult(
@@ -380,6 +413,51 @@ class DaskExecutor:
                     size = min(size, math.ceil(len(rest) / idle))
                 for chunk in self._batches(rest, size):
                     completed.add(self._submit(chunk, sources, priority=priority))
+
+    def _finished(self) -> Iterator[Any]:
+        """The submitted batches' futures as they finish. ExecutorError when the
+        scheduler is lost, or when no worker has been connected for
+        NO_WORKERS_SECONDS (every worker died: the run waited silently forever)."""
+        import distributed
+
+        alone_since: float | None = None
+        while self._futures:
+            futures = [f for f, _, _ in self._futures.values()]
+            try:
+                done = distributed.wait(
+                    futures, timeout=WATCH_SECONDS, return_when="FIRST_COMPLETED"
+                ).done
+            except TimeoutError:
+                done = set()
+            except Exception as err:  # futures cancelled: the scheduler went away
+                raise self._scheduler_lost(err) from None
+            if done:
+                alone_since = None
+                yield from done
+                continue
+            if self._client.status != "running":
+                raise self._scheduler_lost(None)
+            try:
+                workers = self._client.scheduler_info(n_workers=-1)["workers"]
+            except Exception as err:
+                raise self._scheduler_lost(err) from None
+            if workers:
+                alone_since = None
+                continue
+            now = time.monotonic()
+            alone_since = alone_since or now
+            if now - alone_since >= NO_WORKERS_SECONDS:
+                where = self.scheduler or "the LocalCluster"
+                raise ExecutorError(
+                    f"no Dask worker connected to {where} for {NO_WORKERS_SECONDS:g} "
+                    f"s (every worker died or left; {len(self._by_id)} cells not "
+                    "measured): start workers, then resume"
+                )
+
+    def _scheduler_lost(self, err: BaseException | None) -> ExecutorError:
+        where = self.scheduler or "the LocalCluster's scheduler"
+        why = f" ({type(err).__name__})" if err is not None else ""
+        return ExecutorError(f"lost the Dask scheduler {where}{why}")
 
     def _batches(self, tasks: Sequence[Task], size: int) -> list[list[Task]]:
         return plan_batches(tasks, size, self.jobs, self._priority)
@@ -404,7 +482,7 @@ class DaskExecutor:
             self.log_path,
             self._programs_for(tasks),
             self.environ,
-            self.cores if self.pin else None,
+            self._batch_cores() if self.pin else None,
             self.topic,
         )
         self._next_batch += 1
@@ -421,6 +499,18 @@ class DaskExecutor:
         self._futures[future.key] = (future, batch, losses)
         self._priorities[batch.id] = -batch.id if priority is None else priority
         return future
+
+    def _batch_cores(self) -> dict[Any, tuple[int, ...]]:
+        return by_name_too(self.cores, self.workers)
+
+    def notes(self) -> list[str]:
+        """meta.json warnings learnt during the run: cells a worker measured
+        unpinned although the run pins (a worker that joined late, unnamed)."""
+        return [
+            f"{n} cells measured unpinned on Dask worker {address} (it joined after "
+            "the cores were planned): their times may be noisier"
+            for address, n in sorted(self.unpinned.items())
+        ]
 
     def _known_workers(self) -> dict[str, dict[str, Any]]:
         """Workers seen so far, and the scheduler's word on those that joined

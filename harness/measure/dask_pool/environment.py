@@ -93,3 +93,24 @@ def core_plan(
         out[address] = tuple(cores[(first + j) % len(cores)] for j in range(slots))
         taken[(w.get("host", ""), cores)] = first + slots
     return out
+
+
+def by_name_too(
+    plan: dict[str, tuple[int, ...]], workers: dict[str, dict[str, Any]]
+) -> dict[Any, tuple[int, ...]]:
+    """The core plan by worker address and by (host, worker name): a worker its
+    nanny restarted comes back at a new address under its old name, and measured
+    unpinned (216 of 552 rows) with a plan made before it left."""
+    out: dict[Any, tuple[int, ...]] = dict(plan)
+    for address, cores in plan.items():
+        w = workers.get(address, {})
+        out[("name", w.get("host"), str(w.get("name")))] = cores
+    return out
+
+
+def cores_for(plan: dict[Any, tuple[int, ...]], info: dict[str, Any]) -> tuple:
+    """The cores of the Dask worker ``info`` (worker_info) in ``plan`` (by
+    address, else by host and name); () when it has none."""
+    return plan.get(info.get("address", "")) or plan.get(
+        ("name", info.get("host"), str(info.get("name"))), ()
+    )

@@ -34,9 +34,10 @@ class Batch:
     programs: tuple[tuple[str, str, str], ...] = ()
     #: the client's values of the nanny-set variables (None: unset), see NANNY_ENV
     environ: dict[str, str | None] = field(default_factory=dict)
-    #: Dask worker address -> the cores its measuring processes are pinned to
+    #: Dask worker address (or ("name", host, worker name)) -> the cores its
+    #: measuring processes are pinned to
     #: (None: no pinning; a worker not named here runs unpinned)
-    cores: dict[str, tuple[int, ...]] | None = None
+    cores: dict[Any, tuple[int, ...]] | None = None
     #: Dask event topic the batch's start is logged under ("": none)
     topic: str = ""
 

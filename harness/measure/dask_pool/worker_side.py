@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.measure.dask_pool.environment import measuring_env
+from harness.measure.dask_pool.environment import cores_for, measuring_env
 from harness.measure.dask_pool.payloads import (
     Batch,
     BatchResult,
@@ -74,7 +74,7 @@ def _take_pool(info: dict[str, Any], batch: Batch) -> tuple[LocalPool, tuple]:
     this worker's that no other running batch of this worker uses (several
     threads per worker: one core each), or a new one."""
     env = measuring_env(batch.environ)
-    cores = (batch.cores or {}).get(info.get("address", ""), ())
+    cores = cores_for(batch.cores or {}, info)
     stale: list[LocalPool] = []
     with _POOLS_LOCK:
         core = None
