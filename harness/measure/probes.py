@@ -85,6 +85,39 @@ def session_leaders_of(parent: int) -> list[int]:
     return found
 
 
+def children_with_sessions() -> list[tuple[int, int]]:
+    """(pid, session id) of this process's children (Linux
+    ``/proc/self/task/*/children``); [] where that is not readable."""
+    found = []
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return []
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as fh:
+                pids = [int(p) for p in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+                    found.append((pid, int(f.read().rsplit(")", 1)[1].split()[3])))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def become_subreaper() -> bool:
+    """Linux: descendants orphaned below this process are reparented to it, not to
+    init (``PR_SET_CHILD_SUBREAPER``), so what a program's children leave in
+    sessions of their own (``setsid``) can still be found and ended. True if set."""
+    c = libc()
+    if c is None or not sys.platform.startswith("linux"):
+        return False
+    return c.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+
+
 def pin_to_core(cpu: int | None) -> int | None:
     """Pin this process to one core (Linux); the core, or None if not pinned."""
     if cpu is None or not hasattr(os, "sched_setaffinity"):

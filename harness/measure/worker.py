@@ -25,6 +25,7 @@ from multiprocessing import connection
 from typing import Any
 
 from harness.measure.probes import (
+    become_subreaper,
     die_with_parent,
     peak_rss_bytes,
     pin_to_core,
@@ -661,6 +662,10 @@ def worker_entry(
     # Ctrl-C reaches the whole process group; the parent alone decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent()
+    if become_subreaper():  # what programs' children leave after a setsid is ours
+        from harness.measure.external import process
+
+        process.SUBREAPER = True
     # stdout/stderr are the run's workers.log: solvers must not print, but plugins
     # might, and crash tracebacks (faulthandler) belong where a user can find them.
     faulthandler.enable(file=sys.stderr, all_threads=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -179,9 +180,22 @@ def test_missing_program_is_a_one_line_error(tmp_path):
     assert_one_line_error(harness("solvers", "--plugin", str(bad)), "batch")
 
 
+SETSID = """#!/bin/sh
+read board
+setsid sh -c 'echo $$ >> PIDS; exec sleep 300' </dev/null >/dev/null 2>&1 &
+echo
+"""
+
+
 @pytest.fixture(scope="module")
 def misbehaving(tmp_path_factory) -> dict[str, list[dict[str, str]]]:
-    """One run of every misbehaving program on 8-seeds; rows by config."""
+    """One run of every misbehaving program on 8-seeds; rows by config (and
+    ``"orphans"``: the pids the setsid program's children wrote)."""
+    folder = tmp_path_factory.mktemp("programs")
+    pids = folder / "pids"
+    setsid = folder / "setsid.sh"
+    setsid.write_text(SETSID.replace("PIDS", str(pids)))
+    setsid.chmod(0o755)
     programs = {
         "garbage": "sh -c 'read b; echo hello world'",
         "fails": "sh -c 'read b; echo oops >&2; exit 3'",
@@ -192,6 +206,11 @@ def misbehaving(tmp_path_factory) -> dict[str, list[dict[str, str]]]:
         "bsleep:batch,timeout=1": "sleep 60",
         "bcrash:batch": "sh -c 'read b; kill -SEGV $$'",
         "quits": "true",
+        # closes its output and sleeps on: the worker waited for its exit (131 s
+        # for 3 cells) and the row blamed the in-process alarm
+        "bclosed:batch,timeout=3": "sh -c 'exec 1>&-; sleep 60'",
+        # its child leaves the process group (setsid): 11 orphans were left
+        "setsids": str(setsid),
     }
     args = [arg for spec in programs.items() for arg in ("--exec", "=".join(spec))]
     rows = rows_of(
@@ -211,6 +230,7 @@ def misbehaving(tmp_path_factory) -> dict[str, list[dict[str, str]]]:
     out: dict[str, list[dict[str, str]]] = {}
     for row in rows:
         out.setdefault(row["config"], []).append(row)
+    out["orphans"] = [{"pid": p} for p in pids.read_text().split()]
     return out
 
 
@@ -244,6 +264,32 @@ def test_program_that_exits_without_reading_is_judged(misbehaving):
     # It prints nothing: the empty path, which does not reach the goal.
     assert {r["status"] for r in misbehaving["quits"]} == {"invalid"}
     assert "not at the goal" in misbehaving["quits"][0]["message"]
+
+
+def test_a_batch_program_that_closes_its_output_is_killed_not_waited_for(
+    misbehaving,
+):
+    rows = misbehaving["bclosed"]
+    assert {r["status"] for r in rows} == {"error"}
+    assert "closed its standard output without answering" in rows[0]["message"]
+    assert "in-process alarm" not in rows[0]["message"]
+
+
+def test_what_a_program_leaves_in_a_session_of_its_own_is_ended(misbehaving):
+    """The worker is its programs' subreaper: a child that called setsid is
+    reparented to it and killed after the pass (Linux)."""
+    orphans = [int(r["pid"]) for r in misbehaving["orphans"]]
+    assert len(orphans) >= 3  # one per board at least (and the start-up runs)
+    alive = []
+    for pid in orphans:
+        try:
+            os.kill(pid, 0)
+            alive.append(pid)
+        except ProcessLookupError:
+            pass
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)  # (leave nothing behind either way)
+    assert alive == []
 
 
 def test_parse_answer_and_exec_options():

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from harness.measure.external.programs import ExternalError, Program
 from harness.measure.probes import (
+    children_with_sessions,
     cpu_ns,
     libc_ptrace,
     on_trace_stop,
@@ -32,6 +33,9 @@ from harness.puzzle import Board, format_board
 MAX_OUTPUT_CHARS = 1_000_000
 #: After the program exits, how long to wait for its pipes to close (grandchildren).
 DRAIN_SECONDS = 0.2
+#: A batch program whose output closed has this long to exit (and say why) before
+#: it is killed: it can no longer answer.
+EOF_GRACE_SECONDS = 1.0
 _MOVES = re.compile(r"[udlrUDLR]*")
 
 
@@ -53,6 +57,41 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+#: Set by a measuring worker that made itself its programs' subreaper
+#: (harness.measure.worker): then leftovers in other sessions are ended.
+SUBREAPER = False
+#: pids of this process's live batch programs (never leftovers)
+_LIVE: set[int] = set()
+
+
+def end_leftovers() -> int:
+    """Kill and reap this process's children in sessions other than its own,
+    except live batch programs: what a program's children left running after a
+    ``setsid`` (the process-group kill misses them; as their subreaper, this
+    process inherits them when their parents die). Returns how many; 0 unless
+    SUBREAPER."""
+    if not SUBREAPER:
+        return 0
+    mine, ended = os.getsid(0), 0
+    for _ in range(16):  # each round may orphan a deeper generation
+        left = [p for p, sid in children_with_sessions()
+                if sid != mine and p not in _LIVE]  # fmt: skip
+        if not left:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in left:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        ended += len(left)
+    return ended
 
 
 def kill_group(pid: int) -> None:
@@ -157,6 +196,7 @@ def run_once(
             except OSError:
                 pass
     t1 = time.perf_counter_ns()
+    end_leftovers()  # (after the clock: those that left the group by setsid)
     if status != 0:
         raise ExternalError(_describe_exit(status, bytes(err)))
     if len(out) > MAX_OUTPUT_CHARS:
@@ -258,6 +298,7 @@ class BatchProcess:
         self.program = program
         self.memory_limit_mb = memory_limit_mb
         self.process = _spawn(program, memory_limit_mb)
+        _LIVE.add(self.process.pid)
         self._buf = bytearray()
         for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
             os.set_blocking(pipe.fileno(), False)
@@ -347,8 +388,13 @@ class BatchProcess:
                         if not chunk:
                             sel.unregister(key.fd)
                         continue
-                    if not chunk:  # EOF: the program is gone
-                        status = self._reap()
+                    if not chunk:  # EOF: it exited, or closed its output
+                        status = self._reap(min(max(left, 0.0), EOF_GRACE_SECONDS))
+                        if status is None:
+                            raise ExternalError(
+                                "closed its standard output without answering and "
+                                "kept running; program killed with its process group"
+                            )
                         raise ExternalError(
                             _describe_exit(status, bytes(self._err))
                             if status
@@ -362,17 +408,38 @@ class BatchProcess:
                             "without a newline"
                         )
 
-    def _reap(self) -> int:
+    def _reap(self, grace: float) -> int | None:
+        """The exit status once the program exits, within ``grace`` seconds; None
+        if it lives on (its output closed): then its group is killed. A wait
+        without a deadline blocked the worker as long as such a program slept."""
         try:
             self.process.stdin.close()
         except OSError:
             pass
-        try:
-            _, status, _ = os.wait4(self.process.pid, 0)
-        except ChildProcessError:
-            status = 0
-        self.process.returncode = os.waitstatus_to_exitcode(status)
-        kill_group(self.process.pid)
+        pid, end = self.process.pid, time.monotonic() + grace
+        status: int | None = None
+        while status is None:
+            try:
+                done, raw, _ = os.wait4(pid, os.WNOHANG)
+            except ChildProcessError:
+                done, raw = pid, 0
+            if done == pid:
+                status = raw
+            elif time.monotonic() >= end:
+                break
+            else:
+                time.sleep(0.01)
+        kill_group(pid)
+        if status is None:
+            try:
+                os.waitpid(pid, 0)  # it was sent SIGKILL
+            except ChildProcessError:
+                pass
+            self.process.returncode = -signal.SIGKILL
+        else:
+            self.process.returncode = os.waitstatus_to_exitcode(status)
+        _LIVE.discard(pid)
+        end_leftovers()
         return status
 
     def alive(self) -> bool:
@@ -396,5 +463,7 @@ class BatchProcess:
                 pipe.close()
             except OSError:
                 pass
+        _LIVE.discard(self.process.pid)
+        end_leftovers()
 
 
