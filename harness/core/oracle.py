@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from math import factorial
 from pathlib import Path
 
 import numpy as np
 
 from harness.core.cache import cache_dir
+from harness.core.files import write_atomic
 from harness.puzzle import Board, Grid, rank
 
 #: Largest number of cells the oracle accepts (9! = 362,880 ranks; 12! would be 479M).
@@ -156,12 +156,10 @@ def _write_cached(path: Path, dist: np.ndarray, goal: Board, grid: Grid) -> None
         "size": len(body),
         "sha256": hashlib.sha256(body).hexdigest(),
     }
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(json.dumps(meta).encode() + b"\n" + body)
-        os.replace(tmp, path)  # atomic: a concurrent reader sees old or new, never half
+    try:  # atomic: a concurrent reader sees old or new, never half
+        write_atomic(path, json.dumps(meta).encode() + b"\n" + body, sync=False)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        pass
 
 
 # ------------------------------------------------------------------ public API

@@ -326,6 +326,7 @@ def _cached_build(name: str) -> Dataset:
     from dataclasses import replace
 
     from harness.core.cache import cache_dir
+    from harness.core.files import write_atomic
     from harness.datasets.jsonl import dumps_dataset
 
     folder = cache_dir("datasets", _recipe_fingerprint())
@@ -338,12 +339,10 @@ def _cached_build(name: str) -> Dataset:
             pass  # damaged: rebuilt below
     ds = build(name)
     if cached is not None:
-        tmp = cached.with_suffix(f".tmp{os.getpid()}")
         try:
-            tmp.write_text(dumps_dataset(ds), encoding="utf-8")
-            os.replace(tmp, cached)
+            write_atomic(cached, dumps_dataset(ds), sync=False)
         except OSError:
-            tmp.unlink(missing_ok=True)
+            pass
     return ds
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from math import perm
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.cache import cache_dir
+from harness.core.files import write_atomic
 from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.puzzle import Board, Grid
 
@@ -280,17 +280,15 @@ def _write(path: Path, g: Grid, goal_cells, goal_blank, table, build: float,
     head = json.dumps(
         _header(g, goal_cells, goal_blank, len(table), digest, build, packed)
     )
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".bin")
+
+    def write(f) -> None:
+        f.write(head.encode() + b"\n")
+        f.write(memoryview(table))
+
+    try:  # readers never see half a file; group-readable as the umask allows
+        write_atomic(path, write, sync=False)
     except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(head.encode() + b"\n")
-            f.write(memoryview(table))
-        os.replace(tmp, path)  # readers never see half a file
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
+        pass
 
 
 def build_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None):

@@ -9,6 +9,8 @@ code. Admissibility is exhaustive on 3x3 (every board against the oracle) and on
 
 from __future__ import annotations
 
+import os
+
 import random
 from collections import deque
 from importlib.resources import files
@@ -196,6 +198,9 @@ def test_cache_round_trip_corruption_and_truncation(isolated_cache) -> None:
     assert info.source == "built"
     path = pdb._cache_file(G4, cells, 0)
     assert path is not None and path.exists()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # (mkstemp's 0600 was)
 
     pdb.clear_memory()
     again, info = pdb.load_table(G4, cells, 0)
