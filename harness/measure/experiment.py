@@ -282,9 +282,10 @@ def run_arguments(exp: Experiment) -> dict[str, Any]:
 
 def record(exp: Experiment, run_dir: Path, meta: RunMeta) -> None:
     """Copy the experiment file into the run directory; its sha256 in meta.json."""
+    from harness.core.files import write_atomic
     from harness.results import write_meta
 
-    (Path(run_dir) / "experiment.toml").write_text(exp.text, encoding="utf-8")
+    write_atomic(Path(run_dir) / "experiment.toml", exp.text)
     meta.experiment = {
         "file": "experiment.toml",
         "source": str(exp.path.resolve()),

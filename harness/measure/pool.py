@@ -279,7 +279,7 @@ class LocalPool:
             "from harness.measure.worker import worker_entry; "
             f"worker_entry({child_fd}, {slot.index}, {slot.started > 0}, {slot.cpu})"
         )
-        log = open(self._log_path, "ab") if self._log_path else subprocess.DEVNULL
+        log = _open_log(self._log_path) if self._log_path else subprocess.DEVNULL
         try:
             process = subprocess.Popen(
                 [sys.executable, "-c", code],
@@ -460,6 +460,15 @@ class LocalPool:
             self._kill(slot)
         slot.process, slot.conn = None, None
         slot.prepared = set()
+
+
+def _open_log(path: str):
+    """The workers' log for appending, never through a symlink (then: none)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.fdopen(os.open(path, flags, 0o666), "ab")
+    except OSError:
+        return subprocess.DEVNULL
 
 
 def available_cores() -> list[int]:
