@@ -58,7 +58,7 @@ from harness.measure.rows import (
     build_rows,
     skipped_rows,
 )
-from harness.measure.schedule import Backlog, CostModel, Job, priority
+from harness.measure.schedule import Backlog, CostModel, Job, Priorities
 from harness.measure.tasks import Task, TaskResult, TaskStarted
 from harness.results import RunMeta
 from harness.results.lock import lock_run, stale_text
@@ -300,10 +300,8 @@ def execute(
     for i in order:
         executor.submit(tasks[i])
     # cells of one job share a priority: a hand-off asks once per job
-    executor.prioritize(
-        lambda t: priority(model, cost_jobs[t.id], backlog.running_jobs()),
-        key=lambda t: cost_jobs[t.id],
-    )
+    ask = Priorities(model, backlog.running_jobs)
+    executor.prioritize(lambda t: ask(cost_jobs[t.id]), key=lambda t: cost_jobs[t.id])
     workers = max(executor.jobs, 1)
 
     said: dict[int, float] = {}  # the cost expected when each cell started

@@ -31,7 +31,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 #: Growth of cost per move of optimal depth before any config has two depths
@@ -131,6 +131,8 @@ class CostModel:
     _wide: dict[tuple[str, str, bool], float] = field(default_factory=dict)
     _common: float = 0.0
     _fitted: bool = False
+    #: changes whenever an estimate or a priority of a job may have changed
+    version: int = 0
     _unfitted: int = 0  # cells observed since the last refit
     _depths: dict[tuple[str, str, bool], list[float]] = field(default_factory=dict)
     _floor: float = 0.0  # the floor as of the last refit
@@ -148,11 +150,13 @@ class CostModel:
         i = bisect.bisect_left(depths, x)
         if i == len(depths) or depths[i] != x:
             depths.insert(i, x)
+            self.version += 1  # (a priority's exploration gap may change)
         bisect.insort(self._costs, per_pass)
         self._unfitted += 1
         if first or self._unfitted >= REFIT_SHARE * len(self._costs):
             self._fitted = False
             self._memo.clear()
+            self.version += 1
 
     def observe_all(self, samples: Iterable[tuple[Job, float]]) -> None:
         for job, seconds in samples:
@@ -189,6 +193,7 @@ class CostModel:
         ]
         self._common = max(_median(slopes), 0.0) if slopes else math.log(self.growth)
         self._fitted = True
+        self.version += 1
 
     def measured(self, key: tuple[str, str, bool]) -> bool:
         """Whether a cell of this (config, size, solvable) group was observed."""
@@ -284,6 +289,27 @@ def priority(model: CostModel, job: Job, running: Iterable[Job]) -> float:
         if gap >= EXPLORE_GAP:
             return EXPLORE + min(gap, 1e6)
     return model.cost(job)
+
+
+class Priorities:
+    """:func:`priority` for the pool, remembered per job while the model and the
+    job's group's running cells stay the same: most of a hand-off's classes are
+    then a dictionary look-up."""
+
+    def __init__(self, model: CostModel, running: Callable[[], Iterable[Job]]):
+        self.model, self.running = model, running
+        self._memo: dict[Job, tuple[int, float]] = {}
+
+    def __call__(self, job: Job) -> float:
+        busy = [j for j in self.running() if j.key == job.key]
+        if busy:
+            return priority(self.model, job, busy)
+        hit = self._memo.get(job)
+        if hit is not None and hit[0] == self.model.version:
+            return hit[1]
+        value = priority(self.model, job, ())
+        self._memo[job] = (self.model.version, value)
+        return value
 
 
 def eta(

@@ -14,6 +14,7 @@ from harness.measure.schedule import (
     Backlog,
     CostModel,
     Job,
+    Priorities,
     eta,
     priority,
 )
@@ -417,3 +418,22 @@ def test_equal_units_spread_as_one_by_one_to_the_least_loaded():
         for c in sorted((model.cost(j) for j in pending), reverse=True):
             heapq.heapreplace(heap, heap[0] + c)
         assert eta(model, pending, running, workers) == pytest.approx(max(heap))
+
+
+def test_remembered_priorities_are_the_priorities():
+    """Priorities (the pool's memo) answers as priority() does, as the model
+    learns and cells run, while asking the model far less."""
+    import random
+
+    rng = random.Random(3)
+    model = CostModel()
+    running: list[Job] = []
+    ask = Priorities(model, lambda: running)
+    jobs = [Job((c, "3x3", True), d, 2, 1e9) for c in TRUE for d in range(0, 32, 2)]
+    for step in range(600):
+        job = rng.choice(jobs)
+        if step % 3 == 0:
+            model.observe(job, TRUE[job.key[0]](job.depth) * 2)
+        running[:] = rng.sample(jobs, 2)
+        for j in rng.sample(jobs, 8):
+            assert ask(j) == priority(model, j, running)
