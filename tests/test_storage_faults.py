@@ -77,14 +77,15 @@ def test_a_full_disk_mid_run_names_the_file_and_the_resume(monkeypatch, tmp_path
 
 def test_a_file_size_limit_mid_run_is_a_resumable_stop(tmp_path):
     """The real thing: RLIMIT_FSIZE makes a write fail with EFBIG (Python ignores
-    SIGXFSZ). meta.json (~7 KB) fits; rows.csv (~22 KB) outgrows the limit."""
+    SIGXFSZ). meta.json (~7 KB) fits; rows.csv (3 cells x 40 rows, ~24 KB)
+    outgrows the limit."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (16_000, 16_000))
 
     proc = subprocess.run(
         [sys.executable, "-c", "from harness.cli import main; main()", "run",
-         "--solvers", "table", "--datasets", "8-mini", "--repeats", "3",
+         "--solvers", "table", "--datasets", "8-seeds", "--repeats", "40",
          "--no-adaptive", "--no-memory", "--jobs", "0", "-q", "--no-report",
          "--out", str(tmp_path)],
         capture_output=True, text=True, timeout=300, preexec_fn=limit,
@@ -105,15 +106,16 @@ def test_a_report_that_cannot_be_written_is_an_error_even_with_quiet(
     monkeypatch, tmp_path
 ):
     """Was exit 0 with no report, and with --quiet nothing printed at all."""
-    from harness.report import document
+    from harness.report import plots
 
-    full_disk_after(monkeypatch, document, "write_atomic", 1)
+    full_disk_after(monkeypatch, plots, "write_atomic", 1)  # the first plot
     got = cli(*RUN, "--out", str(tmp_path))
     assert got.exit_code == 1, got.output
     run_dir = only_run(tmp_path)
+    assert f"no report written: {run_dir / 'plots'}/" in got.output
     assert (
-        f"no report written: {run_dir / 'report.md'}: No space left on device; "
-        f"every cell is stored: write it with harness report {run_dir}"
+        ".png: No space left on device; every cell is stored: write it with "
+        f"harness report {run_dir}"
     ) in got.output
     assert not (run_dir / "report.md").exists()
     meta = res.read_meta(run_dir)
@@ -172,8 +174,12 @@ def test_files_are_group_readable_as_the_umask_allows(tmp_path):
     assert (tmp_path / "c").stat().st_mode & 0o777 == 0o600
 
 
-def test_report_and_rows_never_write_through_a_symlink(tmp_path):
+def test_report_and_rows_never_write_through_a_symlink(tmp_path, monkeypatch):
     """`harness report` overwrote the target of a report.md symlink."""
+    from harness.report import figures, plots
+
+    monkeypatch.setattr(plots, "make_plots", lambda *a, **k: [])  # (time)
+    monkeypatch.setattr(figures, "report_figures", lambda *a, **k: [])
     got = cli(*RUN, "--out", str(tmp_path), "--no-report")
     assert got.exit_code == 0, got.output
     run_dir = only_run(tmp_path)
