@@ -292,23 +292,26 @@ def priority(model: CostModel, job: Job, running: Iterable[Job]) -> float:
 
 
 class Priorities:
-    """:func:`priority` for the pool, remembered per job while the model and the
-    job's group's running cells stay the same: most of a hand-off's classes are
-    then a dictionary look-up."""
+    """:func:`priority` for the pool, remembered per job while the model stays the
+    same, for the jobs whose priority the running cells cannot change (their
+    group is measured and they are no exploration target): most of a hand-off's
+    classes are then a dictionary look-up."""
 
     def __init__(self, model: CostModel, running: Callable[[], Iterable[Job]]):
         self.model, self.running = model, running
         self._memo: dict[Job, tuple[int, float]] = {}
 
     def __call__(self, job: Job) -> float:
-        busy = [j for j in self.running() if j.key == job.key]
-        if busy:
-            return priority(self.model, job, busy)
+        model = self.model
         hit = self._memo.get(job)
-        if hit is not None and hit[0] == self.model.version:
+        if hit is not None and hit[0] == model.version:
             return hit[1]
-        value = priority(self.model, job, ())
-        self._memo[job] = (self.model.version, value)
+        value = priority(model, job, [j for j in self.running() if j.key == job.key])
+        # running cells only lower an exploration gap, which is already short
+        if model.measured(job.key) and (
+            job.depth is None or model.gap(job.key, job.depth) < EXPLORE_GAP
+        ):
+            self._memo[job] = (model.version, value)
         return value
 
 
