@@ -112,10 +112,10 @@ def test_a_report_that_cannot_be_written_is_an_error_even_with_quiet(
     got = cli(*RUN, "--out", str(tmp_path))
     assert got.exit_code == 1, got.output
     run_dir = only_run(tmp_path)
-    assert f"no report written: {run_dir / 'plots'}/" in got.output
+    assert f"note: no report written ({run_dir / 'plots'}/" in got.output
     assert (
-        ".png: No space left on device; every cell is stored: write it with "
-        f"harness report {run_dir}"
+        f".png: No space left on device); the rows are safe in {run_dir}: "
+        f"`harness report {run_dir}` rebuilds it"
     ) in got.output
     assert not (run_dir / "report.md").exists()
     meta = res.read_meta(run_dir)
@@ -136,7 +136,7 @@ def test_ctrl_c_while_the_report_is_written_leaves_no_report(monkeypatch, tmp_pa
     got = cli(*RUN, "--out", str(tmp_path))
     assert got.exit_code == 130, got.output
     run_dir = only_run(tmp_path)
-    assert "no report written: interrupted; every cell is stored" in got.output
+    assert "note: no report written (interrupted); the rows are safe" in got.output
     assert not (run_dir / "report.md").exists()
     assert not [p for p in (run_dir / "plots").iterdir()]  # no half-written PNG
     assert res.read_meta(run_dir)["report_error"] == "interrupted"
