@@ -38,6 +38,9 @@ class Handout:
     def __init__(self) -> None:
         self._priority: Priority | None = None
         self._key: ClassKey = _task_id
+        self._token: Callable[[], Hashable | None] | None = None
+        self._asked: dict[Hashable, float] = {}  # class -> priority, at _asked_at
+        self._asked_at: Hashable | None = None
         #: every block with tasks left, begun or free, in submission order
         self._blocks: dict[Hashable, deque[Task]] = {}
         #: free blocks: their signature, and per signature a heap of (seq, block)
@@ -55,10 +58,18 @@ class Handout:
             len(q) for q in self._queues.values()
         )
 
-    def prioritize(self, priority: Priority, key: ClassKey | None = None) -> None:
+    def prioritize(
+        self,
+        priority: Priority,
+        key: ClassKey | None = None,
+        token: Callable[[], Hashable | None] | None = None,
+    ) -> None:
         """From now on, hand out the free block of highest summed priority;
-        ``key``: tasks with equal keys have equal priority (default: none do)."""
-        self._priority, self._key = priority, key or _task_id
+        ``key``: tasks with equal keys have equal priority (default: none do);
+        ``token``: while it returns the same value (not None), the priorities
+        asked at the last hand-off still hold and are not asked again."""
+        self._priority, self._key, self._token = priority, key or _task_id, token
+        self._asked, self._asked_at = {}, None
         queued = [t for q in self._queues.values() for t in q]
         self._queues.clear()
         for task in queued:
@@ -154,7 +165,10 @@ class Handout:
         return heap[0]
 
     def _best_free(self, prepared: set) -> Hashable | None:
-        asked: dict[Hashable, float] = {}
+        now = self._token() if self._token is not None else None
+        if now is None or now != self._asked_at:
+            self._asked = {}
+        asked = self._asked
 
         def value(sig: tuple, seq: int) -> tuple[Any, ...]:
             total = 0.0
@@ -173,5 +187,7 @@ class Handout:
             v = (-seq,) if self._priority is None else value(sig, seq)
             if best_value is None or v > best_value:
                 best, best_value = block, v
+        if self._token is not None:
+            self._asked_at = self._token()
         return best
 

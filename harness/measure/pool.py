@@ -79,9 +79,11 @@ class Executor(Protocol):
         self,
         priority: Callable[[Task], float],
         key: Callable[[Task], Hashable] | None = None,
+        token: Callable[[], Hashable | None] | None = None,
     ) -> None:
         """From now on, hand out the pending task with the highest ``priority``;
-        ``key``: tasks with equal keys have equal priority (ask once per key)."""
+        ``key``: tasks with equal keys have equal priority (ask once per key);
+        ``token``: while it is the same, the last answers hold."""
 
     def set_run_dir(self, run_dir: Path) -> None:
         """The run directory, once it exists (where worker logs go)."""
@@ -199,11 +201,13 @@ class LocalPool:
         self,
         priority: Callable[[Task], float],
         key: Callable[[Task], Hashable] | None = None,
+        token: Callable[[], Hashable | None] | None = None,
     ) -> None:
         """From now on, hand out the pending block with the highest summed
         ``priority``; ``key``: tasks with equal keys have equal priority, so a
-        hand-off asks once per key (see :mod:`harness.measure.handout`)."""
-        self._handout.prioritize(priority, key)
+        hand-off asks once per key; ``token``: while it is the same, nothing is
+        asked again (see :mod:`harness.measure.handout`)."""
+        self._handout.prioritize(priority, key, token)
 
     def submit(self, task: Task) -> None:
         self._handout.add(task)
@@ -526,6 +530,7 @@ class InlineExecutor:
         self,
         priority: Callable[[Task], float],
         key: Callable[[Task], Hashable] | None = None,
+        token: Callable[[], Hashable | None] | None = None,
     ) -> None:
         """One task at a time, in submission order: nothing to reorder."""
 

@@ -301,7 +301,11 @@ def execute(
         executor.submit(tasks[i])
     # cells of one job share a priority: a hand-off asks once per job
     ask = Priorities(model, backlog.running_jobs)
-    executor.prioritize(lambda t: ask(cost_jobs[t.id]), key=lambda t: cost_jobs[t.id])
+    executor.prioritize(
+        lambda t: ask(cost_jobs[t.id]),
+        key=lambda t: cost_jobs[t.id],
+        token=ask.token,  # (unchanged model: the last hand-off's answers hold)
+    )
     workers = max(executor.jobs, 1)
 
     said: dict[int, float] = {}  # the cost expected when each cell started

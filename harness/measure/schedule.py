@@ -195,6 +195,10 @@ class CostModel:
         self._fitted = True
         self.version += 1
 
+    def fit(self) -> None:
+        """Refit now if a refit is due (estimates otherwise refit lazily)."""
+        self._refit()
+
     def measured(self, key: tuple[str, str, bool]) -> bool:
         """Whether a cell of this (config, size, solvable) group was observed."""
         return key in self._samples
@@ -300,6 +304,8 @@ class Priorities:
     def __init__(self, model: CostModel, running: Callable[[], Iterable[Job]]):
         self.model, self.running = model, running
         self._memo: dict[Job, tuple[int, float]] = {}
+        self._version = -1  # the model version the calls since were made at
+        self._volatile = False  # one of them depended on the running cells
 
     def __call__(self, job: Job) -> float:
         model = self.model
@@ -308,11 +314,24 @@ class Priorities:
             return hit[1]
         value = priority(model, job, [j for j in self.running() if j.key == job.key])
         # running cells only lower an exploration gap, which is already short
-        if model.measured(job.key) and (
+        fixed = model.measured(job.key) and (
             job.depth is None or model.gap(job.key, job.depth) < EXPLORE_GAP
-        ):
+        )
+        if fixed:
             self._memo[job] = (model.version, value)
+        if model.version != self._version:
+            self._version, self._volatile = model.version, not fixed
+        else:
+            self._volatile |= not fixed
         return value
+
+    def token(self) -> int | None:
+        """Equal tokens mean every priority asked in between is unchanged (None:
+        not known). The model is refitted first, so no estimate moves while the
+        pool asks a hand-off's priorities."""
+        self.model.fit()
+        version = self.model.version
+        return version if version == self._version and not self._volatile else None
 
 
 def eta(

@@ -339,6 +339,14 @@ def test_a_hand_off_asks_the_priority_once_per_class_not_per_pending_cell():
     assert all(handed[i + 1].block == handed[i].block for i in range(0, 800, 2))
     # 400 hand-offs of a block x 16 classes at most (was 80,000 calls: N^2 / 2)
     assert asked <= 400 * 16
+    # with a token that does not change, a class is asked once in the whole run
+    asked = 0
+    pool = LocalPool(1)
+    for t in tasks:
+        pool.submit(t)
+    pool.prioritize(cost, key=lambda t: (t.config, depth[t.id]), token=lambda: 1)
+    again = [pool._next_for(pool._slots[0]) for _ in tasks]
+    assert [t.id for t in again] == [t.id for t in handed] and asked <= 16
 
 
 def test_the_model_refits_a_share_of_the_time_not_at_every_cell():

@@ -297,10 +297,11 @@ class DaskExecutor:
         """Pin measuring processes to cores (``plan.pin``), as the local pool does."""
         self.pin = pin
 
-    def prioritize(self, priority, key=None) -> None:
+    def prioritize(self, priority, key=None, token=None) -> None:
         """Expected seconds of a task (the runner's cost model): blocks of cells are
         batched costliest first, as the local pool hands them out (once, so
-        ``key``, which lets the local pool ask once per class, is not needed)."""
+        ``key`` and ``token``, which spare the local pool's hand-offs, are not
+        needed)."""
         self._priority = priority
 
     def warnings(self) -> list[str]:
