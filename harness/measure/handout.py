@@ -39,7 +39,9 @@ class Handout:
         self._priority: Priority | None = None
         self._key: ClassKey = _task_id
         self._token: Callable[[], Hashable | None] | None = None
-        self._asked: dict[Hashable, float] = {}  # class -> priority, at _asked_at
+        #: class -> priority and signature -> their sum, as of token _asked_at
+        self._asked: dict[Hashable, float] = {}
+        self._totals: dict[tuple, float] = {}
         self._asked_at: Hashable | None = None
         #: every block with tasks left, begun or free, in submission order
         self._blocks: dict[Hashable, deque[Task]] = {}
@@ -69,7 +71,7 @@ class Handout:
         ``token``: while it returns the same value (not None), the priorities
         asked at the last hand-off still hold and are not asked again."""
         self._priority, self._key, self._token = priority, key or _task_id, token
-        self._asked, self._asked_at = {}, None
+        self._asked, self._totals, self._asked_at = {}, {}, None
         queued = [t for q in self._queues.values() for t in q]
         self._queues.clear()
         for task in queued:
@@ -167,16 +169,16 @@ class Handout:
     def _best_free(self, prepared: set) -> Hashable | None:
         now = self._token() if self._token is not None else None
         if now is None or now != self._asked_at:
-            self._asked = {}
-        asked = self._asked
+            self._asked, self._totals = {}, {}
+        asked, totals = self._asked, self._totals
 
-        def value(sig: tuple, seq: int) -> tuple[Any, ...]:
-            total = 0.0
-            for cls in sig:
-                if cls not in asked:
-                    asked[cls] = self._priority(self._rep[cls])
-                total += asked[cls]
-            return (total, bool(sig) and sig[0][1] in prepared, -seq)
+        def total(sig: tuple) -> float:
+            if sig not in totals:
+                for cls in sig:
+                    if cls not in asked:
+                        asked[cls] = self._priority(self._rep[cls])
+                totals[sig] = sum(asked[cls] for cls in sig)
+            return totals[sig]
 
         best, best_value = None, None
         for sig in list(self._filed):
@@ -184,10 +186,12 @@ class Handout:
             if top is None:
                 continue
             seq, block = top
-            v = (-seq,) if self._priority is None else value(sig, seq)
+            if self._priority is None:
+                v: tuple[Any, ...] = (-seq,)
+            else:
+                v = (total(sig), bool(sig) and sig[0][1] in prepared, -seq)
             if best_value is None or v > best_value:
                 best, best_value = block, v
         if self._token is not None:
             self._asked_at = self._token()
         return best
-
