@@ -127,10 +127,13 @@ def real_cluster(where: Path, workers: int = 2, tls: tuple[str, ...] | None = No
               "--scheduler-file", str(sched_file), *secure,
               *(["--protocol", "tls"] if tls else []))  # fmt: skip
         deadline = time.monotonic() + 60
-        while not sched_file.exists():
+        address = None
+        while address is None:  # (the file appears before its text is whole)
             assert time.monotonic() < deadline, (where / "cluster.log").read_text()
-            time.sleep(0.1)
-        address = json.loads(sched_file.read_text())["address"]
+            try:
+                address = json.loads(sched_file.read_text())["address"]
+            except (FileNotFoundError, ValueError, KeyError):
+                time.sleep(0.1)
         for i in range(workers):
             start("worker", address, "--nthreads", "1", "--name", f"w{i}",
                   "--no-dashboard", "--memory-limit", "2GB",
