@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from harness import results as res
 from harness.cli import app
 from harness.core import files
+from harness.results import store
 
 RUN = ["run", "--solvers", "table", "--datasets", "8-seeds", "--repeats", "1",
        "--no-memory", "--jobs", "0", "-q"]  # fmt: skip
@@ -57,7 +58,7 @@ def test_a_full_disk_mid_run_names_the_file_and_the_resume(monkeypatch, tmp_path
                                                            victim):  # fmt: skip
     """Was `internal error: OSError`, no file, no resume line, a meta.json.tmp
     left and meta.json saying interrupted=false."""
-    full_disk_after(monkeypatch, res, victim, 2 if victim == "append_durably" else 4)
+    full_disk_after(monkeypatch, store, victim, 2 if victim == "append_durably" else 4)
     got = cli(*RUN, "--out", str(tmp_path))
     assert got.exit_code == 1, got.output
     assert "internal error" not in got.output and "Traceback" not in got.output
