@@ -61,23 +61,311 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from math import comb, factorial, perm
+from math import factorial, perm
 
+import numba
 import numpy as np
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from harness import kernels
-from harness.kernels.pdb_layers import (
-    expand_layer,
-    fill_mirrors,
-    low_table,
-    symmetry_tables,
-    unpack_entries,
+from harness.heuristics.pdb_regions import (
+    Regions,
+    chunks,
+    popcount8,
+    row_of,
 )
 from harness.puzzle import Grid
 
-#: Low digits per block: a block is every placement of the last LOW tiles.
+#: Most low digits per block: a block is every placement of the last few tiles.
 LOW = 4
+#: Most placements per block (a block's words stay in the level-2 cache, and
+#: offsets within a block fit the uint16 tables of the mirrored build).
+BLOCK_WORDS = 1 << 16
+#: Largest board the builder takes (a cell mask must fit an int64; 5x5 is 25).
+MAX_CELLS = 32
 
+
+def low_digits(n: int, k: int) -> int:
+    """Tiles per block for a k-tile pattern on n cells: the most (up to LOW)
+    whose placements fit in BLOCK_WORDS (4 for 7-8 on 4x4, 3 for 6 tiles on 5x5)."""
+    low = min(LOW, k)
+    while low > 1 and perm(n - (k - low), low) > BLOCK_WORDS:
+        low -= 1
+    return low
+
+
+def _atomic_rmw(op: str):
+    """Code for ``array[index] <op>= value`` as one LLVM atomicrmw; returns the
+    old value."""
+
+    def codegen(context, builder, signature, args):
+        arrty = signature.args[0]
+        ary, idx, val = args
+        struct = context.make_array(arrty)(context, builder, ary)
+        ptr = cgutils.get_item_pointer(context, builder, arrty, struct, [idx])
+        val = context.cast(builder, val, signature.args[2], arrty.dtype)
+        return builder.atomic_rmw(op, ptr, val, "monotonic")
+
+    return codegen
+
+
+@intrinsic
+def _atomic_or(typingctx, array, index, value):
+    """``array[index] |= value`` atomically; returns the old value."""
+    return array.dtype(array, index, value), _atomic_rmw("or")
+
+
+@intrinsic
+def _atomic_add(typingctx, array, index, value):
+    """``array[index] += value`` atomically; returns the old value."""
+    return array.dtype(array, index, value), _atomic_rmw("add")
+
+
+@intrinsic
+def _ctpop(typingctx, value):
+    """Number of set bits of an int64 (one POPCNT)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return numba.types.int64(numba.types.int64), codegen
+
+
+_jit = numba.njit(cache=kernels.CACHE_ENABLED, nogil=True)
+
+
+@_jit
+def _map_mask(mask, mmask):
+    """A cell mask carried through a cell map, one byte at a time
+    (``mmask[ch, byte]``: the image of byte ``ch``'s cells)."""
+    out = np.int64(0)
+    for ch in range(mmask.shape[0]):
+        out |= mmask[ch, (mask >> (8 * ch)) & 0xFF]
+    return out
+
+
+@_jit
+def _unrank_cells(index, count, mult, slots, out):
+    """Cells (as ranks among ``slots`` free slots) of the first ``count`` digits."""
+    used = np.int64(0)
+    rest = index
+    for i in range(count):
+        digit = rest // mult[i]
+        rest -= digit * mult[i]
+        # the digit-th slot not used yet
+        seen = -1
+        for s in range(slots):
+            if not (used >> s) & 1:
+                seen += 1
+                if seen == digit:
+                    out[i] = s
+                    used |= np.int64(1) << s
+                    break
+
+
+@_jit
+def low_table(slots, low, mult_low):
+    """``lowrel[o, i]``: the slot (rank among the block's free cells) of low tile i
+    in low offset ``o``."""
+    size = 1
+    for i in range(low):
+        size *= slots - i
+    table = np.empty((size, low), dtype=np.int8)
+    cells = np.empty(low, dtype=np.int64)
+    for o in range(size):
+        _unrank_cells(o, low, mult_low, slots, cells)
+        for i in range(low):
+            table[o, i] = cells[i]
+    return table
+
+
+@_jit
+def _mark(word, nibble, flags, slot, offset, bsize, gbase, bit, excess):
+    """Mark state (placement slot * bsize + offset, region ``bit``) reached; 1 when
+    it is new, 3 when its table value would not fit in 4 bits. The table nibble (global index gbase + offset) is written with the
+    placement's first state."""
+    at = slot * bsize + offset
+    if word[at] & bit:
+        return 0
+    old = _atomic_or(word, at, bit | (bit << 8))
+    if old & bit:
+        return 0
+    flags[slot] = 1
+    if (old & 0xFF) == 0:  # first state of this placement
+        g = gbase + offset
+        if excess > 15:
+            return 3
+        _atomic_or(nibble, g >> 1, np.uint8(excess << ((g & 1) * 4)))
+    return 1
+
+
+@_jit
+def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
+            adjacent, cost, rank_tab, popcnt8, kid_region, kid_mirror,
+            rmasks, lowbit, lowrel, cblock, bslot, selfm, hset, operm, word, nibble,
+            flags_cur, flags_nxt, claim, granule, mmask, mcell, minv, mult_low):
+    """One thread's share of a layer: expand the states at ``depth`` of the
+    canonical blocks, ``granule`` blocks at a time, each run claimed from the shared
+    counter ``claim[0]`` (so a thread the OS holds back does not hold up the layer);
+    returns int64[4]: new states, placements expanded, 1 if a table value
+    overflowed 4 bits, children generated."""
+    low = k - high
+    cblocks = cblock.shape[0]
+    full = (np.int64(1) << n) - 1
+    parity = depth & 1
+    pos = np.empty(k, dtype=np.int64)
+    owner = np.full(n, k, dtype=np.int64)  # k: no pattern tile
+    free_cells = np.empty(n, dtype=np.int64)
+    hcells = np.empty(max(high, 1), dtype=np.int64)
+    mlow = np.empty(max(low, 1), dtype=np.int64)
+    new = 0
+    expanded = 0
+    kids = 0
+    bad = 0
+    while True:
+        start = _atomic_add(claim, 0, granule)
+        if start >= cblocks:
+            break
+        for slot in range(start, min(start + granule, cblocks)):
+            if flags_cur[slot] == 0:
+                continue
+            flags_cur[slot] = 0
+            block = cblock[slot]
+            own_mirror = selfm[slot]
+            gbase = block * bsize
+            hocc = np.int64(0)
+            hmd = 0
+            if high > 0:
+                _unrank_cells(block, high, mult_high, n, hcells)
+                for i in range(high):
+                    pos[i] = hcells[i]
+                    hocc |= np.int64(1) << hcells[i]
+                    owner[hcells[i]] = i
+                    hmd += cost[i, hcells[i]]
+            slots = 0
+            for c in range(n):
+                if not (hocc >> c) & 1:
+                    free_cells[slots] = c
+                    slots += 1
+            base = slot * bsize
+            for o in range(bsize):
+                w = word[base + o]
+                fr = (w >> 8) & 0xFF
+                if fr == 0:
+                    continue
+                occ = hocc
+                md = hmd
+                for i in range(low):
+                    c = free_cells[lowrel[o, i]]
+                    pos[high + i] = c
+                    occ |= np.int64(1) << c
+                    md += cost[high + i, c]
+                if (md & 1) != parity:
+                    continue  # reached in this layer: expanded in the next
+                word[base + o] = w & 0xFF
+                expanded += 1
+                for i in range(low):
+                    owner[pos[high + i]] = high + i
+                for t in range(low):  # mirror cell of the low tile mapped to t
+                    mlow[t] = mcell[pos[high + minv[t]]]
+                row = row_of(full & ~occ, rank_tab, popcnt8)
+                front = np.int64(0)
+                rest = fr
+                while rest:
+                    front |= rmasks[row, lowbit[rest]]
+                    rest &= rest - 1
+                for j in range(k):
+                    p = pos[j]
+                    if not adjacent[p] & front:
+                        continue
+                    for d in range(4):
+                        q = np.int64(nbr[p, d])
+                        if q < 0 or not (front >> q) & 1:
+                            continue
+                        # Tile j slides from p into q; the blank ends on p.
+                        # Tiles before j on the cells passed over shorten
+                        # j's digit; tiles after j there shift their own.
+                        lo = min(p, q)
+                        hi = max(p, q)
+                        step = hi - lo
+                        dblock = 0
+                        doff = 0
+                        for c in range(lo + 1, hi):
+                            ow = owner[c]
+                            step -= ow < j
+                            after = ow > j
+                            dblock += mult_kb[ow] * after
+                            doff += mult_ko[ow] * after
+                        if j < high:
+                            dblock += step * mult_high[j]
+                        else:
+                            doff += step * mult[j]
+                        if q < p:
+                            dblock = -dblock
+                            doff = -doff
+                        kids += 1
+                        excess = depth + 1 - (md + cost[j, q] - cost[j, p])
+                        excess >>= 1
+                        cell = row * (4 * n) + p * 4 + d
+                        if dblock == 0:
+                            to = slot
+                            tb = block
+                            tg = gbase
+                            mirrored = own_mirror
+                        else:
+                            tb = block + dblock
+                            to = bslot[tb]
+                            mirrored = 0
+                            if to < 0:  # not canonical: mark its mirror
+                                to = ~to
+                                mirrored = 2
+                            else:
+                                mirrored = selfm[to]
+                            tg = cblock[to] * bsize
+                        o2 = o + doff
+                        if mirrored == 2:
+                            # the mirrored child's offset: its low tiles are
+                            # this placement's, mirrored, ranked among the
+                            # mirror block's free cells (one POPCNT a digit)
+                            occt = hocc ^ (np.int64(1) << p) ^ (np.int64(1) << q)
+                            rem = full & ~_map_mask(occt, mmask)
+                            om = 0
+                            for t in range(low):
+                                below = rem & ((np.int64(1) << mlow[t]) - 1)
+                                om += _ctpop(below) * mult_low[t]
+                                rem &= ~(np.int64(1) << mlow[t])
+                            got = _mark(
+                                word, nibble, flags_nxt, to,
+                                om, bsize, tg,
+                                np.uint16(1) << kid_mirror[cell], excess,
+                            )
+                            new += got & 1
+                            bad |= got >> 1
+                            continue
+                        got = _mark(
+                            word, nibble, flags_nxt, to, o2, bsize, tg,
+                            np.uint16(1) << kid_region[cell], excess,
+                        )
+                        new += got & 1
+                        bad |= got >> 1
+                        if mirrored == 1:  # its own mirror's block: both
+                            got = _mark(
+                                word, nibble, flags_nxt, to,
+                                np.int64(operm[hset[tb], o2]), bsize, tg,
+                                np.uint16(1) << kid_mirror[cell], excess,
+                            )
+                            new += got & 1
+                            bad |= got >> 1
+                for i in range(low):
+                    owner[pos[high + i]] = k
+            for i in range(high):
+                owner[hcells[i]] = k
+    out = np.zeros(4, dtype=np.int64)
+    out[0] = new
+    out[1] = expanded
+    out[2] = bad
+    out[3] = kids
+    return out
 
 
 def mirror_cells(g: Grid) -> list[int]:
@@ -86,13 +374,14 @@ def mirror_cells(g: Grid) -> list[int]:
 
 
 def symmetry(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, high: int,
-             label) -> list[int] | None:
+             regions: Regions) -> list[int] | None:
     """The tile relabelling ``sigma`` under which the pattern's table is left-right
     symmetric (``h(P) = h(P')`` where P' puts tile ``sigma[i]`` on the mirror of
     tile i's cell), or None. It needs the pattern's goal cells to be a mirror image
     of themselves, the first ``high`` tiles (a block) to map onto themselves, and
     the goal blank's region to contain its mirror cell (then the abstract goal is
-    its own mirror): true for the 8-tile half of the 7-8 partition."""
+    its own mirror): true for the 8-tile half of the 7-8 partition. ``regions``:
+    the grid's :class:`Regions` for the pattern's free-set size."""
     m = mirror_cells(g)
     where = {cell: i for i, cell in enumerate(goal_cells)}
     if any(m[cell] not in where for cell in goal_cells):
@@ -101,75 +390,124 @@ def symmetry(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, high: int,
     if any((sigma[i] < high) != (i < high) for i in range(len(goal_cells))):
         return None
     free = ((1 << g.cells) - 1) & ~sum(1 << c for c in goal_cells)
-    if label[free, goal_blank] != label[free, m[goal_blank]]:
+    if regions.region(free, goal_blank) != regions.region(free, m[goal_blank]):
         return None
     return sigma
 
 
-
-def compact_regions(n, free_bits, count, label, masks, nbr):
-    """The blank-region tables for free sets of exactly ``free_bits`` cells, indexed
-    by the free set's combinatorial rank (sum over its i-th lowest cell c of
-    C(c, i + 1)), which is ``rank_lo[free & 255] + rank_hi[free >> 8, popcount(free &
-    255)]``: small enough (~300 KB) to stay in the level-2 cache, where the full
-    65,536-row tables would not. Returns (rank_lo, rank_hi, kid_region[row, p * 4 +
-    d]: the blank's region after the tile on cell p moves in direction d (one
-    64-byte line per free set, so a placement's children read one cache line),
-    rmasks[row, region] cell masks, regions per row). ValueError when a free set
-    has more than 8 regions (a placement's word has 8 bits per mask)."""
-    rank_lo = np.zeros(256, dtype=np.int64)
-    rank_hi = np.zeros((256, 9), dtype=np.int64)
-    for lo in range(256):
-        i = 0
-        for c in range(8):
-            if lo >> c & 1:
-                rank_lo[lo] += comb(c, i + 1)
-                i += 1
-    for hi in range(256):
-        for start in range(9):
-            i = start
-            for b in range(8):
-                if hi >> b & 1:
-                    rank_hi[hi, start] += comb(8 + b, i + 1)
-                    i += 1
-    rows = comb(n, free_bits)
-    rmasks = np.zeros((rows, 8), dtype=np.int64)
-    rows_count = np.zeros(rows, dtype=np.int64)
-    frees, row = _free_sets(n, free_bits, rank_lo, rank_hi)
-    assert sorted(row.tolist()) == list(range(rows))
-    if count[frees].max() > 8:
-        raise ValueError("a free set with more than 8 blank regions")
-    kid_region = np.zeros((rows, n * 4), dtype=np.int8)
-    for p, d, q, ok in _slides(nbr, frees):
-        free2 = frees ^ (1 << q) ^ (1 << p)
-        kid_region[row[ok], p * 4 + d] = label[free2[ok], p]
-    rmasks[row] = masks[frees][:, :8]
-    rows_count[row] = count[frees]
-    return rank_lo, rank_hi, kid_region, rmasks, rows_count
+@_jit
+def _rank_cells(cells, count, mult, slots):
+    """Index of ``count`` distinct slots (each a rank among ``slots``), as
+    :func:`_unrank_cells` reads it."""
+    used = np.int64(0)
+    index = 0
+    for i in range(count):
+        s = cells[i]
+        below = 0
+        for t in range(s):
+            below += (used >> t) & 1
+        index += (s - below) * mult[i]
+        used |= np.int64(1) << s
+    return index
 
 
-def _free_sets(n, free_bits, rank_lo, rank_hi) -> tuple[np.ndarray, np.ndarray]:
-    """Every set of ``free_bits`` free cells (a bit mask each) and its row, the
-    combinatorial rank from the ``rank_lo``/``rank_hi`` tables."""
-    frees = np.array(
-        [m for m in range(1 << n) if m.bit_count() == free_bits], dtype=np.int64
-    )
-    return frees, rank_lo[frees & 255] + rank_hi[frees >> 8, _popcount8()[frees & 255]]
+@_jit
+def _sym_tables(n, high, low, bsize, mult_high, mult_low, lowrel, mcell, sigma,
+                rank_tab, popcnt8):
+    """Which blocks the symmetric build keeps, and how the others map onto them.
+
+    A block (a placement of the first ``high`` tiles) is canonical when its index
+    is at most its mirror's. Returns (cblock: the canonical blocks in order,
+    bslot[block]: its slot among them, or ~slot of its mirror for the others,
+    selfm[slot]: 1 when the block is its own mirror, hset[block]: the id of the
+    block's set of high cells, operm[hset, offset]: the offset in the mirror block
+    of the same low placement mirrored)."""
+    blocks = 1
+    sets = 1  # C(n, high): a block's high-cell set is numbered by its row
+    for i in range(high):
+        blocks *= n - i
+        sets = sets * (n - i) // (i + 1)
+    mirror = np.empty(blocks, dtype=np.int64)
+    hset = np.empty(blocks, dtype=np.int32)
+    cells = np.empty(max(high, 1), dtype=np.int64)
+    mcells = np.empty(max(high, 1), dtype=np.int64)
+    for b in range(blocks):
+        _unrank_cells(b, high, mult_high, n, cells)
+        occ = 0
+        for i in range(high):
+            occ |= 1 << cells[i]
+            mcells[sigma[i]] = mcell[cells[i]]
+        mirror[b] = _rank_cells(mcells, high, mult_high, n)
+        hset[b] = row_of(occ, rank_tab, popcnt8)
+    operm = np.zeros((sets, bsize), dtype=np.uint16)
+    done = np.zeros(sets, dtype=np.uint8)
+    free = np.empty(n, dtype=np.int64)
+    mslot = np.full(n, -1, dtype=np.int64)
+    lcells = np.empty(low, dtype=np.int64)
+    for b in range(blocks):
+        h = hset[b]
+        if done[h]:
+            continue
+        done[h] = 1
+        _unrank_cells(b, high, mult_high, n, cells)
+        occ = 0
+        for i in range(high):
+            occ |= 1 << cells[i]
+        slots = 0
+        mocc = 0
+        for c in range(n):
+            if not (occ >> c) & 1:
+                free[slots] = c
+                slots += 1
+                mocc |= 1 << mcell[c]
+        # slot of each cell among the mirror block's free cells
+        s = 0
+        for c in range(n):
+            if (mocc >> c) & 1:
+                mslot[c] = s
+                s += 1
+        for o in range(bsize):
+            for i in range(low):
+                lcells[sigma[high + i] - high] = mslot[mcell[free[lowrel[o, i]]]]
+            operm[h, o] = _rank_cells(lcells, low, mult_low, slots)
+    canonical = 0
+    for b in range(blocks):
+        canonical += mirror[b] >= b
+    cblock = np.empty(canonical, dtype=np.int64)
+    bslot = np.empty(blocks, dtype=np.int64)
+    selfm = np.zeros(canonical, dtype=np.uint8)
+    s = 0
+    for b in range(blocks):
+        if mirror[b] >= b:
+            cblock[s] = b
+            bslot[b] = s
+            selfm[s] = mirror[b] == b
+            s += 1
+    for b in range(blocks):
+        if mirror[b] < b:
+            bslot[b] = ~bslot[mirror[b]]
+    return cblock, bslot, selfm, hset, operm
 
 
-def _slides(nbr, frees):
-    """(p, d, q, ok) for every cell p and direction d with a neighbour q: a tile on
-    p slides into q; ``ok`` marks the free sets (of ``frees``) where it can (q free,
-    p not)."""
-    for p in range(nbr.shape[0]):
-        for d in range(4):
-            q = nbr[p, d]
-            if q >= 0:
-                yield p, d, q, ((frees >> q) & 1 == 1) & ((frees >> p) & 1 == 0)
-
-
-def _popcount8() -> np.ndarray:
-    return np.array([x.bit_count() for x in range(256)], dtype=np.int64)
+@_jit
+def _fill_mirrors(nibble, bsize, bslot, cblock, hset, operm, thread, threads):
+    """Copy the table values of the canonical blocks to their mirror blocks (the
+    blocks the symmetric build skipped); ``bsize`` is even, so every block owns
+    whole bytes."""
+    blocks = bslot.shape[0]
+    for b in range(thread, blocks, threads):
+        s = bslot[b]
+        if s >= 0:
+            continue
+        src = cblock[~s] * bsize
+        h = hset[b]
+        dst = b * bsize
+        for o in range(0, bsize, 2):
+            g0 = src + np.int64(operm[h, o])
+            g1 = src + np.int64(operm[h, o + 1])
+            v0 = (nibble[g0 >> 1] >> ((g0 & 1) * 4)) & 0xF
+            v1 = (nibble[g1 >> 1] >> ((g1 & 1) * 4)) & 0xF
+            nibble[(dst + o) >> 1] = v0 | (v1 << 4)
 
 
 def packed_size(entries: int) -> int:
@@ -211,19 +549,18 @@ def build_packed(
     symmetric (tests compare the two). Raises ValueError when the grid or pattern
     does not fit."""
     n, k = g.cells, len(goal_cells)
-    if n > 16:
-        raise ValueError(f"pattern databases need at most 16 cells, not {n}")
+    if n > MAX_CELLS:
+        raise ValueError(f"pattern databases need at most {MAX_CELLS} cells, not {n}")
     entries = perm(n, k)
-    low = min(LOW, k)
+    low = low_digits(n, k)
     high = k - low
     mult = np.array([perm(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
     bsize = perm(n - high, low)
     blocks = entries // bsize
-    count, label, masks = kernels.region_tables(n, g.cols)
     nbr = kernels.neighbour_array(g).astype(np.int64)
-    rank_lo, rank_hi, kid_region, rmasks, rows_count = compact_regions(
-        n, n - k, count, label, masks, nbr
-    )
+    regions = Regions(n, g.cols, n - k)
+    kid_region = regions.kid_tables(nbr)
+    rank_tab, rmasks = regions.rank_tab, regions.masks
     adjacent = np.zeros(n, dtype=np.int64)
     for c in range(n):
         for d in range(4):
@@ -241,9 +578,10 @@ def build_packed(
     mult_ko = np.zeros(k + 1, dtype=np.int64)
     mult_ko[high:k] = mult[high:]
     lowbit = kernels.lowbit16()
-    total = int(rows_count.sum()) * factorial(k)
+    popcnt8 = popcount8()
+    total = int(regions.count.sum()) * factorial(k)
 
-    sigma = symmetry(g, goal_cells, goal_blank, high, label) if mirror else None
+    sigma = symmetry(g, goal_cells, goal_blank, high, regions) if mirror else None
     mcell = np.array(mirror_cells(g), dtype=np.int64)
     if sigma is None:
         cblock = np.arange(blocks, dtype=np.int64)
@@ -253,21 +591,19 @@ def build_packed(
         operm = np.zeros((1, 1), dtype=np.uint16)
         kid_mirror = kid_region
     else:
-        cblock, bslot, selfm, hset, operm = symmetry_tables(
+        cblock, bslot, selfm, hset, operm = _sym_tables(
             n, high, low, bsize, mult_high, mult_low, lowrel, mcell,
-            np.array(sigma, dtype=np.int64),
+            np.array(sigma, dtype=np.int64), rank_tab, popcnt8,
         )
-        kid_mirror = mirror_regions(n, n - k, label, nbr, mcell, rank_lo, rank_hi)
+        kid_mirror = regions.kid_tables(nbr, mcell)
     cblocks = len(cblock)
-    # mirror of a cell mask, from its low and high byte
-    mlo = np.zeros(256, dtype=np.int64)
-    mhi = np.zeros(256, dtype=np.int64)
-    for x in range(256):
-        for b in range(8):
-            if x >> b & 1:
-                mlo[x] |= 1 << int(mcell[b])
-                if b + 8 < n:
-                    mhi[x] |= 1 << int(mcell[b + 8])
+    # the mirror image of a cell mask, a byte of it at a time
+    mmask = np.zeros((chunks(n), 256), dtype=np.int64)
+    for ch in range(chunks(n)):
+        for x in range(256):
+            for b in range(8):
+                if x >> b & 1 and 8 * ch + b < n:
+                    mmask[ch, x] |= 1 << int(mcell[8 * ch + b])
     minv = np.zeros(max(low, 1), dtype=np.int64)  # low tile mirrored onto each
     if sigma is not None:
         for i in range(low):
@@ -284,24 +620,23 @@ def build_packed(
         start += (cell - bin(used & ((1 << cell) - 1)).count("1")) * int(mult[i])
         used |= 1 << cell
     free = ((1 << n) - 1) & ~used
-    bit = 1 << int(label[free, goal_blank])
+    bit = 1 << regions.region(free, goal_blank)
     slot = int(bslot[start // bsize])
     assert slot >= 0  # the goal is its own mirror
     word[slot * bsize + start % bsize] = bit | (bit << 8)
     flags[0][slot] = 1
     granule = max(1, min(32, cblocks // 64))  # blocks per claim
     workers = threads or threads_to_use()
-    popcnt8 = _popcount8()
     kid_flat = kid_region.ravel()
     mirror_flat = kid_mirror.ravel()
 
     def run(depth: int, claim: np.ndarray) -> np.ndarray:
-        return expand_layer(
+        return _expand(
             depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
-            adjacent, cost, rank_lo, rank_hi, popcnt8, kid_flat, mirror_flat,
+            adjacent, cost, rank_tab, popcnt8, kid_flat, mirror_flat,
             rmasks, lowbit, lowrel, cblock, bslot, selfm, hset, operm, word,
             nibble, flags[depth & 1], flags[(depth + 1) & 1], claim, granule,
-            mlo, mhi, mcell, minv, mult_low,
+            mmask, mcell, minv, mult_low,
         )
 
     depth = 0
@@ -328,27 +663,11 @@ def build_packed(
         del word
         if sigma is not None:
             list(pool.map(
-                lambda t: fill_mirrors(nibble, bsize, bslot, cblock, hset, operm, t,
+                lambda t: _fill_mirrors(nibble, bsize, bslot, cblock, hset, operm, t,
                                         workers),
                 range(workers),
             ))
     return nibble
-
-
-def mirror_regions(n, free_bits, label, nbr, mcell, rank_lo, rank_hi):
-    """``kid_mirror[row, p * 4 + d]``: as ``kid_region`` of :func:`compact_regions`,
-    the blank's region after the tile on p moves in direction d, but numbered in
-    the mirror image of the child's free set (the region holding the mirror of p)."""
-    rows = comb(n, free_bits)
-    frees, row = _free_sets(n, free_bits, rank_lo, rank_hi)
-    out = np.zeros((rows, n * 4), dtype=np.int8)
-    for p, d, q, ok in _slides(nbr, frees):
-        free2 = frees[ok] ^ (1 << q) ^ (1 << p)
-        mfree = np.zeros_like(free2)
-        for c in range(n):
-            mfree |= ((free2 >> c) & 1) << int(mcell[c])
-        out[row[ok], p * 4 + d] = label[mfree, int(mcell[p])]
-    return out
 
 
 def unpack(g: Grid, goal_cells: tuple[int, ...], packed: np.ndarray) -> np.ndarray:
@@ -357,4 +676,19 @@ def unpack(g: Grid, goal_cells: tuple[int, ...], packed: np.ndarray) -> np.ndarr
     n, k = g.cells, len(goal_cells)
     entries = perm(n, k)
     mult = np.array([perm(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
-    return unpack_entries(n, k, mult, cost_table(g, goal_cells), packed, entries)
+    return _unpack(n, k, mult, cost_table(g, goal_cells), packed, entries)
+
+
+@_jit
+def _unpack(n, k, mult, cost, packed, entries):
+    out = np.empty(entries, dtype=np.uint8)
+    cells = np.empty(k, dtype=np.int64)
+    for index in range(entries):
+        _unrank_cells(index, k, mult, n, cells)
+        # slots are cells here: rank among n cells with earlier ones removed
+        md = 0
+        for i in range(k):
+            md += cost[i, cells[i]]
+        e = (packed[index >> 1] >> ((index & 1) * 4)) & 0xF
+        out[index] = md + 2 * e
+    return out
