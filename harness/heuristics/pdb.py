@@ -34,6 +34,7 @@ from typing import Any
 
 from harness.core.cache import cache_dir
 from harness.core.files import write_atomic
+from harness.heuristics.pdb_symmetry import share_tables, symmetries
 from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.puzzle import Board, Grid
 
@@ -43,18 +44,27 @@ _VERSION = 1
 #: Partitions as goal *cells* of the blank-first goal (blank on cell 0), by grid.
 #: 7-8 is Korf & Felner's (2002) top/bottom split; 6-6-3 is the shape common public
 #: implementations use for the blank-last goal, turned 180 degrees (not checked
-#: against the paper's figure).
+#: against the paper's figure). 6-6-6-6 is the 24-puzzle partition of the issue
+#: (and of Sewell & Jacobson's public DIBBS code): an L of six around the blank's
+#: corner and three 2x3 blocks, which are rotations of one block (two tables).
+#: Its transpose, {1,2,5,6,7,12} {3,4,8,9,13,14} {10,11,15,16,20,21}
+#: {17,18,19,22,23,24}, is the partition of Korf's own 24-puzzle program; the
+#: mirrored lookup reads both.
 PARTITIONS: dict[str, tuple[tuple[int, int], tuple[tuple[int, ...], ...]]] = {
     "pdb44": ((3, 3), ((1, 2, 4, 5), (3, 6, 7, 8))),
     "pdb555": ((4, 4), ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15))),
     "pdb663": ((4, 4), ((1, 2, 4, 5, 8, 9), (3, 6, 7, 10, 11, 15), (12, 13, 14))),
     "pdb78": ((4, 4), ((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15))),
+    "pdb6666": ((5, 5), (
+        (1, 5, 6, 10, 11, 12), (2, 3, 4, 7, 8, 9), (13, 14, 18, 19, 23, 24),
+        (15, 16, 17, 20, 21, 22),
+    )),
 }
 
 #: Partitions stored at 4 bits per entry ((value - MD) / 2) and built by the
 #: parallel builder of :mod:`harness.heuristics.pdb_build`; the others keep one
 #: byte per entry.
-PACKED = frozenset({"pdb78"})
+PACKED = frozenset({"pdb78", "pdb6666"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +83,13 @@ class TableInfo:
 class PDBSet:
     """A partition's tables bound to one goal, plus the arrays the kernels read.
 
-    ``tables`` holds every table back to back (uint8); group ``i`` reads from
-    ``offsets[i]``. Mirrored lookups read group ``i`` through ``mtiles[i]`` (the
-    tiles whose goal cells are the transposes of group i's) at transposed cells.
+    ``tables`` holds every distinct table back to back (uint8); group ``i``
+    reads from ``offsets[i]`` at its cells mapped through ``gcellmap[i]`` (groups
+    that are rotations or reflections of one another share a table, see
+    :mod:`harness.heuristics.pdb_symmetry`). Mirrored lookups read group ``i``
+    through ``mtiles[i]`` (the tiles whose goal cells are the transposes of group
+    i's) at the cells ``mcellmap[i]`` (the transpose, then ``gcellmap[i]``).
+    ``infos`` has one entry per distinct table.
     """
 
     name: str
@@ -122,11 +136,13 @@ class PDBSet:
 
         total = 0
         for grp, tiles in enumerate(self.groups):
-            total += value(grp, a["offsets_py"][grp], [pos[t] for t in tiles])
+            cellmap = a["gcellmap_py"][grp]
+            cells = [cellmap[pos[t]] for t in tiles]
+            total += value(grp, a["offsets_py"][grp], cells)
         if self.mirror:
-            cellmap = a["mcellmap_py"]
             other = 0
             for grp, tiles in enumerate(a["mtiles_py"]):
+                cellmap = a["mcellmap_py"][grp]
                 cells = [cellmap[pos[t]] for t in tiles]
                 other += value(grp, a["moffsets_py"][grp], cells)
             total = max(total, other)
@@ -151,27 +167,6 @@ def _index(cells: list[int], mult: list[int]) -> int:
 # ------------------------------------------------------------ partitions
 
 
-def _symmetries(side: int) -> list[list[int]]:
-    """The 8 symmetries of a square board as cell maps (identity first)."""
-    def cell(r: int, c: int) -> int:
-        return r * side + c
-
-    maps = []
-    m = side - 1
-    for f in (
-        lambda r, c: (r, c),
-        lambda r, c: (c, m - r),
-        lambda r, c: (m - r, m - c),
-        lambda r, c: (m - c, r),
-        lambda r, c: (c, r),
-        lambda r, c: (m - c, m - r),
-        lambda r, c: (r, m - c),
-        lambda r, c: (m - r, c),
-    ):
-        maps.append([cell(*f(*divmod(x, side))) for x in range(side * side)])
-    return maps
-
-
 def partition_cells(name: str, goal: Board, g: Grid) -> tuple[tuple[int, ...], ...]:
     """The partition's goal-cell groups for a goal whose blank is anywhere: a symmetry
     of the square carrying cell 0 onto the blank when the blank is in a corner,
@@ -182,7 +177,7 @@ def partition_cells(name: str, goal: Board, g: Grid) -> tuple[tuple[int, ...], .
     blank = goal.index(0)
     if blank == 0:
         return groups
-    for sym in _symmetries(rows):
+    for sym in symmetries(rows, cols):
         if sym[0] == blank:
             return tuple(tuple(sym[c] for c in grp) for grp in groups)
     return tuple(tuple(0 if c == blank else c for c in grp) for grp in groups)
@@ -401,52 +396,60 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
     t0 = time.perf_counter()
     n = g.cells
     blank = goal.index(0)
-    cell_groups = partition_cells(name, goal, g)
+    table_cells, shares = share_tables(g, partition_cells(name, goal, g), blank)
+    # each group's goal cells in the slot order of the table it reads
+    cell_groups = [share.slots for share in shares]
     groups = tuple(tuple(goal[c] for c in grp) for grp in cell_groups)
     transpose = [(c % g.cols) * g.rows + c // g.cols for c in range(n)]
     mirror = mirror and g.rows == g.cols and transpose[blank] == blank
 
-    sizes = [perm(n, len(grp)) for grp in cell_groups]
+    sizes = [perm(n, len(cells)) for cells in table_cells]
     if packed:  # offsets count entries; every table starts on a whole byte
         sizes = [size + (size & 1) for size in sizes]
-    offsets = [sum(sizes[:i]) for i in range(len(sizes))]
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
     per_byte = 2 if packed else 1
     tables = np.empty(sum(sizes) // per_byte, dtype=np.uint8)
     infos = []
-    for i, (grp, off, size) in enumerate(zip(cell_groups, offsets, sizes, strict=True)):
+    layout = zip(table_cells, starts, sizes, strict=True)
+    for i, (cells, off, size) in enumerate(layout):
         def report(layer, done, total, i=i):
             progress(i, layer, done, total)
 
         _, info = load_table(
-            g, grp, blank, out=tables[off // per_byte : (off + size) // per_byte],
+            g, cells, blank, out=tables[off // per_byte : (off + size) // per_byte],
             packed=packed, progress=report if progress is not None else None,
         )
         infos.append(info)
     tables.flags.writeable = False
+    offsets = [starts[share.table] for share in shares]
 
     kmax = max(len(grp) for grp in groups)
-    where = [0] * n
-    for cell, tile in enumerate(goal):
-        where[tile] = cell
     gtiles = np.zeros((len(groups), kmax), dtype=np.int8)
     mtiles = np.zeros((len(groups), kmax), dtype=np.int8)
     gmult = np.zeros((len(groups), kmax), dtype=np.int64)
-    # Manhattan distance of each group's slot j from each cell (packed tables add it)
+    # board cell -> the cell of the group's table, plainly and through the transpose
+    gcellmap = np.array([share.cellmap for share in shares], dtype=np.int8)
+    mcellmap = np.array(
+        [[share.cellmap[transpose[c]] for c in range(n)] for share in shares],
+        dtype=np.int8,
+    )
+    # Manhattan distance of each table slot's home from each cell of the table's
+    # frame (packed tables add it back)
     gcost = np.zeros((len(groups), kmax, n), dtype=np.int32)
-    for i, grp in enumerate(cell_groups):
-        for j, home in enumerate(grp):
+    for i, share in enumerate(shares):
+        for j, home in enumerate(table_cells[share.table]):
             for c in range(n):
                 gcost[i, j, c] = (abs(c // g.cols - home // g.cols)
                                   + abs(c % g.cols - home % g.cols))
     tile_group = np.full(n, -1, dtype=np.int8)
     mtile_group = np.full(n, -1, dtype=np.int8)
     mtiles_py = []
-    for i, tiles in enumerate(groups):
+    for i, (tiles, cells) in enumerate(zip(groups, cell_groups, strict=True)):
         k = len(tiles)
         # The mirrored board is transposed and relabelled so that its goal is the
         # goal again: the tile read for slot j is the one homed on the transpose
-        # of tile j's home cell.
-        mirrored = tuple(goal[transpose[where[t]]] for t in tiles)
+        # of the slot's goal cell.
+        mirrored = tuple(goal[transpose[c]] for c in cells)
         mtiles_py.append(mirrored)
         for j in range(k):
             gtiles[i, j] = tiles[j]
@@ -465,8 +468,8 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
         "moffsets": np.array(offsets, dtype=np.int64),
         "mtiles": mtiles,
         "mtile_group": mtile_group,
-        "mcellmap": np.array(transpose, dtype=np.int8),
-        "popcnt": _popcount(),
+        "gcellmap": gcellmap,
+        "mcellmap": mcellmap,
         "packed": packed,
         "gcost": gcost,
         # pure-Python views for PDBSet.estimate
@@ -478,7 +481,8 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
         "gmult_py": [
             [perm(n - 1 - j, len(t) - 1 - j) for j in range(len(t))] for t in groups
         ],
-        "mcellmap_py": transpose,
+        "gcellmap_py": gcellmap.tolist(),
+        "mcellmap_py": mcellmap.tolist(),
     }
     result = PDBSet(
         name, g, goal, groups, mirror, tables, arrays, tuple(infos),
@@ -532,7 +536,7 @@ def _ida_kernel(h: Heuristic) -> Kernel:
     return Kernel("ida_pdb", (
         a["tables"], a["offsets"], a["gtiles"], a["gsize"], a["gmult"],
         a["tile_group"], a["mirror"], a["moffsets"], a["mtiles"], a["mtile_group"],
-        a["mcellmap"], a["popcnt"], a["packed"], a["gcost"],
+        a["gcellmap"], a["mcellmap"], a["packed"], a["gcost"],
     ))  # fmt: skip
 
 
@@ -549,7 +553,13 @@ def _register(name: str, text: str, **slow) -> None:
 #: CPU seconds of a pdb78 build (both tables, compilation included) measured on the
 #: 2-core development machine under load (240 s at load average 8-14, CHANGELOG.md);
 #: scaled by the machine's cores and load average for the runner's set-up estimate.
-BUILD_CPU_SECONDS = {"pdb78": 240.0}
+BUILD_CPU_SECONDS = {"pdb78": 240.0, "pdb6666": 290.0}
+
+
+def distinct_tables(name: str, goal: Board, g: Grid) -> list[tuple[int, ...]]:
+    """The goal cells of the tables partition ``name`` builds for ``goal`` (groups
+    that are rotations or reflections of an earlier one read its table)."""
+    return share_tables(g, partition_cells(name, goal, g), goal.index(0))[0]
 
 
 def cached(name: str, goal: Board, g: Grid) -> bool:
@@ -557,7 +567,7 @@ def cached(name: str, goal: Board, g: Grid) -> bool:
     checksummed here: a corrupt file costs a rebuild later)."""
     blank = goal.index(0)
     packed = name in PACKED
-    for cells in partition_cells(name, goal, g):
+    for cells in distinct_tables(name, goal, g):
         if _table_key(g, cells, blank, packed) in _table_memo:
             continue
         path = _cache_file(g, cells, blank, packed)
@@ -581,8 +591,7 @@ def prebuild(name: str, goal: Board, g: Grid, report) -> None:
     """Build and cache ``name``'s tables, calling ``report(fraction, seconds_left)``
     after each BFS layer; the tables are dropped from memory afterwards (workers
     load them from the cache)."""
-    groups = partition_cells(name, goal, g)
-    weights = [perm(g.cells, len(cells)) for cells in groups]
+    weights = [perm(g.cells, len(cells)) for cells in distinct_tables(name, goal, g)]
     before = [sum(weights[:i]) / sum(weights) for i in range(len(weights))]
     t0 = time.perf_counter()
 
@@ -611,6 +620,13 @@ _register(
     "entry, built once on both cores in minutes, cached)",
     setup_estimate=lambda goal, g: setup_estimate("pdb78", goal, g),
     prebuild=lambda goal, g, report: prebuild("pdb78", goal, g, report),
+)
+_register(
+    "pdb6666",
+    "additive 6-6-6-6 pattern databases, mirrored max (5x5; two distinct tables, "
+    "122 MiB at 4 bits per entry, built once on both cores in minutes, cached)",
+    setup_estimate=lambda goal, g: setup_estimate("pdb6666", goal, g),
+    prebuild=lambda goal, g, report: prebuild("pdb6666", goal, g, report),
 )
 
 

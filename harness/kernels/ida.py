@@ -6,7 +6,9 @@ IDA* kernels count like Korf (1985); see :mod:`harness.kernels` for the counters
 
 from __future__ import annotations
 
+import numba
 import numpy as np
+from numba.extending import intrinsic
 
 from harness.kernels.base import MAX_PATH, jit
 
@@ -47,10 +49,10 @@ def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
         h = row_dist[row_id] + col_dist[col_id]
     if pdb is not None:
         (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
-         mtile_group, mcellmap, popcnt, packed, gcost) = pdb  # fmt: skip
-        pos, ident, val, mval, total, mtotal = _pdb_groups(
+         mtile_group, gcellmap, mcellmap, packed, gcost) = pdb  # fmt: skip
+        pos, val, mval, total, mtotal = _pdb_groups(
             board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles,
-            mcellmap, popcnt, packed, gcost,
+            gcellmap, mcellmap, packed, gcost,
         )
         saved = np.zeros((MAX_PATH + 1, 2), dtype=np.int32)
         s = (total, mtotal)
@@ -129,8 +131,8 @@ def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
                 pos[t] = blank  # the tile slides into the blank's cell
                 grp = tile_group[t]
                 new_val = _group_value(
-                    pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables,
-                    offsets[grp], popcnt, packed, gcost[grp],
+                    pos, gtiles[grp], gsize[grp], gmult[grp], gcellmap[grp], tables,
+                    offsets[grp], packed, gcost[grp],
                 )
                 child_total = total + new_val - val[grp]
                 child_h = child_total
@@ -142,8 +144,8 @@ def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
                 if mirror and depth + 1 + child_total < next_bound:
                     mgrp = mtile_group[t]
                     new_mval = _group_value(
-                        pos, mtiles[mgrp], gsize[mgrp], gmult[mgrp], mcellmap,
-                        tables, moffsets[mgrp], popcnt, packed, gcost[mgrp],
+                        pos, mtiles[mgrp], gsize[mgrp], gmult[mgrp], mcellmap[mgrp],
+                        tables, moffsets[mgrp], packed, gcost[mgrp],
                     )
                     child_mtotal = mtotal + new_mval - mval[mgrp]
                     if child_mtotal > child_h:
@@ -421,18 +423,31 @@ def pattern_index(positions, k, mult, popcnt):
     return index
 
 
+@intrinsic
+def ctpop(typingctx, value):
+    """Number of set bits of an int64 (one POPCNT): a 16-bit table would not
+    cover the 25 cells of a 5x5 board."""
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return numba.types.int64(numba.types.int64), codegen
+
+
 @jit
-def _group_value(pos, tiles, k, mult, cellmap, tables, offset, popcnt, packed, cost):
-    """One group's table value. ``packed`` tables hold (value - MD) / 2 at 4 bits
-    per entry (:mod:`harness.heuristics.pdb_build`), ``offset`` counting entries:
-    the group's Manhattan distance (``cost[slot, cell]``) is added back."""
-    used = 0
+def _group_value(pos, tiles, k, mult, cellmap, tables, offset, packed, cost):
+    """One group's table value, its tiles' cells read through ``cellmap`` (the
+    symmetry carrying the group onto the table it shares, or that and the
+    transpose for a mirrored lookup). ``packed`` tables hold (value - MD) / 2 at
+    4 bits per entry (:mod:`harness.heuristics.pdb_build`), ``offset`` counting
+    entries: the group's Manhattan distance (``cost[slot, cell]``) is added back."""
+    used = np.int64(0)
     index = 0
     md = 0
     for i in range(k):
-        p = cellmap[pos[tiles[i]]]
-        index += (p - popcnt[used & ((1 << p) - 1)]) * mult[i]
-        used |= 1 << p
+        p = np.int64(cellmap[pos[tiles[i]]])
+        index += (p - ctpop(used & ((np.int64(1) << p) - 1))) * mult[i]
+        used |= np.int64(1) << p
         if packed:
             md += cost[i, p]
     if packed:
@@ -443,45 +458,45 @@ def _group_value(pos, tiles, k, mult, cellmap, tables, offset, popcnt, packed, c
 
 @jit
 def _pdb_groups(
-    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, mcellmap,
-    popcnt, packed, gcost,
+    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, gcellmap,
+    mcellmap, packed, gcost,
 ):
-    """(each tile's cell, the identity cell map, each group's value, each mirrored
-    group's value through ``mcellmap`` (0 unmirrored), the two sums)."""
+    """(each tile's cell, each group's value, each mirrored group's value (0
+    unmirrored), the two sums); group ``grp`` reads its cells through
+    ``gcellmap[grp]``, mirrored through ``mcellmap[grp]``."""
     n = board.shape[0]
     pos = np.empty(n, dtype=np.int8)
     for c in range(n):
         pos[board[c]] = c
-    ident = np.arange(n).astype(np.int8)
     val = np.zeros(gtiles.shape[0], dtype=np.int32)
     mval = np.zeros(gtiles.shape[0], dtype=np.int32)
     total = 0
     mtotal = 0
     for grp in range(gtiles.shape[0]):
         val[grp] = _group_value(
-            pos, gtiles[grp], gsize[grp], gmult[grp], ident, tables, offsets[grp],
-            popcnt, packed, gcost[grp],
+            pos, gtiles[grp], gsize[grp], gmult[grp], gcellmap[grp], tables,
+            offsets[grp], packed, gcost[grp],
         )
         total += val[grp]
         if mirror:
             mval[grp] = _group_value(
-                pos, mtiles[grp], gsize[grp], gmult[grp], mcellmap, tables,
-                moffsets[grp], popcnt, packed, gcost[grp],
+                pos, mtiles[grp], gsize[grp], gmult[grp], mcellmap[grp], tables,
+                moffsets[grp], packed, gcost[grp],
             )
             mtotal += mval[grp]
-    return pos, ident, val, mval, total, mtotal
+    return pos, val, mval, total, mtotal
 
 
 @jit
 def pdb_value(
-    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, mcellmap,
-    popcnt, packed, gcost,
+    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, gcellmap,
+    mcellmap, packed, gcost,
 ):
     """Additive PDB estimate of one board: sum over groups, and with ``mirror`` the
     max of that and the mirrored sum (lookups through ``mcellmap``)."""
-    _, _, _, _, total, mtotal = _pdb_groups(
+    _, _, _, total, mtotal = _pdb_groups(
         board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles,
-        mcellmap, popcnt, packed, gcost,
+        gcellmap, mcellmap, packed, gcost,
     )
     return max(total, mtotal)
 
@@ -489,10 +504,10 @@ def pdb_value(
 @jit
 def ida_pdb(
     board, goal, nbr, tables, offsets, gtiles, gsize, gmult, tile_group, mirror,
-    moffsets, mtiles, mtile_group, mcellmap, popcnt, packed, gcost, stats, path,
+    moffsets, mtiles, mtile_group, gcellmap, mcellmap, packed, gcost, stats, path,
 ):
     """IDA* with an additive disjoint PDB (optionally max'ed with its mirrored
     lookup); a move re-indexes only the moved tile's groups (:func:`_pdb_child`)."""
     pdb = (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
-           mtile_group, mcellmap, popcnt, packed, gcost)  # fmt: skip
+           mtile_group, gcellmap, mcellmap, packed, gcost)  # fmt: skip
     return _ida(board, goal, nbr, stats, path, pdb=pdb)

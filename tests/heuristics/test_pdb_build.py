@@ -24,7 +24,7 @@ from harness.heuristics.pdb_regions import Regions
 from harness.puzzle import goal_board, grid
 from harness.solver import Counters, all_solvers
 
-G3, G4 = grid(3), grid(4)
+G3, G4, G5 = grid(3), grid(4), grid(5)
 
 
 @pytest.fixture
@@ -47,6 +47,8 @@ def unpacked(g, cells, blank) -> np.ndarray:
         (G3, (1, 2, 0, 5), 4),
         (G4, (12, 13, 14), 0),
         (G4, (0, 5, 10, 15), 3),
+        (G5, (1, 5), 0),  # 5x5: the goal blank alone in its corner
+        (G5, (7, 17), 24),
     ],
 )
 def test_packed_builder_equals_a_plain_0_1_bfs(g, cells, blank) -> None:
