@@ -12,6 +12,7 @@ need no table over all 2**n masks, which for 25 cells would be 33 M rows.
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import combinations
 from math import comb
 
@@ -28,25 +29,35 @@ def chunks(n: int) -> int:
     return (n + 7) // 8
 
 
+@cache
 def rank_tables(n: int) -> np.ndarray:
     """int64 (chunks(n), 256, n + 1): ``[ch, byte, before]`` is what the cells of
     byte ``ch`` add to the combinatorial rank of a mask when ``before`` set cells
-    lie below that byte; :func:`row_of` sums them."""
+    lie below that byte; :func:`row_of` sums them. Read-only, one per n."""
+    # binom[c, i] = C(c, i), zero beyond c
+    binom = np.array(
+        [[comb(c, i) for i in range(n + 10)] for c in range(8 * chunks(n))],
+        dtype=np.int64,
+    )
     table = np.zeros((chunks(n), 256, n + 1), dtype=np.int64)
+    before = np.arange(n + 1)
     for ch in range(chunks(n)):
         for byte in range(256):
-            for before in range(n + 1):
-                i = before
-                for b in range(8):
-                    if byte >> b & 1:
-                        table[ch, byte, before] += comb(8 * ch + b, i + 1)
-                        i += 1
+            i = 0
+            for b in range(8):
+                if byte >> b & 1:
+                    table[ch, byte] += binom[8 * ch + b, before + i + 1]
+                    i += 1
+    table.flags.writeable = False
     return table
 
 
+@cache
 def popcount8() -> np.ndarray:
-    """int64 table: set bits of every byte."""
-    return np.array([x.bit_count() for x in range(256)], dtype=np.int64)
+    """int64 table: set bits of every byte (read-only)."""
+    table = np.array([x.bit_count() for x in range(256)], dtype=np.int64)
+    table.flags.writeable = False
+    return table
 
 
 @jit
