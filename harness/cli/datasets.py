@@ -179,6 +179,7 @@ def show_command(
         typer.echo(_csv(rows), nl=False)
         return
     params = " ".join(f"{k}={v}" for k, v in s["params"].items())
+    depths_known = [i for i in ds.instances if i.optimal_length is not None]
     for label, value in [
         ("name", s["name"]),
         ("path", s["path"] or "built in (made from its recipe in "
@@ -191,6 +192,10 @@ def show_command(
         ("depths", f"{depth_range(s)}, mean {s['mean_depth']}"
                    if s["mean_depth"] is not None else "-"),
         ("optimum from", ", ".join(s["optimal_sources"]) or "-"),
+        ("cross-checked", "; ".join(
+            f"{n} of {len(depths_known)} labels again by {by}"
+            for by, n in s["cross_checked"].items()
+        ) or "-"),
         ("generator", f"{s['generator']} {params} seed={s['seed']}"),
         ("command", s["command"] or "-"),
         ("description", s["description"] or "-"),
@@ -230,6 +235,13 @@ def progress_bar():
     return update, bar.stop
 
 
+def _length(text: str | None) -> int | str | None:
+    """``--length``: a plain number stays a number (the header stores it so)."""
+    if text is None or not text.strip().isdigit():
+        return text
+    return int(text)
+
+
 @datasets_app.command("generate", cls=_GenerateCommand)
 def generate_command(
     generator: Annotated[
@@ -245,7 +257,11 @@ def generate_command(
         str, typer.Option(help="standard, spiral, blank-first or board tokens.")
     ] = "standard",
     length: Annotated[
-        int | None, typer.Option(min=0, help="random_walk: blank moves per walk.")
+        str | None,
+        typer.Option(
+            help="random_walk: blank moves per walk, or several lengths (30,40 or "
+                 "30..90: --count walks of each)."
+        ),
     ] = None,
     depth: Annotated[
         str | None,
@@ -261,6 +277,16 @@ def generate_command(
         typer.Option(help="Optimal lengths: auto (oracle up to 3x3), oracle, none or "
                           "solver:NAME[HEURISTIC]."),
     ] = "auto",
+    cross_check: Annotated[
+        str | None,
+        typer.Option(
+            help="Solve again with solver:NAME[HEURISTIC] every board labelled at "
+                 "most --cross-check-depth moves; a different length is an error."
+        ),
+    ] = None,
+    cross_check_depth: Annotated[
+        int | None, typer.Option(min=0, help="Deepest label --cross-check checks.")
+    ] = None,
     description: Annotated[str, typer.Option(help="Free text for the header.")] = "",
     out: Annotated[Path, typer.Option(help="Folder to write NAME.jsonl in.")] = Path(
         "datasets"
@@ -292,8 +318,9 @@ def generate_command(
     try:
         ds = generate(
             generator, g, target, name=name, seed=seed, count=count,
-            length=length, depths=parse_depths(depth) if depth else None,
-            unsolvable=unsolvable, label=label, description=description,
+            length=_length(length), depths=parse_depths(depth) if depth else None,
+            unsolvable=unsolvable, label=label, cross_check=cross_check,
+            cross_check_depth=cross_check_depth, description=description,
             progress=update,
         )
         written = save_dataset(ds, out, force=force)

@@ -33,7 +33,7 @@ from harness.puzzle import (
     parse_board,
 )
 
-G3, G4 = grid(3), grid(4)
+G3, G4, G5 = grid(3), grid(4), grid(5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,21 +120,16 @@ def korf100_dataset(name: str) -> Dataset:
     published optimal lengths and IDA*+Manhattan node counts."""
     goal = goal_board("blank-first", G4)
     instances = []
-    text = files("harness").joinpath("data/korf100.tsv").read_text()
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        number, tiles, length, nodes = line.split("\t")
-        board: Board = tuple(int(t) for t in tiles.split())
+    for number, board, length, nodes in _published_rows("korf100.tsv"):
         extra: dict = {"published_nodes": int(nodes)}
-        if int(number) in KORF_DOUBTFUL_NODES:
+        if number in KORF_DOUBTFUL_NODES:
             extra["nodes_doubtful"] = True
-            extra["nodes_rerun"] = KORF_DOUBTFUL_NODES[int(number)]
-        if int(number) in KORF_REPRODUCED_NODES:
+            extra["nodes_rerun"] = KORF_DOUBTFUL_NODES[number]
+        if number in KORF_REPRODUCED_NODES:
             extra["nodes_note"] = "published transcriptions disagree; reproduced value"
         instances.append(
-            Instance(f"korf-{int(number):03d}", board, goal, G4,
-                     is_solvable(board, goal, G4), int(length), "published", extra)
+            Instance(f"korf-{number:03d}", board, goal, G4,
+                     is_solvable(board, goal, G4), length, "published", extra)
         )
     return make_dataset(
         name, G4, goal, generator="korf100",
@@ -143,6 +138,41 @@ def korf100_dataset(name: str) -> Dataset:
         description="Korf's 100 random 15-puzzle instances (Korf 1985), goal blank "
         "top-left; published optimal lengths; extra.published_nodes = IDA*+Manhattan "
         "nodes generated (Up, Left, Right, Down; #22, #88, #89 doubtful).",
+        command=f"harness datasets rebuild {name}",
+    )
+
+
+def _published_rows(data_file: str):
+    """(number, board, optimal length, *the other columns) of each line of a
+    packaged table of published instances (``harness/data/``; ``#`` comments)."""
+    text = files("harness").joinpath(f"data/{data_file}").read_text()
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            number, tiles, length, *rest = line.split("\t")
+            board: Board = tuple(int(t) for t in tiles.split())
+            yield (int(number), board, int(length), *rest)
+
+
+def korf50_dataset(name: str) -> Dataset:
+    """Korf & Felner's 50 (2002) 24-puzzles toward the goal ``x 1 2 ... 24`` (blank
+    top-left), with the published optimal lengths, in the paper's numbering."""
+    goal = goal_board("blank-first", G5)
+    instances = [
+        Instance(f"kf-{number:02d}", board, goal, G5, is_solvable(board, goal, G5),
+                 length, "published",
+                 {"korf_taylor_1996": True} if number <= 10 else {})
+        for number, board, length in _published_rows("korf50.tsv")
+    ]
+    return make_dataset(
+        name, G5, goal, generator="korf50",
+        params={"source": "harness/data/korf50.tsv"}, seed=None,
+        instances=instances,
+        description="Korf & Felner's 50 random 24-puzzle instances (Disjoint pattern "
+        "database heuristics, Artificial Intelligence 134, 2002; #1-#10 are Korf & "
+        "Taylor's 1996 ten), goal blank top-left, the paper's numbering; published "
+        "optimal lengths as transcribed in Sewell & Jacobson's DIBBS code "
+        "(github.com/tinamil/dibbs, sliding_tile/main.cpp, commit 035d21b); the "
+        "paper's node counts are not included (no public source found).",
         command=f"harness datasets rebuild {name}",
     )
 
@@ -194,6 +224,19 @@ RECIPES: dict[str, Callable[[str], Dataset]] = {
         "A* with Manhattan distance.",
         seed=6, count=30, length=30, label="solver:astar_dict[manhattan]",
     ),
+    "25-korf50": korf50_dataset,
+    "25-walks": _generated(
+        "random_walk", 5, "blank-first",
+        "5x5 boards 30, 40, ..., 90 random blank moves (no immediate undo) from "
+        "Korf's goal (blank top-left), five of each: optimal lengths from IDA* with "
+        "the 6-6-6-6 pattern databases (ida_star_jit[pdb6666]); every board labelled "
+        "at most 60 moves was solved again with Manhattan distance "
+        "(ida_star_jit[manhattan], independent of the pattern databases) to the "
+        "same length (extra.cross_checked_by).",
+        seed=25, count=5, length="30,40,50,60,70,80,90",
+        label="solver:ida_star_jit[pdb6666]",
+        cross_check="solver:ida_star_jit[manhattan]", cross_check_depth=60,
+    ),
 }
 
 
@@ -217,6 +260,8 @@ def regenerate(ds: Dataset, *, progress: Callable[[int, int], None] | None = Non
     if ds.generator in IMPORTERS:
         if ds.generator == "seeds":
             return seeds_dataset(ds.name, str(params.get("goal")))
+        if ds.generator == "korf50":
+            return korf50_dataset(ds.name)
         return korf100_dataset(ds.name)
     if ds.generator not in all_generators() or ds.seed is None:
         raise DatasetError(f"{ds.name}: generator {ds.generator!r} cannot be rerun")
@@ -226,6 +271,8 @@ def regenerate(ds: Dataset, *, progress: Callable[[int, int], None] | None = Non
             count=params["count"], length=params.get("length"),
             depths=parse_depths(params["depths"]) if "depths" in params else None,
             unsolvable=params.get("unsolvable", 0), label=params.get("label", "auto"),
+            cross_check=params.get("cross_check"),
+            cross_check_depth=params.get("cross_check_depth"),
             description=ds.description, progress=progress,
         )
     except KeyError as err:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from harness.core.names import did_you_mean
@@ -31,7 +31,7 @@ from harness.puzzle import (
 )
 
 #: Importers build fixed sets (the generators, below, draw boards).
-IMPORTERS = ("seeds", "korf100")
+IMPORTERS = ("seeds", "korf100", "korf50")
 ENTRY_POINT_GROUP = "npuzzle_harness.generators"
 _MASK64 = (1 << 64) - 1
 
@@ -77,10 +77,12 @@ class BitStream:
 
 
 def random_walk_boards(
-    g: Grid, goal: Board, *, count: int, length: int, stream: BitStream
+    g: Grid, goal: Board, *, count: int, length: int, stream: BitStream,
+    avoid: Container[Board] = (),
 ) -> list[Board]:
     """``count`` distinct boards, each ``length`` random blank moves from ``goal``,
-    never undoing the previous move. ``length`` bounds the optimum from above."""
+    never undoing the previous move, none of them in ``avoid``. ``length`` bounds
+    the optimum from above."""
     if length < 0:
         raise DatasetError(f"random_walk: length {length} must be >= 0")
 
@@ -99,7 +101,7 @@ def random_walk_boards(
             blank, previous = target, move
         return tuple(cells)
 
-    return _distinct(draw, count, "random_walk")
+    return _distinct(draw, count, "random_walk", avoid)
 
 
 def random_permutation(n: int, stream: BitStream) -> list[int]:
@@ -186,9 +188,11 @@ def _sample(pool: list[int], k: int, stream: BitStream) -> list[int]:
     return pool[:k]
 
 
-def _distinct(draw: Callable[[], Board], count: int, what: str) -> list[Board]:
-    """``count`` distinct results of ``draw`` in first-seen order; a duplicate is
-    discarded and drawn again (a benchmark should not time one board twice)."""
+def _distinct(draw: Callable[[], Board], count: int, what: str,
+              avoid: Container[Board] = ()) -> list[Board]:
+    """``count`` distinct results of ``draw`` in first-seen order, none in
+    ``avoid``; a duplicate is discarded and drawn again (a benchmark should not
+    time one board twice)."""
     if count < 0:
         raise DatasetError(f"{what}: count {count} must be >= 0")
     seen: dict[Board, None] = {}
@@ -200,7 +204,9 @@ def _distinct(draw: Callable[[], Board], count: int, what: str) -> list[Board]:
                 f"{what}: found only {len(seen)} distinct boards of the {count} asked "
                 f"after {attempts - 1} draws (too few such boards exist?)"
             )
-        seen.setdefault(draw(), None)
+        board = draw()
+        if board not in avoid:
+            seen.setdefault(board, None)
     return list(seen)
 
 
@@ -290,13 +296,38 @@ def all_generators() -> dict[str, GeneratorInfo]:
     return dict(_REGISTRY)
 
 
-@register_generator("random_walk", "random walks of --length blank moves from the goal")
+def walk_lengths(length: int | str) -> list[int]:
+    """``--length`` as a list of walk lengths: ``40``, ``"40"``, ``"30..90"`` or
+    ``"30,40,50"`` (see :func:`parse_depths`)."""
+    if isinstance(length, int):
+        return [length]
+    try:
+        return parse_depths(length)
+    except DatasetError:
+        raise DatasetError(
+            f"random_walk: length {length!r} is not a length, a list like 30,40 or a "
+            "range like 30..90"
+        ) from None
+
+
+@register_generator(
+    "random_walk",
+    "random walks of --length blank moves from the goal (several lengths, e.g. "
+    "30,40,50: --count walks of each)",
+)
 def _random_walk(g: Grid, goal: Board, *, stream: BitStream, count: int,
-                 length: int | None, **_: object) -> Drawn:  # fmt: skip
+                 length: int | str | None, **_: object) -> Drawn:  # fmt: skip
     if length is None:
         raise DatasetError("random_walk: --length is required")
-    boards = random_walk_boards(g, goal, count=count, length=length, stream=stream)
-    return Drawn(boards, {"count": count, "length": length})
+    lengths = walk_lengths(length)
+    boards: list[Board] = []
+    for n in lengths:
+        boards += random_walk_boards(
+            g, goal, count=count, length=n, stream=stream, avoid=set(boards)
+        )
+    # one length stays a number in the header, as files made before lists were
+    stored: int | str = lengths[0] if len(lengths) == 1 else ",".join(map(str, lengths))
+    return Drawn(boards, {"count": count, "length": stored})
 
 
 @register_generator("uniform", "uniformly random solvable boards")
@@ -343,18 +374,24 @@ def generate(
     name: str,
     seed: int,
     count: int | None = None,
-    length: int | None = None,
+    length: int | str | None = None,
     depths: Sequence[int] | None = None,
     unsolvable: int = 0,
     label: str = "auto",
+    cross_check: str | None = None,
+    cross_check_depth: int | None = None,
     description: str = "",
     progress: Callable[[int, int], None] | None = None,
 ) -> Dataset:
     """A new dataset from a random generator; the same arguments give the same bytes.
 
-    ``count`` is the number of boards (for ``depth_strata``: per depth); ``length``
-    the walk length of ``random_walk``; ``depths``/``unsolvable`` apply to
-    ``depth_strata``. ``progress(done, total)`` is called while labelling.
+    ``count`` is the number of boards (for ``depth_strata``: per depth; for
+    ``random_walk`` with several lengths: per length); ``length`` the walk
+    length(s) of ``random_walk``; ``depths``/``unsolvable`` apply to
+    ``depth_strata``. ``cross_check`` (``solver:NAME[HEURISTIC]``) solves again
+    every board labelled at most ``cross_check_depth`` moves and fails on any
+    other length; those boards say so in ``extra``. ``progress(done, total)`` is
+    called while labelling.
     """
     check_name(name)
     if not isinstance(seed, int) or not 0 <= seed <= _MASK64:
@@ -380,17 +417,25 @@ def generate(
     label = resolve_label(label, g)
     params["label"] = label
     labeller, source = make_labeller(label, goal, g)
+    checker = _cross_checker(cross_check, cross_check_depth, labeller, goal, g)
+    if checker is not None:
+        params["cross_check"] = cross_check
+        params["cross_check_depth"] = cross_check_depth
 
     lengths: list[int | None] = []
+    extras: list[dict] = []
     solvable_flags = [is_solvable(b, goal, g) for b in boards]
     for done, (board, solvable) in enumerate(zip(boards, solvable_flags, strict=True)):
         lengths.append(labeller(board) if solvable and labeller else None)
+        extras.append(checker(board, lengths[-1]) if checker else {})
         if progress:
             progress(done + 1, len(boards))
     instances = number_instances(
         [
-            Instance("", b, goal, g, ok, n, source if n is not None else None)
-            for b, ok, n in zip(boards, solvable_flags, lengths, strict=True)
+            Instance("", b, goal, g, ok, n, source if n is not None else None, extra)
+            for b, ok, n, extra in zip(
+                boards, solvable_flags, lengths, extras, strict=True
+            )
         ]
     )
     return make_dataset(
@@ -399,6 +444,39 @@ def generate(
         command=generate_command(generator, g, goal, name, seed, params),
     )
 
+
+
+def _cross_checker(
+    cross_check: str | None, depth: int | None, labeller, goal: Board, g: Grid
+) -> Callable[[Board, int | None], dict] | None:
+    """check(board, label) -> the board's ``extra``: solves again with a second
+    solver where the label is at most ``depth`` and raises DatasetError when the
+    two lengths differ; None without a cross-check."""
+    if cross_check is None:
+        return None
+    if not cross_check.startswith("solver:"):
+        raise DatasetError(
+            f"cross-check {cross_check!r}: expected solver:NAME[HEURISTIC]"
+        )
+    if labeller is None:
+        raise DatasetError("cross-check: the dataset has no labels to check")
+    if depth is None:
+        raise DatasetError("cross-check: give the deepest label it checks")
+    second, _ = make_labeller(cross_check, goal, g)
+    config = cross_check.removeprefix("solver:")
+
+    def check(board: Board, label: int | None) -> dict:
+        if label is None or label > depth:
+            return {}
+        again = second(board)
+        if again != label:
+            raise DatasetError(
+                f"cross-check: {config} finds {again} moves where the label says "
+                f"{label} on {' '.join(map(str, board))}"
+            )
+        return {"cross_checked_by": config}
+
+    return check
 
 
 def number_instances(instances: list[Instance]) -> list[Instance]:
@@ -436,6 +514,9 @@ def generate_command(
             parts.append(f"--unsolvable {params['unsolvable']}")
     elif params.get("label", "auto") != resolve_label("auto", g):
         parts.append(f"--label '{params['label']}'")
+    if "cross_check" in params:
+        parts.append(f"--cross-check '{params['cross_check']}'")
+        parts.append(f"--cross-check-depth {params['cross_check_depth']}")
     parts.append(f"--name {name}")
     return " ".join(parts)
 

@@ -89,6 +89,11 @@ def summarize(ds: Dataset) -> dict:
     for d in sorted(depths):
         histogram[d] = histogram.get(d, 0) + 1
     sources = sorted({i.optimal_source for i in ds.instances if i.optimal_source})
+    checked: dict[str, int] = {}  # labels solved again by a second solver
+    for inst in ds.instances:
+        by = inst.extra.get("cross_checked_by")
+        if isinstance(by, str):
+            checked[by] = checked.get(by, 0) + 1
     solvable = sum(i.solvable for i in ds.instances)
     return {
         "name": ds.name,
@@ -102,6 +107,7 @@ def summarize(ds: Dataset) -> dict:
         "max_depth": max(depths) if depths else None,
         "mean_depth": round(sum(depths) / len(depths), 2) if depths else None,
         "optimal_sources": sources,
+        "cross_checked": checked,
         "generator": ds.generator,
         "params": ds.params,
         "seed": ds.seed,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 from importlib.resources import files
@@ -16,9 +17,10 @@ from where import ROOT
 
 from harness import datasets as D
 from harness.core import oracle
-from harness.datasets import catalogue
+from harness.datasets import catalogue, generators
 from harness.puzzle import (
     apply_moves,
+    format_board,
     goal_board,
     grid,
     is_solvable,
@@ -299,7 +301,13 @@ def test_parse_and_format_depths() -> None:
 # ------------------------------------------------------------ committed sets
 
 
-@pytest.mark.parametrize("name", [n for n in catalogue.RECIPES if n != "15-walks"])
+#: recipes whose labels take a solver minutes (25-walks needs the pdb6666 tables)
+SLOW_RECIPES = ("15-walks", "25-walks")
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in catalogue.RECIPES if n not in SLOW_RECIPES]
+)
 def test_committed_dataset_regenerates_byte_for_byte(name: str) -> None:
     built = D.dumps_dataset(catalogue.build(name)).encode()
     assert built == (COMMITTED / f"{name}.jsonl").read_bytes()
@@ -312,6 +320,32 @@ def test_committed_dataset_regenerates_byte_for_byte(name: str) -> None:
 def test_committed_15_walks_regenerates_byte_for_byte() -> None:
     built = D.dumps_dataset(catalogue.build("15-walks")).encode()
     assert built == (COMMITTED / "15-walks.jsonl").read_bytes()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("NPUZZLE_FULL_PDB6666"),
+    reason="labels with ida_star_jit[pdb6666] (builds or loads its tables) and "
+    "cross-checks with Manhattan: NPUZZLE_FULL_PDB6666=1 runs it",
+)
+def test_committed_25_walks_regenerates_byte_for_byte() -> None:
+    built = D.dumps_dataset(catalogue.build("25-walks")).encode()
+    assert built == (COMMITTED / "25-walks.jsonl").read_bytes()
+    loaded = D.load_dataset(COMMITTED / "25-walks.jsonl")
+    assert D.dumps_dataset(D.regenerate(loaded)).encode() == built
+
+
+def test_committed_25_walks_say_how_their_labels_were_made() -> None:
+    ds = D.load_dataset("25-walks")
+    assert ds.params["length"] == "30,40,50,60,70,80,90" and len(ds.instances) == 35
+    checked = 0
+    for inst in ds.instances:
+        assert inst.optimal_source == "solver:ida_star_jit[pdb6666]"
+        if inst.optimal_length <= 60:
+            assert inst.extra["cross_checked_by"] == "ida_star_jit[manhattan]"
+            checked += 1
+        else:
+            assert "cross_checked_by" not in inst.extra
+    assert D.summarize(ds)["cross_checked"] == {"ida_star_jit[manhattan]": checked}
 
 
 def test_every_committed_file_has_a_recipe_and_vice_versa() -> None:
@@ -337,7 +371,8 @@ def test_committed_sizes_and_goals() -> None:
         "8-strata": ("3x3", "standard"), "8-uniform": ("3x3", "standard"),
         "8-unsolvable": ("3x3", "standard"), "8-spiral": ("3x3", "spiral"),
         "8-mini": ("3x3", "standard"), "15-korf100": ("4x4", "blank-first"),
-        "15-walks": ("4x4", "standard"),
+        "15-walks": ("4x4", "standard"), "25-korf50": ("5x5", "blank-first"),
+        "25-walks": ("5x5", "blank-first"),
     }
     for name, (size, goal) in expect.items():
         s = D.summarize(D.load_dataset(name))
@@ -393,6 +428,63 @@ def test_korf100_matches_the_published_table() -> None:
     header = files("harness").joinpath("data/korf100.tsv").read_text()
     for rerun in catalogue.KORF_DOUBTFUL_NODES.values():
         assert str(rerun) in header
+
+
+def test_korf50_matches_the_packaged_table() -> None:
+    ds = D.load_dataset("25-korf50")
+    g5 = grid(5)
+    rows = []
+    for line in files("harness").joinpath("data/korf50.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            n, tiles, length = line.split("\t")
+            rows.append((int(n), tuple(map(int, tiles.split())), int(length)))
+    assert len(ds.instances) == len(rows) == 50
+    for inst, (n, tiles, length) in zip(ds.instances, rows, strict=True):
+        assert inst.id == f"kf-{n:02d}" and inst.start == tiles and inst.solvable
+        assert inst.optimal_length == length and inst.optimal_source == "published"
+        assert inst.extra.get("korf_taylor_1996", False) == (n <= 10)
+    assert ds.goal == tuple(range(25)) and ds.grid == g5
+    # Korf & Taylor's ten (domslee.com, 2021, in this numbering) and the first
+    # one's board
+    assert [i.optimal_length for i in ds.instances[:10]] == [
+        95, 96, 97, 98, 100, 101, 104, 108, 113, 114
+    ]
+    assert format_board(ds.instances[0].start) == (
+        "14 5 9 2 18 8 23 19 12 17 15 x 10 20 4 6 11 21 1 7 24 3 16 22 13"
+    )
+    lengths = [i.optimal_length for i in ds.instances]
+    assert (min(lengths), max(lengths)) == (81, 114)
+    assert round(sum(lengths) / 50, 2) == 100.78
+
+
+def test_random_walks_of_several_lengths_and_a_cross_check(monkeypatch) -> None:
+    goal = goal_board("standard", G3)
+    ds = D.generate("random_walk", G3, goal, name="t", seed=4, count=3,
+                    length="6,12", cross_check="solver:bfs", cross_check_depth=8)
+    assert ds.params["length"] == "6,12" and len(ds.instances) == 6
+    assert len({i.start for i in ds.instances}) == 6
+    for inst in ds.instances:
+        assert inst.optimal_length == oracle.distance(inst.start, goal, G3)
+        assert ("cross_checked_by" in inst.extra) == (inst.optimal_length <= 8)
+    assert "--length 6,12" in ds.command and "--cross-check 'solver:bfs'" in ds.command
+    again = D.regenerate(D.parse_dataset(D.dumps_dataset(ds)))
+    assert D.dumps_dataset(again) == D.dumps_dataset(ds)
+    # one length is stored as a number, as before lists existed
+    one = D.generate("random_walk", G3, goal, name="t", seed=4, count=3, length="6")
+    assert one.params["length"] == 6
+    # a second solver that disagrees stops the dataset
+    real = generators.make_labeller
+
+    def detour(label, goal_, g):
+        labeller, source = real(label, goal_, g)
+        if label == "solver:bfs":
+            return (lambda board: labeller(board) + 2), source
+        return labeller, source
+
+    monkeypatch.setattr(generators, "make_labeller", detour)
+    with pytest.raises(D.DatasetError, match="cross-check: bfs finds"):
+        D.generate("random_walk", G3, goal, name="t", seed=4, count=3, length=6,
+                   cross_check="solver:bfs", cross_check_depth=8)
 
 
 @pytest.mark.slow
