@@ -46,10 +46,11 @@ What makes this builder fit a 7-8 partition in 1 GiB and a few minutes of CPU:
   mirror block (a cache miss where the other children stream), so a layer's CPU
   time drops by about a quarter, not a half.
 - **Both cores.** Each layer runs one compiled ``nogil`` kernel per core on Python
-  threads, each claiming runs of blocks from a shared counter; a child's word is marked with an
-  atomic OR (an LLVM ``atomicrmw``), so two threads reaching the same placement
-  never lose each other's bit; a table nibble is written once, also by atomic OR.
-  (A numba ``prange`` did the same but took three times as long to compile.)
+  threads, each claiming runs of blocks from a shared counter; a child's word is
+  marked with an atomic OR (an LLVM ``atomicrmw``), so two threads reaching the
+  same placement never lose each other's bit; a table nibble is written once,
+  also by atomic OR. (A numba ``prange`` did the same but took three times as long
+  to compile.)
 
 The driver (:func:`build_packed`) runs one kernel call per layer and reports progress
 through a callback (states expanded out of the exact total, which is known up front:
@@ -65,16 +66,21 @@ from math import factorial, perm
 
 import numba
 import numpy as np
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from harness import kernels
+from harness.heuristics.pdb_ops import (
+    atomic_add,
+    atomic_or,
+    map_mask,
+    unrank_cells,
+)
 from harness.heuristics.pdb_regions import (
     Regions,
     chunks,
     popcount8,
     row_of,
 )
+from harness.kernels.ida import ctpop
 from harness.puzzle import Grid
 
 #: Most low digits per block: a block is every placement of the last few tiles.
@@ -95,72 +101,7 @@ def low_digits(n: int, k: int) -> int:
     return low
 
 
-def _atomic_rmw(op: str):
-    """Code for ``array[index] <op>= value`` as one LLVM atomicrmw; returns the
-    old value."""
-
-    def codegen(context, builder, signature, args):
-        arrty = signature.args[0]
-        ary, idx, val = args
-        struct = context.make_array(arrty)(context, builder, ary)
-        ptr = cgutils.get_item_pointer(context, builder, arrty, struct, [idx])
-        val = context.cast(builder, val, signature.args[2], arrty.dtype)
-        return builder.atomic_rmw(op, ptr, val, "monotonic")
-
-    return codegen
-
-
-@intrinsic
-def _atomic_or(typingctx, array, index, value):
-    """``array[index] |= value`` atomically; returns the old value."""
-    return array.dtype(array, index, value), _atomic_rmw("or")
-
-
-@intrinsic
-def _atomic_add(typingctx, array, index, value):
-    """``array[index] += value`` atomically; returns the old value."""
-    return array.dtype(array, index, value), _atomic_rmw("add")
-
-
-@intrinsic
-def _ctpop(typingctx, value):
-    """Number of set bits of an int64 (one POPCNT)."""
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return numba.types.int64(numba.types.int64), codegen
-
-
 _jit = numba.njit(cache=kernels.CACHE_ENABLED, nogil=True)
-
-
-@_jit
-def _map_mask(mask, mmask):
-    """A cell mask carried through a cell map, one byte at a time
-    (``mmask[ch, byte]``: the image of byte ``ch``'s cells)."""
-    out = np.int64(0)
-    for ch in range(mmask.shape[0]):
-        out |= mmask[ch, (mask >> (8 * ch)) & 0xFF]
-    return out
-
-
-@_jit
-def _unrank_cells(index, count, mult, slots, out):
-    """Cells (as ranks among ``slots`` free slots) of the first ``count`` digits."""
-    used = np.int64(0)
-    rest = index
-    for i in range(count):
-        digit = rest // mult[i]
-        rest -= digit * mult[i]
-        # the digit-th slot not used yet
-        seen = -1
-        for s in range(slots):
-            if not (used >> s) & 1:
-                seen += 1
-                if seen == digit:
-                    out[i] = s
-                    used |= np.int64(1) << s
-                    break
 
 
 @_jit
@@ -173,7 +114,7 @@ def low_table(slots, low, mult_low):
     table = np.empty((size, low), dtype=np.int8)
     cells = np.empty(low, dtype=np.int64)
     for o in range(size):
-        _unrank_cells(o, low, mult_low, slots, cells)
+        unrank_cells(o, low, mult_low, slots, cells)
         for i in range(low):
             table[o, i] = cells[i]
     return table
@@ -182,12 +123,12 @@ def low_table(slots, low, mult_low):
 @_jit
 def _mark(word, nibble, flags, slot, offset, bsize, gbase, bit, excess):
     """Mark state (placement slot * bsize + offset, region ``bit``) reached; 1 when
-    it is new, 3 when its table value would not fit in 4 bits. The table nibble (global index gbase + offset) is written with the
-    placement's first state."""
+    it is new, 3 when its table value would not fit in 4 bits. The table nibble
+    (global index gbase + offset) is written with the placement's first state."""
     at = slot * bsize + offset
     if word[at] & bit:
         return 0
-    old = _atomic_or(word, at, bit | (bit << 8))
+    old = atomic_or(word, at, bit | (bit << 8))
     if old & bit:
         return 0
     flags[slot] = 1
@@ -195,7 +136,7 @@ def _mark(word, nibble, flags, slot, offset, bsize, gbase, bit, excess):
         g = gbase + offset
         if excess > 15:
             return 3
-        _atomic_or(nibble, g >> 1, np.uint8(excess << ((g & 1) * 4)))
+        atomic_or(nibble, g >> 1, np.uint8(excess << ((g & 1) * 4)))
     return 1
 
 
@@ -223,7 +164,7 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
     kids = 0
     bad = 0
     while True:
-        start = _atomic_add(claim, 0, granule)
+        start = atomic_add(claim, 0, granule)
         if start >= cblocks:
             break
         for slot in range(start, min(start + granule, cblocks)):
@@ -236,7 +177,7 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
             hocc = np.int64(0)
             hmd = 0
             if high > 0:
-                _unrank_cells(block, high, mult_high, n, hcells)
+                unrank_cells(block, high, mult_high, n, hcells)
                 for i in range(high):
                     pos[i] = hcells[i]
                     hocc |= np.int64(1) << hcells[i]
@@ -328,11 +269,11 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
                             # this placement's, mirrored, ranked among the
                             # mirror block's free cells (one POPCNT a digit)
                             occt = hocc ^ (np.int64(1) << p) ^ (np.int64(1) << q)
-                            rem = full & ~_map_mask(occt, mmask)
+                            rem = full & ~map_mask(occt, mmask)
                             om = 0
                             for t in range(low):
                                 below = rem & ((np.int64(1) << mlow[t]) - 1)
-                                om += _ctpop(below) * mult_low[t]
+                                om += ctpop(below) * mult_low[t]
                                 rem &= ~(np.int64(1) << mlow[t])
                             got = _mark(
                                 word, nibble, flags_nxt, to,
@@ -398,7 +339,7 @@ def symmetry(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, high: int,
 @_jit
 def _rank_cells(cells, count, mult, slots):
     """Index of ``count`` distinct slots (each a rank among ``slots``), as
-    :func:`_unrank_cells` reads it."""
+    :func:`unrank_cells` reads it."""
     used = np.int64(0)
     index = 0
     for i in range(count):
@@ -432,7 +373,7 @@ def _sym_tables(n, high, low, bsize, mult_high, mult_low, lowrel, mcell, sigma,
     cells = np.empty(max(high, 1), dtype=np.int64)
     mcells = np.empty(max(high, 1), dtype=np.int64)
     for b in range(blocks):
-        _unrank_cells(b, high, mult_high, n, cells)
+        unrank_cells(b, high, mult_high, n, cells)
         occ = 0
         for i in range(high):
             occ |= 1 << cells[i]
@@ -449,7 +390,7 @@ def _sym_tables(n, high, low, bsize, mult_high, mult_low, lowrel, mcell, sigma,
         if done[h]:
             continue
         done[h] = 1
-        _unrank_cells(b, high, mult_high, n, cells)
+        unrank_cells(b, high, mult_high, n, cells)
         occ = 0
         for i in range(high):
             occ |= 1 << cells[i]
@@ -684,7 +625,7 @@ def _unpack(n, k, mult, cost, packed, entries):
     out = np.empty(entries, dtype=np.uint8)
     cells = np.empty(k, dtype=np.int64)
     for index in range(entries):
-        _unrank_cells(index, k, mult, n, cells)
+        unrank_cells(index, k, mult, n, cells)
         # slots are cells here: rank among n cells with earlier ones removed
         md = 0
         for i in range(k):
