@@ -68,6 +68,7 @@ import numba
 import numpy as np
 
 from harness import kernels
+from harness.heuristics import pdb_pull
 from harness.heuristics.pdb_ops import (
     atomic_add,
     atomic_or,
@@ -90,6 +91,10 @@ LOW = 4
 BLOCK_WORDS = 1 << 16
 #: Largest board the builder takes (a cell mask must fit an int64; 5x5 is 25).
 MAX_CELLS = 32
+
+
+#: Fraction of all states reached after which layers pull instead of push.
+PULL_FROM = None
 
 
 def low_digits(n: int, k: int) -> int:
@@ -481,14 +486,16 @@ def build_packed(
     *,
     mirror: bool = True,
     threads: int | None = None,
+    pull_from: float | None = PULL_FROM,
 ) -> np.ndarray:
     """Build one pattern table at 4 bits per entry (``(depth - MD) / 2``, two
     entries per byte, low nibble first) into ``out`` (uint8, ``packed_size``
     bytes) or a new array. ``progress(layer, reached, total)`` is called after
     every layer: states (placement, blank region) reached so far, out of all.
     ``mirror=False`` searches every block even when the pattern is left-right
-    symmetric (tests compare the two). Raises ValueError when the grid or pattern
-    does not fit."""
+    symmetric (tests compare the two). Layers go backward (:mod:`.pdb_pull`) once
+    ``pull_from`` of all states are reached (None: never). Raises ValueError when
+    the grid or pattern does not fit."""
     n, k = g.cells, len(goal_cells)
     if n > MAX_CELLS:
         raise ValueError(f"pattern databases need at most {MAX_CELLS} cells, not {n}")
@@ -580,16 +587,46 @@ def build_packed(
             mmask, mcell, minv, mult_low,
         )
 
+    open_block = np.zeros(cblocks, dtype=np.uint8)
+    rcount = regions.count
+
+    def mark_unreached(claim: np.ndarray) -> None:
+        pdb_pull.unreached(
+            n, k, high, bsize, mult_high, lowrel, cblock, rank_tab, popcnt8, rcount,
+            word, open_block, claim, granule,
+        )
+
+    def run_pull(depth: int, claim: np.ndarray) -> np.ndarray:
+        return pdb_pull.pull(
+            depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
+            adjacent, cost, rank_tab, popcnt8, kid_flat, mirror_flat, rmasks, lowbit,
+            lowrel, cblock, bslot, word, nibble, open_block, claim, granule, mmask,
+            mcell, minv, mult_low,
+        )
+
+    def on_threads(step, *args):
+        """``step(*args, claim)`` on every worker thread, blocks claimed from one
+        counter; the threads' results summed."""
+        claim = np.zeros(1, dtype=np.int64)
+        if workers == 1:
+            return step(*args, claim)
+        parts = list(pool.map(lambda _t: step(*args, claim), range(workers)))
+        return None if parts[0] is None else np.sum(parts, axis=0)
+
     depth = 0
     reached = 1
+    pulling = False
     with ThreadPoolExecutor(workers) as pool:
         while True:
-            claim = np.zeros(1, dtype=np.int64)
-            if depth < 4 or workers == 1:  # tiny layers (and the first compile)
-                result = run(depth, claim)
+            if not pulling and pull_from is not None and reached >= pull_from * total:
+                on_threads(mark_unreached)
+                pulling = True
+            if pulling:
+                result = on_threads(run_pull, depth)
+            elif depth < 4:  # tiny layers (and the first compile) on one thread
+                result = run(depth, np.zeros(1, dtype=np.int64))
             else:
-                parts = list(pool.map(lambda _t: run(depth, claim), range(workers)))
-                result = np.sum(parts, axis=0)
+                result = on_threads(run, depth)
             reached += int(result[0])
             if result[2]:
                 raise ValueError(
@@ -601,7 +638,7 @@ def build_packed(
             if result[0] == 0:
                 break
             depth += 1
-        del word
+        word = None  # 2 bytes a placement: freed before the mirrors are copied
         if sigma is not None:
             list(pool.map(
                 lambda t: _fill_mirrors(nibble, bsize, bslot, cblock, hset, operm, t,

@@ -348,6 +348,20 @@ def test_committed_25_walks_say_how_their_labels_were_made() -> None:
     assert D.summarize(ds)["cross_checked"] == {"ida_star_jit[manhattan]": checked}
 
 
+def test_slow_recipes_ship_their_file_so_a_built_in_copy_is_never_remade(
+    tmp_path, monkeypatch,
+) -> None:
+    for name in catalogue.PACKAGED:
+        packaged = files("harness").joinpath(f"data/{name}.jsonl").read_bytes()
+        assert packaged == (COMMITTED / f"{name}.jsonl").read_bytes()
+    monkeypatch.setattr(catalogue, "repo_datasets_dir", lambda: None)  # a wheel
+    monkeypatch.delenv("NPUZZLE_DATASETS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(catalogue, "build", None)  # remaking it would fail here
+    ds = D.load_dataset("25-walks")
+    assert ds.path is None and len(ds.instances) == 35
+
+
 def test_every_committed_file_has_a_recipe_and_vice_versa() -> None:
     assert {p.stem for p in COMMITTED.glob("*.jsonl")} == set(catalogue.RECIPES)
 
