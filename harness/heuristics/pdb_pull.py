@@ -131,9 +131,11 @@ def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjac
                     pos[high + i] = c
                     occ |= np.int64(1) << c
                     md += cost[high + i, c]
-                if (md & 1) != parity:
+                if (md & 1) != parity or md > depth + 1:
+                    # reached, if ever, in a later layer: a move changes the
+                    # Manhattan distance by one, so no state is nearer than it
                     left = 1
-                    continue  # reached, if ever, in the next layer
+                    continue
                 looked += 1
                 for i in range(low):
                     owner[pos[high + i]] = high + i

@@ -101,6 +101,26 @@ def test_only_the_8_tile_half_of_pdb78_is_symmetric() -> None:
     assert pdb_build.symmetry(G3, (0, 1, 3, 4, 6, 7), 2, 2, six) is None
 
 
+@pytest.mark.parametrize(
+    ("g", "cells", "blank"),
+    [
+        (G3, (3, 5, 6, 7, 8, 4), 0),  # mirrored blocks
+        (G4, (1, 2, 3, 6, 7), 0),
+        (G4, (12, 13, 14, 15), 0),  # one block, its own mirror
+        (G5, (1, 5, 6), 0),
+    ],
+)
+def test_pull_layers_build_the_same_table(g, cells, blank) -> None:
+    """Backward layers from any point (the first layer on, half way, near the end),
+    on one thread or three, give the push-only table."""
+    push = pdb_build.build_packed(g, cells, blank, pull_from=None)
+    for start, threads in ((0.0, 1), (0.5, 3), (0.9, 2)):
+        pulled = pdb_build.build_packed(
+            g, cells, blank, pull_from=start, threads=threads
+        )
+        assert (pulled == push).all(), (start, threads)
+
+
 def test_one_thread_builds_the_same_table() -> None:
     cells = (1, 2, 3, 6, 7)
     assert (pdb_build.build_packed(G4, cells, 0, threads=1)
