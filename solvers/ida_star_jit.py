@@ -205,7 +205,10 @@ def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None =
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,
-    sizes="any (pdb78/pdb663/pdb555: 4x4, pdb44: 3x3, walking_distance: sides <= 4)",
+    sizes=(
+        "any (pdb6666: 5x5, pdb78/pdb663/pdb555: 4x4, pdb44: 3x3, "
+        "walking_distance: sides <= 4)"
+    ),
 )
 def solve(
     start: Board,

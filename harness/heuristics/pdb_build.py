@@ -93,8 +93,22 @@ BLOCK_WORDS = 1 << 16
 MAX_CELLS = 32
 
 
-#: Fraction of all states reached after which layers pull instead of push.
-PULL_FROM = None
+#: A layer pulls (:mod:`.pdb_pull`) instead of pushing once the states not yet
+#: reached are fewer than this many times the last layer's new states: a push layer
+#: costs about one scattered write per child of the frontier, a pull layer about one
+#: read per state not yet reached (fewer for those it reaches), and on the 7-tile
+#: pdb78 table the pull layers are the cheaper from the layer whose unreached states
+#: fall below about 2.4 times the frontier (measured layer by layer on one thread).
+PULL_RATIO = 2.4
+
+
+def _pull_now(pull: str | float, reached: int, total: int, frontier: int) -> bool:
+    """Whether the next layer pulls: see ``build_packed``'s ``pull``."""
+    if pull == "never":
+        return False
+    if pull == "auto":
+        return total - reached < PULL_RATIO * frontier
+    return reached >= float(pull) * total
 
 
 def low_digits(n: int, k: int) -> int:
@@ -486,16 +500,17 @@ def build_packed(
     *,
     mirror: bool = True,
     threads: int | None = None,
-    pull_from: float | None = PULL_FROM,
+    pull: str | float = "auto",
 ) -> np.ndarray:
     """Build one pattern table at 4 bits per entry (``(depth - MD) / 2``, two
     entries per byte, low nibble first) into ``out`` (uint8, ``packed_size``
     bytes) or a new array. ``progress(layer, reached, total)`` is called after
     every layer: states (placement, blank region) reached so far, out of all.
     ``mirror=False`` searches every block even when the pattern is left-right
-    symmetric (tests compare the two). Layers go backward (:mod:`.pdb_pull`) once
-    ``pull_from`` of all states are reached (None: never). Raises ValueError when
-    the grid or pattern does not fit."""
+    symmetric (tests compare the two). ``pull``: when layers go backward
+    (:mod:`.pdb_pull`): ``"auto"`` (by :data:`PULL_RATIO`), ``"never"``, or once
+    this fraction of all states is reached. Raises ValueError when the grid or
+    pattern does not fit."""
     n, k = g.cells, len(goal_cells)
     if n > MAX_CELLS:
         raise ValueError(f"pattern databases need at most {MAX_CELLS} cells, not {n}")
@@ -614,11 +629,11 @@ def build_packed(
         return None if parts[0] is None else np.sum(parts, axis=0)
 
     depth = 0
-    reached = 1
+    reached = last = 1
     pulling = False
     with ThreadPoolExecutor(workers) as pool:
         while True:
-            if not pulling and pull_from is not None and reached >= pull_from * total:
+            if not pulling and depth >= 4 and _pull_now(pull, reached, total, last):
                 on_threads(mark_unreached)
                 pulling = True
             if pulling:
@@ -628,6 +643,7 @@ def build_packed(
             else:
                 result = on_threads(run, depth)
             reached += int(result[0])
+            last = int(result[0])
             if result[2]:
                 raise ValueError(
                     f"pattern {goal_cells}: a value exceeds 4 bits or more than 8 "

@@ -113,11 +113,9 @@ def test_only_the_8_tile_half_of_pdb78_is_symmetric() -> None:
 def test_pull_layers_build_the_same_table(g, cells, blank) -> None:
     """Backward layers from any point (the first layer on, half way, near the end),
     on one thread or three, give the push-only table."""
-    push = pdb_build.build_packed(g, cells, blank, pull_from=None)
-    for start, threads in ((0.0, 1), (0.5, 3), (0.9, 2)):
-        pulled = pdb_build.build_packed(
-            g, cells, blank, pull_from=start, threads=threads
-        )
+    push = pdb_build.build_packed(g, cells, blank, pull="never")
+    for start, threads in ((0.0, 1), (0.5, 3), (0.9, 2), ("auto", 2)):
+        pulled = pdb_build.build_packed(g, cells, blank, pull=start, threads=threads)
         assert (pulled == push).all(), (start, threads)
 
 
