@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/benchmarks/bench_pdb78_build.py              # build + load
     .venv/bin/python tests/benchmarks/bench_pdb78_build.py --load-only  # $NPUZZLE_CACHE
+    .venv/bin/python tests/benchmarks/bench_pdb78_build.py --against-push 1
 
 The build runs in a child process with an empty cache folder (tables and numba's
 compiled code: compilation is included), and the parent reads the child's resource
@@ -11,7 +12,10 @@ deterministic). Then fresh child processes load the tables from that cache; each
 prints the table load (read + checksum, from ``TableInfo.seconds``) and the whole
 ``pdb_set`` call, with numpy and the kernels already imported. Goals: build <= 60 s
 wall and <= 1.5 GiB peak RSS on the 2-core machine, load < 1 s. Run it on a quiet
-machine: it prints the load average beside every figure.
+machine: it prints the load average beside every figure. ``--against-push N``
+builds N pairs instead, alternating a push-only build (no backward layers,
+``PULL_RATIO = 0``) and the default one, each from its own empty cache, and prints
+each pair's wall and CPU ratios and both builds' checksums.
 """
 
 from __future__ import annotations
@@ -38,9 +42,11 @@ REFERENCE = {
 STATES = {7: 139_849_920, 8: 1_425_191_040}
 
 BUILD = """
-import json, time
+import json, sys, time
 t0 = time.perf_counter()
-from harness.heuristics import pdb
+from harness.heuristics import pdb, pdb_build
+if "--push-only" in sys.argv:
+    pdb_build.PULL_RATIO = 0
 from harness.puzzle import goal_board, grid
 g = grid(4)
 s = pdb.pdb_set("pdb78", goal_board("blank-first", g), g)
@@ -67,13 +73,13 @@ def load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
 
 
-def child(code: str, cache: str) -> tuple[dict, float, float, int]:
+def child(code: str, cache: str, *args: str) -> tuple[dict, float, float, int]:
     """Run ``code`` in a child Python with NPUZZLE_CACHE=cache: (its JSON line, wall
     seconds, CPU seconds, peak RSS in bytes)."""
     env = {**os.environ, "NPUZZLE_CACHE": cache}
     env.pop("NUMBA_CACHE_DIR", None)
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], env=env,
                             stdout=subprocess.PIPE, text=True)
     out = proc.stdout.read()
     _pid, status, usage = os.wait4(proc.pid, 0)
@@ -115,6 +121,25 @@ def bench_build(cache: str) -> None:
     checksums(cache)
 
 
+def against_push(pairs: int) -> None:
+    """Push-only and default builds alternated, each from an empty cache."""
+    for i in range(pairs):
+        order = ("push-only", "default") if i % 2 == 0 else ("default", "push-only")
+        got = {}
+        for kind in order:
+            with tempfile.TemporaryDirectory(prefix="pdb78-") as cache:
+                print(f"== pair {i + 1}, {kind} build ({load()})")
+                flags = ("--push-only",) if kind == "push-only" else ()
+                _result, wall, cpu, rss = child(BUILD, cache, *flags)
+                print(f"  wall {wall:.1f} s, CPU {cpu:.1f} s, peak RSS "
+                      f"{rss / 2**30:.2f} GiB; after: {load()}")
+                checksums(cache)
+                got[kind] = (wall, cpu)
+        push, default = got["push-only"], got["default"]
+        print(f"== pair {i + 1}: default / push-only: wall {default[0] / push[0]:.3f}, "
+              f"CPU {default[1] / push[1]:.3f}")
+
+
 def bench_load(cache: str, repeats: int) -> None:
     print(f"== load from the cache, {repeats} fresh processes ({load()})")
     tables, totals = [], []
@@ -138,7 +163,12 @@ def main() -> None:
     ap.add_argument("--keep", metavar="DIR",
                     help="build into DIR (must be empty or new) and keep it")
     ap.add_argument("--repeats", type=int, default=5, help="load repeats (5)")
+    ap.add_argument("--against-push", type=int, metavar="N",
+                    help="N pairs of push-only and default builds, alternated")
     args = ap.parse_args()
+    if args.against_push:
+        against_push(args.against_push)
+        return
     if args.load_only:
         cache = os.environ.get("NPUZZLE_CACHE")
         if not cache:
