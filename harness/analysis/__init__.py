@@ -44,7 +44,7 @@ INT_COLUMNS = (
 )  # fmt: skip
 FLOAT_COLUMNS = (
     "seconds", "cpu_seconds", "raw_seconds", "raw_cpu_seconds", "ref_seconds",
-    "ref_cpu_seconds", "first_seconds", "first_cpu_seconds",
+    "ref_cpu_seconds", "first_seconds", "first_cpu_seconds", "bound", "suboptimality",
 )  # fmt: skip
 BOOL_COLUMNS = ("solvable", "is_optimal")
 TEXT_COLUMNS = tuple(
