@@ -164,7 +164,8 @@ def test_compiled_searches_answer_and_count_exactly_as_the_python_ones(
     g4 = grid(4)
     goal4 = goal_board("standard", g4)
     boards = [(k.start, k.goal, k.grid) for k in HARD[:3]]
-    boards.append((apply_moves(goal4, "ulldrurdlluurrddlluurdldrulurdd", g4), goal4, g4))
+    walk = "ulldrurdlluurrddlluurdldrulurdd"
+    boards.append((apply_moves(goal4, walk, g4), goal4, g4))
     pure = mode.format(h=heuristic)
     name, _, rest = pure.partition("[")
     for start, goal, g in boards:
@@ -177,7 +178,8 @@ def test_weight_one_is_optimal_and_weights_trade_length_for_nodes() -> None:
     k = max(HARD, key=lambda k: k.optimum)
     lengths, nodes = {}, {}
     for w in ("1", "1.5", "3"):
-        moves, counters = _solve(f"wastar_jit[manhattan,w={w}]", k.start, k.goal, k.grid)
+        label = f"wastar_jit[manhattan,w={w}]"
+        moves, counters = _solve(label, k.start, k.goal, k.grid)
         lengths[w], nodes[w] = len(moves), counters.expanded
     assert lengths["1"] == k.optimum
     assert nodes["1"] > nodes["1.5"] > nodes["3"]
@@ -252,8 +254,10 @@ def test_a_weight_sweep_round_trips_through_files_resume_and_reuse(tmp_path):
     from harness.measure import runner
 
     exp = tmp_path / "sweep.toml"
-    exp.write_text('solvers = ["wastar", "greedy"]\nheuristics = ["manhattan"]\n'
-                   'params = { w = [1, 1.5, "5/2"] }\ndatasets = ["8-seeds"]\n')  # fmt: skip
+    exp.write_text(
+        'solvers = ["wastar", "greedy"]\nheuristics = ["manhattan"]\n'
+        'params = { w = [1, 1.5, "5/2"] }\ndatasets = ["8-seeds"]\n'
+    )
     dry = invoke("--config", exp, "--dry-run")
     assert dry.exit_code == 0, dry.output
     for label in ("wastar[manhattan,w=1]", "wastar[manhattan,w=1.5]",

@@ -19,9 +19,9 @@ import matplotlib
 matplotlib.use("Agg")  # no display; must precede pyplot
 
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 from harness.analysis.aggregate import sig  # noqa: E402
 from harness.results import ANSWERED  # noqa: E402
@@ -80,7 +80,7 @@ def quality_points(inst: pd.DataFrame) -> pd.DataFrame:
         for config in configs:
             mine = part[(part["config"] == config) & part["instance"].isin(common)]
             cells = everything[everything["config"] == config]
-            bases = set(mine["quality_basis"]) - {""} if "quality_basis" in mine else set()
+            bases = set(mine.get("quality_basis", pd.Series(dtype=str))) - {""}
             rows.append({
                 "dataset": dataset, "config": config,
                 "solver": str(cells["solver"].iloc[0]),
@@ -259,10 +259,12 @@ def quality_findings(inst: pd.DataFrame) -> list[str]:
     out = []
     for dataset, part in frame.groupby("dataset", sort=True):
         optimal = part[part["bound"] == 1]
+        here = solved[solved["dataset"] == dataset]
         for r in part[part["pareto"] & ~(part["bound"] == 1)].itertuples():
-            mine = solved[(solved["dataset"] == dataset) & (solved["config"] == r.config)]
+            mine = here[here["config"] == r.config]
             worst = mine["suboptimality"].max()
-            basis = " (vs the best path found)" if r.basis in ("best found", "mixed") else ""
+            relative = r.basis in ("best found", "mixed")
+            basis = " (vs the best path found)" if relative else ""
             text = (
                 f"{r.config} answers {r.coverage} of {r.instances} instances of "
                 f"{dataset} at a median {mine['suboptimality'].median():.2f} of "
