@@ -194,6 +194,11 @@ class SolverSpec:
     #: The parameter bounding its paths (at most that times the optimum), when
     #: it is not optimal but bounded; None: optimal, or no bound at all.
     bounded_by: str | None = None
+    #: Which of its configs ``--solvers all`` takes: ``"heuristics"`` (each
+    #: heuristic it takes, at the default parameters) or ``"default"`` (its
+    #: default config only: a family of bounded variants with every heuristic
+    #: would swamp the main job; the others are named, or swept in a file).
+    in_all: str = "heuristics"
 
     @property
     def guarantee(self) -> str:
@@ -377,6 +382,7 @@ def register(
     search: bool = True,
     params: tuple[Param, ...] = (),
     bounded_by: str | None = None,
+    in_all: str = "heuristics",
 ) -> Callable[[SolveFn], SolveFn]:
     """Decorator adding a solver under ``name`` (module stem == registry key).
 
@@ -392,12 +398,16 @@ def register(
     is the first line of ``solve``'s docstring, else its module's. ``params``: the
     keyword parameters ``solve`` (and ``refuses``) take; ``bounded_by``: the one
     whose value bounds a path's length over the optimum (not with ``optimal``).
+    ``in_all``: ``"heuristics"`` or ``"default"`` (:attr:`SolverSpec.in_all`).
     """
     if heuristics and needs:
         raise ValueError(f"solver {name!r}: give heuristics or needs, not both")
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
     _check_params(name, optimal, params, bounded_by)
+    if in_all not in ("heuristics", "default"):
+        raise ValueError(f"solver {name!r}: in_all={in_all!r} is not 'heuristics' "
+                         "or 'default'")  # fmt: skip
     if heuristics and default_heuristic is None:
         default_heuristic = heuristics[0]
     needed = capabilities(f"solver {name!r} needs", needs)
@@ -422,6 +432,7 @@ def register(
             search=search,
             params=tuple(params),
             bounded_by=bounded_by,
+            in_all=in_all,
         )
         return solve
 
@@ -631,13 +642,16 @@ def _resolve(name: str, heuristic: str | None, token: str) -> SolverConfig:
 
 
 def select_solvers(text: str) -> list[SolverConfig]:
-    """``"all"`` (every solver with every heuristic it takes) or a comma list of
-    NAME / NAME[HEURISTIC]. Duplicates are dropped; order is kept."""
+    """``"all"`` (every solver with every heuristic it takes, at its default
+    parameters; a solver registered ``in_all="default"`` with its default config
+    only) or a comma list of NAME / NAME[HEURISTIC,PARAM=VALUE]. Duplicates are
+    dropped; order is kept."""
     if text.strip() == "all":
         return [
-            _with_params(SolverConfig(spec, h), (), spec.name)
-            for spec in all_solvers().values()
-            for h in (spec.heuristics or (None,))
+            config
+            for config in every_config()
+            if config.spec.in_all == "heuristics"
+            or config.heuristic == _default_heuristic(config.spec)
         ]
     out: list[SolverConfig] = []
     for token in _split_top_level(text):
@@ -650,6 +664,20 @@ def select_solvers(text: str) -> list[SolverConfig]:
             f"{', '.join(all_solvers())} (see `harness solvers`)"
         )
     return out
+
+
+def every_config() -> list[SolverConfig]:
+    """Every solver with every heuristic it takes, at its default parameters
+    (what the shared solver tests and the counters gate cover)."""
+    return [
+        _with_params(SolverConfig(spec, h), (), spec.name)
+        for spec in all_solvers().values()
+        for h in (spec.heuristics or (None,))
+    ]
+
+
+def _default_heuristic(spec: SolverSpec) -> str | None:
+    return spec.default_heuristic or next(iter(spec.heuristics), None)
 
 
 def _split_top_level(text: str) -> list[str]:

@@ -39,6 +39,7 @@ def _refuses(
     params=anytime_params(),
     needs=(kernel("best_first"),),
     default_heuristic="manhattan",
+    in_all="default",  # --solvers all: manhattan only; name the others
     refuses=_refuses,
     prepare=prepare,
     sizes=f"up to {MAX_CELLS} cells (4x4)",

@@ -27,6 +27,7 @@ from solvers._best_first import search
     optimal=False,
     needs=(EVALUATE, NO_TABLES),  # any h(board) made without tables
     default_heuristic="manhattan",
+    in_all="default",  # --solvers all: manhattan only; name the others
 )
 def solve(
     start: Board,

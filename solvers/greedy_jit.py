@@ -24,6 +24,7 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     optimal=False,
     needs=(kernel("best_first"),),
     default_heuristic="manhattan",
+    in_all="default",  # --solvers all: manhattan only; name the others
     refuses=_refuses,
     prepare=prepare,
     sizes=f"up to {MAX_CELLS} cells (4x4)",

@@ -34,6 +34,7 @@ from solvers._best_first import refuses_low_weight, search
     params=(weight_param(2),),
     needs=(EVALUATE, NO_TABLES),  # any h(board) made without tables
     default_heuristic="manhattan",
+    in_all="default",  # --solvers all: manhattan only; name the others
     refuses=refuses_low_weight,
     sizes="any (4x4 below w=2: depth <= 50)",
 )

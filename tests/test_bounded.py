@@ -318,3 +318,32 @@ def test_the_report_draws_quality_against_time_and_says_it_in_words(tmp_path):
     assert {"claimed bound", "worst length / optimal"} <= set(table.columns)
     assert set(table["claimed bound"]) == {"optimal", "1.5x optimal", "3x optimal",
                                            "none"}  # fmt: skip
+
+
+@pytest.mark.parametrize("heuristic", ["linear_conflict", "misplaced",
+                                       "walking_distance", "pdb44"])  # fmt: skip
+def test_every_heuristic_keeps_the_bound(heuristic: str, exact_distance) -> None:
+    """``--solvers all`` (and so test_solvers.py) takes the bounded family with
+    manhattan only: the other heuristics, on every known board, here."""
+    from harness.solver import every_config
+
+    configs = [c for c in every_config() if c.spec.in_all == "default"
+               and c.heuristic == heuristic]  # fmt: skip
+    assert configs
+    for config in configs:
+        for k in KNOWN:
+            if config.refuses(k.grid, k.optimum):
+                continue
+            if not config.spec.name.endswith("_jit") and heuristic == "misplaced" and (
+                k.optimum or 0
+            ) > 25:
+                continue  # seconds each in Python; the _jit twin runs the same search
+            moves, _ = _solve(config.label, k.start, k.goal, k.grid)
+            exact = exact_distance(k.start, k.goal, k.grid)
+            if exact is None:
+                assert moves is None
+                continue
+            assert apply_moves(k.start, moves, k.grid) == k.goal
+            assert exact <= len(moves), config.label
+            if config.bound is not None:
+                assert len(moves) <= config.bound * exact, config.label
