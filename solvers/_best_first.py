@@ -173,15 +173,39 @@ def _path(parent: dict[Board, tuple[Board, str] | None], board: Board) -> Moves:
 MAX_CELLS = 16
 
 
-def refuses_compiled(g: Grid, heuristic: str | None) -> str | None:
+#: Deepest optimum the compiled search takes over 3x3 below w = 1.25 (A*'s open
+#: list: ~70 bytes a board, so the 4 GiB default memory limit holds ~50 million),
+#: per heuristic; pattern databases and higher weights take any depth.
+_MAX_DEPTH_LOW_WEIGHT = {"misplaced": 32, "manhattan": 50, "linear_conflict": 54,
+                         "walking_distance": 56}  # fmt: skip
+
+
+def refuses_compiled(
+    g: Grid, heuristic: str | None, depth: int | None = None,
+    w: Fraction | None = None,
+) -> str | None:
     """Why the compiled search declines ``g`` (None: it takes it): more than 16
-    cells, or a heuristic not made for ``g`` (pattern databases' own grids)."""
+    cells, a heuristic not made for ``g`` (pattern databases' own grids), or a
+    deep board over 3x3 at a weight close to 1 with a weak heuristic."""
     from harness.heuristics import all_heuristics
 
     if g.cells > MAX_CELLS:
         return f"{g.label}: the compiled search packs a board in 64 bits (<= 16 cells)"
-    info = all_heuristics().get(heuristic or "manhattan")
-    return info.refuses(g) if info is not None else None
+    heuristic = heuristic or "manhattan"
+    info = all_heuristics().get(heuristic)
+    if info is not None and info.refuses(g):
+        return info.refuses(g)
+    limit = _MAX_DEPTH_LOW_WEIGHT.get(heuristic)
+    if (
+        w is not None and w < Fraction(5, 4) and g.cells > 9 and depth is not None
+        and limit is not None and depth > limit
+    ):
+        return (
+            f"depth {depth} on {g.label} with {heuristic} at w={format_value(w)}: "
+            f"A*'s open list may outgrow memory (takes depth <= {limit} below "
+            "w=1.25; use a pdb heuristic)"
+        )
+    return None
 
 
 _kernels: dict[tuple, tuple] = {}

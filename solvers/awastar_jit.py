@@ -29,7 +29,7 @@ from solvers._best_first import (
 def _refuses(
     g: Grid, depth: int | None, heuristic: str | None, **params: Fraction
 ) -> str | None:
-    return refuses_compiled(g, heuristic)
+    return refuses_compiled(g, heuristic, depth, params.get("w"))
 
 
 @register(

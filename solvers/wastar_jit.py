@@ -30,7 +30,7 @@ from solvers._best_first import MAX_CELLS, compiled, prepare, refuses_compiled
 def _refuses(
     g: Grid, depth: int | None, heuristic: str | None, *, w: Fraction
 ) -> str | None:
-    return refuses_compiled(g, heuristic)
+    return refuses_compiled(g, heuristic, depth, w)
 
 
 @register(

@@ -347,3 +347,16 @@ def test_every_heuristic_keeps_the_bound(heuristic: str, exact_distance) -> None
             assert exact <= len(moves), config.label
             if config.bound is not None:
                 assert len(moves) <= config.bound * exact, config.label
+
+
+@pytest.mark.parametrize("heuristic", ["manhattan", "linear_conflict", "pdb44",
+                                       "walking_distance"])  # fmt: skip
+def test_weighted_ida_at_weight_one_is_ida_star(heuristic: str) -> None:
+    """wida_star runs the IDA* kernels with a weight: at w = 1 every answer and
+    counter must be ida_star_jit's, and at w = 2 within twice the optimum."""
+    for k in HARD:
+        a = _solve(f"wida_star[{heuristic},w=1]", k.start, k.goal, k.grid)
+        b = _solve(f"ida_star_jit[{heuristic}]", k.start, k.goal, k.grid)
+        assert a == b
+        moves, _ = _solve(f"wida_star[{heuristic},w=2]", k.start, k.goal, k.grid)
+        assert k.optimum <= len(moves) <= 2 * k.optimum
