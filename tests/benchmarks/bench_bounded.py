@@ -65,8 +65,9 @@ def korf100() -> list[tuple[int, tuple[int, ...], int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the first 25 boards")
-    parser.add_argument("--python", action="store_true",
-                        help="also the pure-Python wastar and greedy (slow)")  # fmt: skip
+    parser.add_argument(
+        "--python", action="store_true", help="also pure-Python wastar and greedy"
+    )
     args = parser.parse_args()
     boards = korf100()[: 25 if args.quick else 100]
     labels = COMPILED + (PYTHON if args.python else [])
