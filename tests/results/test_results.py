@@ -92,11 +92,14 @@ def test_columns_follow_the_contract_in_order():
         "loops",
         "first_seconds",
         "first_cpu_seconds",
+        "bound",
+        "suboptimality",
     )
     assert res.COLUMNS_V1 == res.COLUMNS[:27]
     assert res.COLUMNS_V2 == res.COLUMNS[:29]
     assert res.COLUMNS_V3 == res.COLUMNS[:34]
     assert res.COLUMNS_V4 == res.COLUMNS[:36]
+    assert res.COLUMNS_V5 == res.COLUMNS[:39]
 
 
 def test_a_schema_4_run_reads_with_the_sampling_columns_empty(tmp_path):
@@ -144,7 +147,8 @@ def test_round_trip_keeps_values_and_types(tmp_path):
     res.append_rows(tmp_path, rows[2:])
     meta, frame = analysis.read_run(tmp_path)
     assert meta == {"schema_version": res.SCHEMA_VERSION, "run_id": "r"}
-    assert list(frame.columns) == [*res.COLUMNS, res.CONTRADICTED]  # + derived
+    derived = [res.CONTRADICTED, "best_length", "quality_basis"]
+    assert list(frame.columns) == [*res.COLUMNS, *derived]
     assert len(frame) == 4
     assert frame["seconds"].iloc[0] == 0.000123456789  # repr: no precision lost
     assert frame["seconds"].iloc[1] == 2.5e-7
