@@ -140,18 +140,32 @@ def search(
             raise AssertionError("solvable board but the open list ran dry")
         return _path(parent, goal)
     finally:
-        counters.expanded += expanded
-        counters.generated += generated
-        counters.max_frontier = max(counters.max_frontier, max_frontier)
-        extra = counters.extra
-        if stale:
-            extra["stale"] = extra.get("stale", 0) + stale
+        anytime = None
         if effort is not None and best is not None:
-            extra["first_length"] = first_length
-            extra["first_expanded"] = first_expanded
-            extra["improvements"] = extra.get("improvements", 0) + improvements
-            extra["pruned"] = extra.get("pruned", 0) + pruned
-            extra["proved"] = int(not heap)
+            anytime = (first_length, first_expanded, improvements, pruned,
+                       int(not heap))  # fmt: skip
+        _count(counters, expanded, generated, max_frontier, stale, anytime)
+
+
+def _count(
+    counters: Counters, expanded: int, generated: int, max_frontier: int,
+    stale: int, anytime: tuple | None,
+) -> None:
+    """Add one search's counts to ``counters``; ``anytime``: (first_length,
+    first_expanded, improvements, pruned, proved) once a first solution exists."""
+    counters.expanded += expanded
+    counters.generated += generated
+    counters.max_frontier = max(counters.max_frontier, max_frontier)
+    extra = counters.extra
+    if stale:
+        extra["stale"] = extra.get("stale", 0) + stale
+    if anytime is not None:
+        first_length, first_expanded, improvements, pruned, proved = anytime
+        extra["first_length"] = first_length
+        extra["first_expanded"] = first_expanded
+        extra["improvements"] = extra.get("improvements", 0) + improvements
+        extra["pruned"] = extra.get("pruned", 0) + pruned
+        extra["proved"] = proved
 
 
 def _path(parent: dict[Board, tuple[Board, str] | None], board: Board) -> Moves:
@@ -258,22 +272,9 @@ def compiled(
             kernels.neighbour_array(grid), a, b, w is not None, num, den, *args, stats,
         )  # fmt: skip
     finally:
-        expanded, generated, max_frontier, stale = stats[:4].tolist()
-        counters.expanded += expanded
-        counters.generated += generated
-        counters.max_frontier = max(counters.max_frontier, max_frontier)
-        extra = counters.extra
-        if stale:
-            extra["stale"] = extra.get("stale", 0) + stale
-        if effort is not None and stats[9]:
-            first_length, first_expanded, improvements, pruned, proved = (
-                stats[4:9].tolist()
-            )
-            extra["first_length"] = first_length
-            extra["first_expanded"] = first_expanded
-            extra["improvements"] = extra.get("improvements", 0) + improvements
-            extra["pruned"] = extra.get("pruned", 0) + pruned
-            extra["proved"] = proved
+        values = stats.tolist()
+        anytime = tuple(values[4:9]) if effort is not None and values[9] else None
+        _count(counters, *values[:4], anytime)
     if length == -2:
         raise RuntimeError("f = a*g + b*h outgrew the kernel's 24 bits: a smaller "
                            "weight denominator or a shorter search")  # fmt: skip

@@ -105,6 +105,20 @@ def quality_points(inst: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(out, ignore_index=True)[columns]
 
 
+def _figure(panels: int, height: float):
+    """A figure of one row of ``panels`` axes, room on the right for the legend."""
+    return plt.subplots(
+        1, panels, figsize=(6.4 * panels + 2.4, height), layout="constrained",
+        squeeze=False,
+    )  # fmt: skip
+
+
+def _legend(fig, axes, title: str) -> None:
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper", fontsize=7)
+    fig.suptitle(title)
+
+
 def _panels(frame: pd.DataFrame) -> list[str]:
     """The datasets to draw, those with the most common instances first."""
     sizes = frame.groupby("dataset")["common_n"].max().sort_values(ascending=False)
@@ -131,11 +145,7 @@ def quality_scatter(inst: pd.DataFrame, styles: dict) -> tuple | str:
     datasets = _panels(frame)
     if not datasets:
         return "no instance was solved by every config that solved any"
-    fig, axes = plt.subplots(
-        1, len(datasets), figsize=(6.4 * len(datasets) + 2.4, 4.8),
-        layout="constrained",
-        squeeze=False,
-    )  # fmt: skip
+    fig, axes = _figure(len(datasets), 4.8)
     for ax, dataset in zip(axes[0], datasets, strict=True):
         part = frame[frame["dataset"] == dataset]
         for r in part.itertuples():
@@ -164,9 +174,7 @@ def quality_scatter(inst: pd.DataFrame, styles: dict) -> tuple | str:
         ax.set_ylabel("mean path length / optimal")
         ax.set_title(dataset, fontsize=10)
         ax.grid(True, alpha=0.3)
-    handles, labels = axes[0][-1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside right upper", fontsize=7)
-    fig.suptitle("Solution quality vs CPU time")
+    _legend(fig, axes, "Solution quality vs CPU time")
     caption = (
         "One point per config: its total CPU time (median over repeats, summed) and "
         "mean path length / optimal over the instances every config in the panel "
@@ -211,11 +219,7 @@ def coverage_vs_bound(inst: pd.DataFrame, styles: dict, limit_s: float) -> tuple
     )[:MAX_PANELS]
     top = float(finite.max()) if len(finite) else 1.0
     none_x = top * 1.6  # where "no bound" sits, right of the largest weight
-    fig, axes = plt.subplots(
-        1, len(datasets), figsize=(6.4 * len(datasets) + 2.4, 4.6),
-        layout="constrained",
-        squeeze=False,
-    )  # fmt: skip
+    fig, axes = _figure(len(datasets), 4.6)
     for ax, dataset in zip(axes[0], datasets, strict=True):
         part = per[per["dataset"] == dataset]
         for (solver, heuristic), family in part.groupby(["solver", "heuristic"]):
@@ -236,9 +240,7 @@ def coverage_vs_bound(inst: pd.DataFrame, styles: dict, limit_s: float) -> tuple
         ax.set_ylabel(f"instances answered within {limit_s:g} s")
         ax.set_title(dataset, fontsize=10)
         ax.grid(True, alpha=0.3)
-    handles, labels = axes[0][-1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside right upper", fontsize=7)
-    fig.suptitle("Coverage within the time limit vs the bound")
+    _legend(fig, axes, "Coverage within the time limit vs the bound")
     caption = (
         f"Instances answered within the run's time limit ({limit_s:g} s per solve) "
         "at each claimed bound, one line per solver and heuristic (a sweep of w). "
