@@ -1,5 +1,7 @@
-"""Anytime weighted A* (Hansen & Zhou 2007): weighted A*'s first solution, then
-the same search goes on to improve it, with a budget of further expansions.
+"""Anytime weighted A* (Hansen & Zhou 2007): weighted A*, then improving its path.
+
+Weighted A*'s first solution, then the same search goes on to improve it, with a
+budget of further expansions.
 
 Data structures and order: ``solvers/_best_first.py``, f = g + w*h. The first goal
 popped is weighted A*'s answer (at most w times the optimum). The search then

@@ -1,5 +1,6 @@
-"""Greedy best-first search: always expand the open board with the smallest h,
-ignoring the moves already made (Doran & Michie 1966). Fast, with no bound on how
+"""Greedy best-first search: expand the open board with the smallest h, no bound.
+
+It ignores the moves already made (Doran & Michie 1966): fast, with no bound on how
 long its paths get.
 
 Data structures and order: ``solvers/_best_first.py`` with f = h (a heap of (h,

@@ -1,6 +1,7 @@
-"""Weighted A*: best-first on f = g + w*h over board tuples, dicts for the best g
-and the parent links (Pohl 1970). w = 1 is A*; a larger w trusts h more, expands
-far fewer boards and returns longer paths.
+"""Weighted A* (Pohl 1970): best-first on f = g + w*h, paths at most w x optimal.
+
+Over board tuples, with dicts for the best g and the parent links. w = 1 is A*; a
+larger w trusts h more, expands far fewer boards and returns longer paths.
 
 Data structures and order: ``solvers/_best_first.py`` (a heap of (f, h, tie) keys
 in exact integers: equal f pop the lower h first, then first in first out; a board

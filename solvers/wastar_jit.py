@@ -1,5 +1,7 @@
-"""Weighted A* compiled with numba: the search, answers and counters of ``wastar``
-(``solvers/_best_first.py``), about 20-50x its rate on 4x4 boards.
+"""Weighted A* compiled with numba: wastar's answers and counters, ~15x its rate.
+
+The search, answers and counters of ``wastar`` (``solvers/_best_first.py``), 13-15x
+its rate on 4x4 boards.
 
 Data structures (:mod:`harness.kernels.best_first`): boards packed 4 bits a cell
 into an int64 (so at most 16 cells: up to 4x4); an open-addressing hash table of

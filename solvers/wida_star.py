@@ -1,5 +1,7 @@
-"""Weighted IDA* compiled with numba (Korf 1993's weighted variant of IDA*): the
-depth-first iterations of ``ida_star_jit``, bounded on f = g + w*h instead of g + h.
+"""Weighted IDA* compiled with numba: IDA* bounded on f = g + w*h, w x optimal.
+
+The depth-first iterations of ``ida_star_jit``, bounded on f = g + w*h instead of
+g + h.
 
 Data structures and counting: exactly ``ida_star_jit``'s (one int8 board changed
 in place, an explicit move stack, h kept incrementally per heuristic: tile costs,
