@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.kernels import jit, lc_line_values, pdb_value
+from harness.kernels.base import jit
+from harness.kernels.cantor import grow, heap_pop, heap_push, pack_board
+from harness.kernels.ida import lc_line_values, pdb_value
 
 #: Bits of the heap key: f above h above the push count.
 _F_SHIFT = 39
@@ -30,15 +32,6 @@ _H_SHIFT = 28
 _TIE_MASK = (1 << _H_SHIFT) - 1
 _H_MASK = (1 << (_F_SHIFT - _H_SHIFT)) - 1
 _F_LIMIT = 1 << (63 - _F_SHIFT)
-
-
-@jit
-def pack(board):
-    """The board as an int64, 4 bits a cell (cell c in bits 4c..4c+3)."""
-    packed = np.int64(0)
-    for c in range(board.shape[0]):
-        packed |= np.int64(board[c]) << (4 * c)
-    return packed
 
 
 @jit
@@ -70,59 +63,6 @@ def _grow_table(keys, gs, moves):
 
 
 @jit
-def _grown(array, size):
-    bigger = np.empty(array.shape[0] * 2, dtype=array.dtype)
-    bigger[:size] = array[:size]
-    return bigger
-
-
-@jit
-def _push(keys, packs, gs, aux, size, key, packed, g, extra):
-    i = size
-    while i > 0:
-        up = (i - 1) >> 1
-        if keys[up] <= key:
-            break
-        keys[i] = keys[up]
-        packs[i] = packs[up]
-        gs[i] = gs[up]
-        aux[i] = aux[up]
-        i = up
-    keys[i] = key
-    packs[i] = packed
-    gs[i] = g
-    aux[i] = extra
-
-
-@jit
-def _pop(keys, packs, gs, aux, size):
-    """Remove the root of a heap of ``size`` entries; the last one sifts down."""
-    key = keys[size - 1]
-    packed = packs[size - 1]
-    g = gs[size - 1]
-    extra = aux[size - 1]
-    size -= 1
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and keys[child + 1] < keys[child]:
-            child += 1
-        if keys[child] >= key:
-            break
-        keys[i] = keys[child]
-        packs[i] = packs[child]
-        gs[i] = gs[child]
-        aux[i] = aux[child]
-        i = child
-    keys[i] = key
-    packs[i] = packed
-    gs[i] = g
-    aux[i] = extra
-
-
-@jit
 def _walk_back(goal, nbr, keys, gs, moves, mask):
     """The path to ``goal`` by its parent moves: each board's move undone leads to
     a board of lower g, down to the start (g 0)."""
@@ -131,7 +71,7 @@ def _walk_back(goal, nbr, keys, gs, moves, mask):
     for c in range(board.shape[0]):
         if board[c] == 0:
             blank = c
-    at = _slot(keys, pack(board), mask)
+    at = _slot(keys, pack_board(board), mask)
     reverse = np.zeros(gs[at] + 1, dtype=np.int8)
     length = 0
     while gs[at] > 0:
@@ -142,7 +82,7 @@ def _walk_back(goal, nbr, keys, gs, moves, mask):
         board[blank] = board[src]
         board[src] = 0
         blank = src
-        at = _slot(keys, pack(board), mask)
+        at = _slot(keys, pack_board(board), mask)
     path = np.empty(length, dtype=np.int8)
     for i in range(length):
         path[i] = reverse[length - 1 - i]
@@ -184,22 +124,24 @@ def _search(
     if walking is not None:
         h = row_dist[row_id] + col_dist[col_id]
         aux0 = (np.int64(row_id) << 32) | col_id
-    goal_pack = pack(goal)
+    goal_pack = pack_board(goal)
     # the boards seen: packed board -> best g, and the move that reached it
     tkeys = np.zeros(1 << 12, dtype=np.int64)
     tgs = np.zeros(1 << 12, dtype=np.int32)
     tmoves = np.zeros(1 << 12, dtype=np.int8)
     mask = tkeys.shape[0] - 1
     seen = 1
-    root = pack(board)
+    root = pack_board(board)
     at = _slot(tkeys, root, mask)
     tkeys[at] = root
     hkeys = np.empty(1 << 10, dtype=np.int64)
     hpacks = np.empty(1 << 10, dtype=np.int64)
     hgs = np.empty(1 << 10, dtype=np.int32)
     haux = np.empty(1 << 10, dtype=np.int64)
-    _push(hkeys, hpacks, hgs, haux, 0, (np.int64(b * h) << _F_SHIFT)
-          | (np.int64(h) << _H_SHIFT), root, 0, aux0)  # fmt: skip
+    # the heap of astar_cantor: (key, rank, pack, g) entries, its rank slot here
+    # holding the walking-distance states (0 for every other heuristic)
+    heap_push(hkeys, haux, hpacks, hgs, 0, (np.int64(b * h) << _F_SHIFT)
+              | (np.int64(h) << _H_SHIFT), aux0, root, 0)  # fmt: skip
     size = 1
     tie = 0
     best = -1  # the best length found (anytime)
@@ -211,7 +153,7 @@ def _search(
         packed = hpacks[0]
         g = hgs[0]
         extra = haux[0]
-        _pop(hkeys, hpacks, hgs, haux, size)
+        heap_pop(hkeys, haux, hpacks, hgs, size)
         size -= 1
         at = _slot(tkeys, packed, mask)
         if g > tgs[at]:
@@ -304,13 +246,14 @@ def _search(
                     return -2, np.zeros(0, dtype=np.int8)
                 tie += 1
                 if size == hkeys.shape[0]:
-                    hkeys = _grown(hkeys, size)
-                    hpacks = _grown(hpacks, size)
-                    hgs = _grown(hgs, size)
-                    haux = _grown(haux, size)
-                _push(hkeys, hpacks, hgs, haux, size, (np.int64(f) << _F_SHIFT)
-                      | (np.int64(h_child) << _H_SHIFT) | (tie & _TIE_MASK), child,
-                      g, child_aux)  # fmt: skip
+                    capacity = 2 * size
+                    hkeys = grow(hkeys, capacity, size)
+                    hpacks = grow(hpacks, capacity, size)
+                    hgs = grow(hgs, capacity, size)
+                    haux = grow(haux, capacity, size)
+                heap_push(hkeys, haux, hpacks, hgs, size, (np.int64(f) << _F_SHIFT)
+                          | (np.int64(h_child) << _H_SHIFT) | (tie & _TIE_MASK),
+                          child_aux, child, g)  # fmt: skip
                 size += 1
             if 2 * seen > tkeys.shape[0]:
                 tkeys, tgs, tmoves = _grow_table(tkeys, tgs, tmoves)
