@@ -1,9 +1,9 @@
 """Anytime weighted A* compiled with numba: awastar's answers and counters.
 
-The search, answers and counters of ``awastar`` (``solvers/_best_first.py``: weighted A*'s first solution, then
-improved within ``effort`` times its expansions, pruning on g + h), on the packed
-boards, hash table and heap of :mod:`harness.kernels.best_first` (boards of at
-most 16 cells: up to 4x4).
+The search, answers and counters of ``awastar`` (``solvers/_best_first.py``:
+weighted A*'s first solution, then improved within ``effort`` times its
+expansions, pruning on g + h), on the packed boards, hash table and heap of
+:mod:`harness.kernels.best_first` (boards of at most 16 cells: up to 4x4).
 
 Bounded: every path at most w times the optimum (``bounded_by="w"``, checked by
 the judge). Counters: exactly ``awastar``'s, extras included (first_length,

@@ -1,8 +1,9 @@
 """Greedy best-first search compiled with numba: greedy's answers and counters.
 
-The search, answers and counters of ``greedy`` (``solvers/_best_first.py``, f = h, no board reopened), on the
-packed boards, hash table and heap of :mod:`harness.kernels.best_first` (boards of
-at most 16 cells: up to 4x4). No bound on the path length.
+The search, answers and counters of ``greedy`` (``solvers/_best_first.py``, f = h,
+no board reopened), on the packed boards, hash table and heap of
+:mod:`harness.kernels.best_first` (boards of at most 16 cells: up to 4x4). No bound
+on the path length.
 
 Counters: exactly ``greedy``'s (expanded, generated, max_frontier); tests compare
 them. Set-up (``prepare``): compiling the kernel or loading it from numba's cache.
