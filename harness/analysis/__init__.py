@@ -107,7 +107,21 @@ def read_run(run_dir: Path | str) -> tuple[dict[str, Any], pd.DataFrame]:
     if not run_dir.is_dir():
         raise ResultsError(f"{run_dir}: no such run directory")
     meta = read_meta(run_dir)
-    return meta, typed_rows(read_row_dicts(run_dir), run_dir / ROWS_FILE)
+    rows = typed_rows(read_row_dicts(run_dir), run_dir / ROWS_FILE)
+    return meta, _claimed_bounds(meta, rows)
+
+
+def _claimed_bounds(meta: dict[str, Any], rows: pd.DataFrame) -> pd.DataFrame:
+    """Runs stored before schema 5 have no ``bound`` column: a config that
+    meta.json says was optimal claimed bound 1 (the others, none)."""
+    if meta.get("schema_version", 0) >= 5 or rows.empty:
+        return rows
+    solvers = meta.get("solvers") or {}
+    optimal = [label for label, info in solvers.items()
+               if isinstance(info, dict) and info.get("optimal") is True]  # fmt: skip
+    hit = rows["config"].isin(optimal) & rows["bound"].isna()
+    rows.loc[hit, "bound"] = 1.0
+    return rows
 
 
 def typed_rows(records: Sequence[dict[str, str]], path: Path | str) -> pd.DataFrame:
