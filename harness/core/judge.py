@@ -96,7 +96,7 @@ def judge(
         if bound == 1:
             claim = "the solver declares itself optimal"
         else:
-            w = bound if isinstance(bound, Fraction) else Fraction(str(bound))
+            w = Fraction(str(bound)) if isinstance(bound, float) else Fraction(bound)
             claim = (f"the solver's bound allows at most {format_value(w)} x "
                      f"{optimum} = {format_value(w * optimum)} moves")  # fmt: skip
         return Verdict(
