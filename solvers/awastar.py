@@ -50,6 +50,9 @@ def solve(
     w: Fraction = Fraction(2),
     effort: Fraction = Fraction(4),
 ) -> Moves | None:
-    """The best path found within the budget, at most ``w`` times the shortest;
-    None when unsolvable."""
+    """Anytime weighted A* (Hansen & Zhou 2007): weighted A*, then improving its path.
+
+    The best path found within the budget, at most ``w`` times the shortest;
+    None when unsolvable.
+    """
     return search(start, goal, grid, counters, heuristic, w=w, effort=effort)

@@ -55,6 +55,9 @@ def solve(
     w: Fraction = Fraction(2),
     effort: Fraction = Fraction(4),
 ) -> Moves | None:
-    """The best path found within the budget, at most ``w`` times the shortest;
-    None when unsolvable."""
+    """Anytime weighted A* compiled with numba: awastar's answers and counters.
+
+    The best path found within the budget, at most ``w`` times the shortest;
+    None when unsolvable.
+    """
     return compiled(start, goal, grid, counters, heuristic, w=w, effort=effort)

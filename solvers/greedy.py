@@ -38,5 +38,8 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
 ) -> Moves | None:
-    """A path to the goal, of no guaranteed length; None when unsolvable."""
+    """Greedy best-first search: expand the open board with the smallest h, no bound.
+
+    A path to the goal, of no guaranteed length; None when unsolvable.
+    """
     return search(start, goal, grid, counters, heuristic, w=None)

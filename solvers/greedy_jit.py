@@ -39,5 +39,8 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
 ) -> Moves | None:
-    """A path to the goal, of no guaranteed length; None when unsolvable."""
+    """Greedy best-first search compiled with numba: greedy's answers and counters.
+
+    A path to the goal, of no guaranteed length; None when unsolvable.
+    """
     return compiled(start, goal, grid, counters, heuristic, w=None)

@@ -48,5 +48,8 @@ def solve(
     heuristic: Heuristic | None = None,
     w: Fraction = Fraction(2),
 ) -> Moves | None:
-    """A path at most ``w`` times the shortest; None when unsolvable."""
+    """Weighted A* (Pohl 1970): best-first on f = g + w*h, paths at most w x optimal.
+
+    A path at most ``w`` times the shortest; None when unsolvable.
+    """
     return search(start, goal, grid, counters, heuristic, w=w)

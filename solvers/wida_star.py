@@ -127,7 +127,10 @@ def solve(
     heuristic: Heuristic | None = None,
     w: Fraction = Fraction(2),
 ) -> Moves | None:
-    """A path at most ``w`` times the shortest; None when unsolvable."""
+    """Weighted IDA* compiled with numba: IDA* bounded on f = g + w*h, w x optimal.
+
+    A path at most ``w`` times the shortest; None when unsolvable.
+    """
     if not is_solvable(start, goal, grid):
         return None
     import numpy as np
