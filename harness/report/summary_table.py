@@ -30,7 +30,7 @@ COLUMNS = (
     ("config", "config", False),
     ("solved", "solved", True),
     ("optimal", "optimal", True),
-    ("quality", "length/opt", True),
+    ("quality", "len/opt", True),
     ("median_ms", "median ms", True),
     ("gmean_ms", "gmean ms", True),
     ("nodes", "median nodes", True),
@@ -49,7 +49,7 @@ LEGEND = (
 )
 #: Said under the tables when the length/opt column is shown.
 QUALITY_LEGEND = (
-    "length/opt: median path length over the optimum, shown when some config is "
+    "len/opt: median path length over the optimum, shown when some config is "
     "not optimal (* over the shortest path any config found, where the dataset "
     "knows no optimum)."
 )

@@ -80,7 +80,7 @@ def test_format_table_and_markdown_show_rounded_numbers():
     # the 2 instances every config answered (hand-computed in test_report.py)
     # (the one summary of harness.report.summary_table: solved, optimal, median,
     # geometric mean, median nodes)
-    # (greedy returned longer paths, so length/opt is shown: 1.000 here)
+    # (greedy returned longer paths, so len/opt is shown: 1.000 here)
     line = next(x for x in table.stdout.splitlines()
                 if x.startswith("astar_dict[manhattan]") and "1.32" in x)  # fmt: skip
     assert line.split()[1:6] == ["4/4", "100%", "1.000", "1.32", "0.322"]
