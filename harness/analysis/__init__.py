@@ -112,9 +112,9 @@ def read_run(run_dir: Path | str) -> tuple[dict[str, Any], pd.DataFrame]:
 
 
 def _claimed_bounds(meta: dict[str, Any], rows: pd.DataFrame) -> pd.DataFrame:
-    """Runs stored before schema 5 have no ``bound`` column: a config that
+    """Runs stored before schema 6 have no ``bound`` column: a config that
     meta.json says was optimal claimed bound 1 (the others, none)."""
-    if meta.get("schema_version", 0) >= 5 or rows.empty:
+    if meta.get("schema_version", 0) >= 6 or rows.empty:
         return rows
     solvers = meta.get("solvers") or {}
     optimal = [label for label, info in solvers.items()

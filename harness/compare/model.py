@@ -127,7 +127,7 @@ class QualityChange:
 
 def same_bound(a: float | None, b: float | None) -> bool:
     """Whether two claimed bounds are the same claim (unknown in a run stored
-    before schema 5 matches anything: the config label is the same)."""
+    before schema 6 matches anything: the config label is the same)."""
     return a is None or b is None or a == b
 
 

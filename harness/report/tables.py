@@ -153,7 +153,7 @@ _BASIS_MARK = {"best found": " (vs best found)", "mixed": " (partly vs best foun
 def quality_varies(table: pd.DataFrame) -> bool:
     """Whether any config claims a bound above 1 or returned a path longer than
     the optimum (only then do the quality columns say something; runs stored
-    before schema 5 have no bound)."""
+    before schema 6 have no bound)."""
     if "bound" not in table.columns or "max_suboptimality" not in table.columns:
         return False
     bound = pd.to_numeric(table["bound"], errors="coerce")

@@ -1,11 +1,11 @@
 """Solution quality, derived by the readers from stored columns (never stored).
 
 A row stores ``suboptimality`` = path_length / optimal_length when the dataset
-knows the optimum (schema 5 on). Where it does not, or where a run proved the
+knows the optimum (schema 6 on). Where it does not, or where a run proved the
 label wrong (a shorter valid path), the best length found by any config of the
 run stands in: :func:`mark_quality` fills ``suboptimality`` against it and says
 so in ``quality_basis`` (``optimum`` or ``best found``). Runs written before
-schema 5 get the same derived values from their path lengths.
+schema 6 get the same derived values from their path lengths.
 """
 
 from __future__ import annotations
