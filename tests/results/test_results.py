@@ -119,6 +119,31 @@ def test_a_schema_4_run_reads_with_the_sampling_columns_empty(tmp_path):
     assert "one solve per timed repeat" in " ".join(res.schema_gaps(meta))
 
 
+def test_a_schema_5_run_reads_with_bound_1_for_the_configs_it_called_optimal(tmp_path):
+    """Schema 5 had no bound column: a config meta.json calls optimal claimed 1,
+    any other none; a schema 6 row's empty bound (greedy) stays empty."""
+    greedy = {"config": "greedy[manhattan]", "solver": "greedy", "path_length": 7}
+    rows = [row(), row(instance="d05-0002", **greedy)]
+    solvers = {"astar_dict[manhattan]": {"optimal": True},
+               "greedy[manhattan]": {"optimal": False}}  # fmt: skip
+    res.write_meta(tmp_path, {"run_id": "r", "solvers": solvers})
+    meta = json.loads((tmp_path / res.META_FILE).read_text())
+    res.append_rows(tmp_path, rows)
+    _, frame = analysis.read_run(tmp_path)
+    assert frame.bound.isna().all()  # schema 6: what the rows say, nothing added
+    meta["schema_version"] = 5
+    (tmp_path / res.META_FILE).write_text(json.dumps(meta))
+    lines = [",".join(line.split(",")[: len(res.COLUMNS_V5)])
+             for line in res.format_rows(rows).splitlines()]  # fmt: skip
+    (tmp_path / res.ROWS_FILE).write_text(
+        "\n".join([",".join(res.COLUMNS_V5), *lines]) + "\n"
+    )
+    _, frame = analysis.read_run(tmp_path)
+    bounds = dict(zip(frame.config, frame.bound, strict=True))
+    assert bounds["astar_dict[manhattan]"] == 1.0
+    assert bounds["greedy[manhattan]"] != bounds["greedy[manhattan]"]  # NaN: none
+
+
 def test_round_trip_keeps_values_and_types(tmp_path):
     res.write_meta(tmp_path, {"run_id": "r"})
     rows = [
