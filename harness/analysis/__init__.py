@@ -31,8 +31,8 @@ from harness.results import (
     read_row_dicts,
 )
 from harness.results import PROBLEMS as PROBLEMS  # the status vocabulary, re-exported
-from harness.results.quality import BEST_LENGTH, QUALITY_BASIS, mark_quality
 from harness.results import SEVERITY as SEVERITY
+from harness.results.quality import BEST_LENGTH, QUALITY_BASIS, mark_quality
 
 #: The worst wins when an instance's repeats disagree (ties broken: solved before
 #: unsolvable, timeout before memout).

@@ -146,7 +146,9 @@ def build_rows(
                 else f"not run after {warm_failure.outcome} in the warm-up solve: "
                 f"{warm_failure.message}",
             )
-        status, message, length, is_optimal = pass_status(a, inst, optimum, config.bound)
+        status, message, length, is_optimal = pass_status(
+            a, inst, optimum, config.bound
+        )
         counters = a.counters or {}
         if a.outcome == "returned" and "_error" in counters:
             status, message = "invalid", f"counters unusable: {counters['_error']}"

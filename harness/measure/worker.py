@@ -420,8 +420,7 @@ class Worker:
     def _first_solve(self, task: Task, config, heuristic, g: Grid) -> Attempt:
         """The cell's first solve, timed alone (first_seconds: single-shot, cold
         caches), then the calibration of its loops (harness.measure.sampling)."""
-        cell = self._cell
-        run = partial(self._board_loop, task, config, heuristic, g)
+        cell, run = self._cell, partial(self._board_loop, task, config, heuristic, g)
         self._arm(task.timeout)
         first = run(1)
         self._armed = False
@@ -489,9 +488,7 @@ class Worker:
             attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
 
-    def _sample(
-        self, task: Task, config, h, g: Grid
-    ) -> tuple[Sample | None, Sample]:
+    def _sample(self, task: Task, config, h, g: Grid) -> tuple[Sample | None, Sample]:
         """(the warm solve or None, the sample): nothing runs between the two but
         the alarm's re-arming (one system call). The sample's alarm is the time
         limit, plus a few minimum sample times when it loops several solves."""

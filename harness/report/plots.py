@@ -621,10 +621,11 @@ def _quality_vs_time(d: PlotData) -> Plot:
 def _suboptimality_vs_depth(d: PlotData) -> Plot:
     frame = quality.depth_frame(d.inst)
     if frame.empty:
-        return _skip("suboptimality_vs_depth", "every config returned optimal paths")
+        why = "every config returned optimal paths"
+        return skipped_plot("suboptimality_vs_depth", why)
     return _depth_plot(
         frame, d.styles, d.plot_dir, "suboptimality_vs_depth", "suboptimality", 1,
-        "path length / optimal", log=False,
+        "path length / optimal", log=False, formats=d.formats,
     )
 
 
@@ -639,9 +640,9 @@ def _coverage_vs_bound(d: PlotData) -> Plot:
 def _drawn(name: str, d: PlotData, made: tuple | str) -> Plot:
     """A :mod:`harness.report.quality` figure written, or skipped with its reason."""
     if isinstance(made, str):
-        return _skip(name, made)
+        return skipped_plot(name, made)
     fig, caption = made
-    return _finish(fig, name, d.plot_dir, caption)
+    return _finish(fig, name, d.plot_dir, caption, d.formats)
 
 
 seal(_PLOTS)  # the built-in plots above; plugins' are forgotten by scoped_registry

@@ -408,7 +408,7 @@ def _weighted(cells: dict, bounds: dict[str, float]) -> dict:
     """The astar_dict cells again under weighted labels, one per weight: the key's
     solver/heuristic spell the label (wastar[manhattan,w=2])."""
     out = {}
-    for (solver, h, inst), c in cells.items():
+    for (solver, _h, inst), c in cells.items():
         if solver == "astar_dict":
             for w, bound in bounds.items():
                 out[("wastar", f"manhattan,w={w}", inst)] = {**c, "bound": bound}

@@ -357,7 +357,9 @@ def test_judge_replays_every_answer():
     assert status == "invalid" and message.startswith("illegal path: move")
     status, message, _, _ = rows.pass_status(_returned("x"), inst, len(path), 1)
     assert status == "invalid" and "not one of u, d, l, r" in message
-    status, message, _, _ = rows.pass_status(_returned(path[:-1]), inst, len(path), None)
+    status, message, _, _ = rows.pass_status(
+        _returned(path[:-1]), inst, len(path), None
+    )
     assert status == "invalid" and "not at the goal" in message
     detour = path + _undo_pair(inst)
     assert rows.pass_status(_returned(detour), inst, len(path), None)[::3] == (
