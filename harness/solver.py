@@ -5,6 +5,12 @@ returns the blank's moves (``"ulrd..."``) or ``None`` when the goal is unreachab
 It fills the :class:`Counters` it is handed and never reads a clock, prints or logs:
 measurement belongs to the runner. Register it with :func:`register`; every module
 in the ``solvers`` package is imported by :func:`all_solvers`.
+
+A solver may take parameters (:class:`Param`, e.g. a weight ``w``): they are keyword
+arguments of ``solve``, part of the config (``wastar[manhattan,w=1.5]``), parsed once
+by :func:`parse_config` into values that travel as such. A solver declares its
+guarantee: optimal, bounded by one of its parameters (``bounded_by="w"``: every path
+at most w times the optimum), or none; the judge checks the claim.
 """
 
 from __future__ import annotations
@@ -16,15 +22,18 @@ import inspect
 import pkgutil
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import partial
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
 from harness.core.defaults import BUDGET_SECONDS
 from harness.core.names import did_you_mean
+from harness.core.values import format_value, number
 from harness.heuristics import Heuristic, all_heuristics
 from harness.heuristics.registry import Capability, capabilities, registration_order
 from harness.puzzle import Board, Grid, Moves
@@ -83,15 +92,17 @@ class SolveManyFn(Protocol):
     ) -> tuple[list[Moves | None], Any]: ...
 
 
-#: refuses(grid, optimal_depth_or_None, heuristic_name_or_None, goal=None) -> reason
-#: or None. A plugin's refuses may leave out ``goal``: :func:`register` adapts it.
+#: refuses(grid, optimal_depth_or_None, heuristic_name_or_None, goal=None, **params)
+#: -> reason or None. A plugin's refuses may leave out ``goal``: :func:`register`
+#: adapts it; the parameters are passed to solvers that declare some.
 Refusal = Callable[..., "str | None"]
 #: prepare(grid, goal, heuristic) -> None: compile kernels, build tables (set-up time)
 Prepare = Callable[[Grid, Board, "Heuristic | None"], None]
 
 
 def _accepts_all(
-    grid: Grid, depth: int | None, heuristic: str | None, goal: Board | None = None
+    grid: Grid, depth: int | None, heuristic: str | None, goal: Board | None = None,
+    **params: Any,
 ) -> str | None:
     return None
 
@@ -107,10 +118,44 @@ def _with_goal(refuses: Callable[..., str | None]) -> Refusal:
     if any(p.name == "goal" or p.kind is p.VAR_KEYWORD for p in params):
         return refuses
 
-    def refusal(grid, depth, heuristic, goal=None):
-        return refuses(grid, depth, heuristic)
+    def refusal(grid, depth, heuristic, goal=None, **values):
+        return refuses(grid, depth, heuristic, **values)  # a solver's parameters
 
     return refusal
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A solver parameter: its name in labels (``w``), its default value, and
+    ``parse(text) -> value`` (ValueError with the reason for a bad text). Values
+    are numbers (int or :class:`~fractions.Fraction`, exact) or strings; a label
+    shows them through :func:`format_value`."""
+
+    name: str
+    default: Any
+    parse: Callable[[str], Any]
+    help: str = ""
+
+
+def weight_param(default: Fraction | int = 2, name: str = "w") -> Param:
+    """The weight of weighted searches: f = g + w * h, 1 <= w <= 100 (w = 1:
+    plain A*), two decimals at most (or a fraction such as 4/3); the path is then
+    at most w times the optimum."""
+    return Param(
+        name, Fraction(default), number(1, 100),
+        "weight of h in f = g + w*h (>= 1); paths at most w x optimal",
+    )  # fmt: skip
+
+
+def config_label(
+    solver: str, heuristic: str | None, params: tuple[tuple[str, Any], ...] = ()
+) -> str:
+    """``solver[heuristic,name=value,...]``, ``solver[heuristic]`` or ``solver``:
+    what tables, rows and files call a config."""
+    inside = ([heuristic] if heuristic else []) + [
+        f"{name}={format_value(value)}" for name, value in params
+    ]
+    return f"{solver}[{','.join(inside)}]" if inside else solver
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +189,32 @@ class SolverSpec:
     #: of every board's distance) instead of searching: the findings name the
     #: fastest search apart from it.
     search: bool = True
+    #: Parameters ``solve`` takes as keyword arguments (and ``refuses`` too).
+    params: tuple[Param, ...] = ()
+    #: The parameter bounding its paths (at most that times the optimum), when
+    #: it is not optimal but bounded; None: optimal, or no bound at all.
+    bounded_by: str | None = None
+    #: Which of its configs ``--solvers all`` takes: ``"heuristics"`` (each
+    #: heuristic it takes, at the default parameters) or ``"default"`` (its
+    #: default config only: a family of bounded variants with every heuristic
+    #: would swamp the main job; the others are named, or swept in a file).
+    in_all: str = "heuristics"
+
+    @property
+    def guarantee(self) -> str:
+        """``optimal``, ``bounded by w`` or ``none``: what it promises of a path."""
+        if self.optimal:
+            return "optimal"
+        return f"bounded by {self.bounded_by}" if self.bounded_by else "none"
+
+    def param(self, name: str) -> Param:
+        """Its parameter ``name``; KeyError naming the ones it takes otherwise."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        takes = ", ".join(p.name for p in self.params) or "no parameters"
+        raise KeyError(f"solver {self.name!r} has no parameter {name!r}; it takes: "
+                       f"{takes}")  # fmt: skip
 
     @property
     def heuristics(self) -> tuple[str, ...]:
@@ -163,27 +234,51 @@ class SolverSpec:
         return bool(self.listed or self.needs)
 
     def source_sha256(self) -> str:
-        """Hash of the solver's source file, to tell results of changed code apart."""
+        """Hash of the solver's source file, to tell results of changed code apart;
+        the private helper modules of its package it uses (``solvers/_*.py``, the
+        search several solvers share) are hashed with it."""
         if self.external is not None:
             return self.external.source_sha256()
         try:
             path = inspect.getsourcefile(self.solve)
-            return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
+            if not path:
+                return ""
+            digest = hashlib.sha256(Path(path).read_bytes())
+            for helper in _helper_files(self.solve):
+                digest.update(helper.read_bytes())
+            return digest.hexdigest()
         except (TypeError, OSError):
             return ""
 
 
+def _helper_files(solve: Callable) -> list[Path]:
+    """Source files of the private modules (a name starting with ``_``) of the
+    solver's package whose functions its module uses, sorted."""
+    module = sys.modules.get(solve.__module__)
+    package = solve.__module__.rpartition(".")[0]
+    found = set()
+    for value in vars(module).values() if module is not None else ():
+        owner = getattr(value, "__module__", None)
+        if (
+            isinstance(owner, str) and package and owner.startswith(package + "._")
+            and owner != solve.__module__ and owner in sys.modules
+        ):
+            found.add(Path(inspect.getfile(sys.modules[owner])))
+    return sorted(found)
+
+
 @dataclass(frozen=True, slots=True)
 class SolverConfig:
-    """One solver with one heuristic: the unit the runner measures."""
+    """One solver with one heuristic and its parameter values: the unit the runner
+    measures. ``params`` holds every parameter of the solver, in its order."""
 
     spec: SolverSpec
     heuristic: str | None
+    params: tuple[tuple[str, Any], ...] = ()
 
     @property
     def label(self) -> str:
-        name = self.spec.name
-        return f"{name}[{self.heuristic}]" if self.heuristic else name
+        return config_label(self.spec.name, self.heuristic, self.params)
 
     @property
     def heuristic_column(self) -> str:
@@ -191,30 +286,81 @@ class SolverConfig:
 
     @property
     def key(self) -> ConfigKey:
-        """The config as a value (solver and heuristic names) for other processes."""
-        return ConfigKey(self.spec.name, self.heuristic)
+        """The config as a value (names and parameter values) for other processes."""
+        return ConfigKey(self.spec.name, self.heuristic, self.params)
+
+    @property
+    def bound(self) -> Fraction | None:
+        """The claimed bound on path length / optimum: 1 for an optimal solver,
+        the bounding parameter's value for a bounded one, None for no bound."""
+        if self.spec.optimal:
+            return Fraction(1)
+        if self.spec.bounded_by:
+            return Fraction(dict(self.params)[self.spec.bounded_by])
+        return None
+
+    @property
+    def solve(self) -> SolveFn:
+        """The solver's ``solve`` with this config's parameters bound: the function
+        itself when it has none (nothing added to a timed call), else a partial."""
+        if not self.params:
+            return self.spec.solve
+        return partial(self.spec.solve, **dict(self.params))
+
+    def refuses(
+        self, grid: Grid, depth: int | None, goal: Board | None = None
+    ) -> str | None:
+        """Why the solver declines ``grid`` at this optimal depth toward ``goal``
+        (None: it takes it), asked with this config's heuristic and parameters."""
+        return self.spec.refuses(
+            grid, depth, self.heuristic, goal=goal, **dict(self.params)
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class ConfigKey:
     """A parsed config as a plain value: what a task carries to a worker process.
     :meth:`resolve` looks it up in the registry (after the worker has loaded the
-    plugins) without parsing a label again."""
+    plugins) without parsing a label again. ``params``: (name, value) pairs."""
 
     solver: str
     heuristic: str | None
+    params: tuple[tuple[str, Any], ...] = ()
 
     @property
     def label(self) -> str:
-        return f"{self.solver}[{self.heuristic}]" if self.heuristic else self.solver
+        return config_label(self.solver, self.heuristic, self.params)
 
     def __str__(self) -> str:
         return self.label
 
     def resolve(self) -> SolverConfig:
         """The registered config; KeyError when the solver or heuristic is unknown
-        here or the solver does not take the heuristic."""
-        return _resolve(self.solver, self.heuristic, self.label)
+        here, the solver does not take the heuristic or a parameter."""
+        config = _resolve(self.solver, self.heuristic, self.label)
+        return _with_params(config, dict(self.params), self.label)
+
+    def stored(self) -> list:
+        """The key as JSON (meta.json ``options.configs``): ``[solver, heuristic]``,
+        plus ``{name: text}`` when it has parameters."""
+        if not self.params:
+            return [self.solver, self.heuristic]
+        texts = {name: format_value(value) for name, value in self.params}
+        return [self.solver, self.heuristic, texts]
+
+    @classmethod
+    def from_stored(cls, entry: Sequence[Any]) -> ConfigKey:
+        """The key :meth:`stored` wrote (parameter texts parsed by the solver's
+        own parameters); KeyError with a one-line reason otherwise."""
+        if not isinstance(entry, list | tuple) or len(entry) not in (2, 3):
+            raise KeyError(f"stored config {entry!r} is not [solver, heuristic, ...]")
+        solver, heuristic = entry[0], entry[1]
+        texts = entry[2] if len(entry) == 3 else {}
+        if not texts:
+            return cls(solver, heuristic)
+        label = config_label(solver, heuristic, tuple(texts.items()))
+        spec = _resolve(solver, heuristic, label).spec
+        return cls(solver, heuristic, _parse_params(spec, texts, label))
 
 
 _REGISTRY: dict[str, SolverSpec] = registry()
@@ -234,6 +380,9 @@ def register(
     sizes: str = "any",
     many: SolveManyFn | None = None,
     search: bool = True,
+    params: tuple[Param, ...] = (),
+    bounded_by: str | None = None,
+    in_all: str = "heuristics",
 ) -> Callable[[SolveFn], SolveFn]:
     """Decorator adding a solver under ``name`` (module stem == registry key).
 
@@ -246,12 +395,19 @@ def register(
     (``goal`` may be left out of its signature). ``many``: a batch entry point
     (:class:`SolveManyFn`) giving the same answers and counters as ``solve``.
     ``search=False``: it looks answers up rather than searching. The description
-    is the first line of ``solve``'s docstring, else its module's.
+    is the first line of ``solve``'s docstring, else its module's. ``params``: the
+    keyword parameters ``solve`` (and ``refuses``) take; ``bounded_by``: the one
+    whose value bounds a path's length over the optimum (not with ``optimal``).
+    ``in_all``: ``"heuristics"`` or ``"default"`` (:attr:`SolverSpec.in_all`).
     """
     if heuristics and needs:
         raise ValueError(f"solver {name!r}: give heuristics or needs, not both")
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
+    _check_params(name, optimal, params, bounded_by)
+    if in_all not in ("heuristics", "default"):
+        raise ValueError(f"solver {name!r}: in_all={in_all!r} is not 'heuristics' "
+                         "or 'default'")  # fmt: skip
     if heuristics and default_heuristic is None:
         default_heuristic = heuristics[0]
     needed = capabilities(f"solver {name!r} needs", needs)
@@ -274,10 +430,28 @@ def register(
             module=solve.__module__,
             solve_many=many,
             search=search,
+            params=tuple(params),
+            bounded_by=bounded_by,
+            in_all=in_all,
         )
         return solve
 
     return wrap
+
+
+def _check_params(
+    name: str, optimal: bool, params: tuple[Param, ...], bounded_by: str | None
+) -> None:
+    names = [p.name for p in params]
+    for p in names:
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", p) or names.count(p) > 1:
+            raise ValueError(f"solver {name!r}: parameter {p!r} is not a unique "
+                             "lower-case name")  # fmt: skip
+    if bounded_by is not None and (optimal or bounded_by not in names):
+        raise ValueError(
+            f"solver {name!r}: bounded_by={bounded_by!r} must name one of its "
+            "parameters, and an optimal solver needs no bound"
+        )
 
 
 def register_spec(name: str, **fields: Any) -> SolverSpec:
@@ -380,18 +554,66 @@ def _load_entry_point(name: str) -> bool:
     return False
 
 
-_CONFIG = re.compile(
-    r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([A-Za-z0-9_\-]*)\s*\])?\s*$"
-)
+_CONFIG = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[([^\[\]]*)\])?\s*$")
+_HEURISTIC = re.compile(r"^[A-Za-z0-9_\-]*$")
 
 
 def parse_config(token: str) -> SolverConfig:
-    """``"astar_dict[manhattan]"`` or ``"bfs"`` -> SolverConfig; KeyError with a
-    one-line reason for an unknown solver or a heuristic it does not take."""
+    """``"astar_dict[manhattan]"``, ``"bfs"`` or, with parameters,
+    ``"wastar[manhattan,w=1.5]"`` / ``"wastar[w=1.5]"`` -> SolverConfig; KeyError
+    with a one-line reason for an unknown solver, a heuristic it does not take, or
+    a bad parameter. Parameters left out take their defaults."""
     m = _CONFIG.match(token)
     if not m:
-        raise KeyError(f"{token!r} is not NAME or NAME[HEURISTIC]")
-    return _resolve(m.group(1), m.group(2), token)
+        raise KeyError(f"{token!r} is not NAME, NAME[HEURISTIC] or NAME[HEURISTIC,"
+                       "PARAM=VALUE,...]")  # fmt: skip
+    name, inside = m.group(1), m.group(2)
+    heuristic: str | None = None
+    texts: dict[str, str] = {}
+    if inside is not None:
+        items = [item.strip() for item in inside.split(",")]
+        if "=" not in items[0]:
+            heuristic = items.pop(0)
+            if not _HEURISTIC.match(heuristic):
+                raise KeyError(f"{token!r}: {heuristic!r} is not a heuristic name")
+        for item in items:
+            key, eq, text = (part.strip() for part in item.partition("="))
+            if not eq or not key or not text:
+                raise KeyError(f"{token!r}: {item!r} is not PARAM=VALUE")
+            if key in texts:
+                raise KeyError(f"{token!r}: parameter {key!r} given twice")
+            texts[key] = text
+    config = _resolve(name, heuristic, token)
+    return _with_params(config, _parse_params(config.spec, texts, token), token)
+
+
+def _parse_params(spec: SolverSpec, texts: dict[str, str], token: str) -> tuple:
+    """``texts`` ({name: text}) parsed by the solver's parameters, in its order."""
+    out = []
+    for name, text in texts.items():
+        try:
+            out.append((name, spec.param(name).parse(text)))
+        except KeyError as err:
+            raise KeyError(f"{token!r}: {err.args[0]}") from None
+        except ValueError as err:
+            raise KeyError(f"{token!r}: {name}={err}") from None
+    return tuple(out)
+
+
+def _with_params(config: SolverConfig, given: Any, token: str) -> SolverConfig:
+    """``config`` with every parameter of its solver: the ``given`` (name, value)
+    pairs, the defaults for the rest; KeyError for a name it does not take."""
+    given = dict(given)
+    spec = config.spec
+    for name in given:
+        try:
+            spec.param(name)
+        except KeyError as err:
+            raise KeyError(f"{token!r}: {err.args[0]}") from None
+    if not spec.params:
+        return config
+    values = tuple((p.name, given.get(p.name, p.default)) for p in spec.params)
+    return SolverConfig(spec, config.heuristic, values)
 
 
 def _resolve(name: str, heuristic: str | None, token: str) -> SolverConfig:
@@ -420,13 +642,16 @@ def _resolve(name: str, heuristic: str | None, token: str) -> SolverConfig:
 
 
 def select_solvers(text: str) -> list[SolverConfig]:
-    """``"all"`` (every solver with every heuristic it takes) or a comma list of
-    NAME / NAME[HEURISTIC]. Duplicates are dropped; order is kept."""
+    """``"all"`` (every solver with every heuristic it takes, at its default
+    parameters; a solver registered ``in_all="default"`` with its default config
+    only) or a comma list of NAME / NAME[HEURISTIC,PARAM=VALUE]. Duplicates are
+    dropped; order is kept."""
     if text.strip() == "all":
         return [
-            SolverConfig(spec, h)
-            for spec in all_solvers().values()
-            for h in (spec.heuristics or (None,))
+            config
+            for config in every_config()
+            if config.spec.in_all == "heuristics"
+            or config.heuristic == _default_heuristic(config.spec)
         ]
     out: list[SolverConfig] = []
     for token in _split_top_level(text):
@@ -439,6 +664,20 @@ def select_solvers(text: str) -> list[SolverConfig]:
             f"{', '.join(all_solvers())} (see `harness solvers`)"
         )
     return out
+
+
+def every_config() -> list[SolverConfig]:
+    """Every solver with every heuristic it takes, at its default parameters
+    (what the shared solver tests and the counters gate cover)."""
+    return [
+        _with_params(SolverConfig(spec, h), (), spec.name)
+        for spec in all_solvers().values()
+        for h in (spec.heuristics or (None,))
+    ]
+
+
+def _default_heuristic(spec: SolverSpec) -> str | None:
+    return spec.default_heuristic or next(iter(spec.heuristics), None)
 
 
 def _split_top_level(text: str) -> list[str]:

@@ -48,7 +48,7 @@ def run(
         config.spec.prepare(g, goal, h)
         _prepared.add((config.label, goal, g))
     counters = Counters()
-    moves = config.spec.solve(start, goal, g, counters=counters, heuristic=h)
+    moves = config.solve(start, goal, g, counters=counters, heuristic=h)
     return moves, counters
 
 
@@ -64,6 +64,8 @@ def check_answer(
         assert len(moves) == exact
     else:
         assert len(moves) >= exact
+        if config.bound is not None:  # the claimed bound holds on every answer
+            assert len(moves) <= config.bound * exact, config.label
 
 
 def _slow_if(config: SolverConfig, depth: int | None) -> list:
@@ -73,7 +75,7 @@ def _slow_if(config: SolverConfig, depth: int | None) -> list:
 
 
 def _refused(config: SolverConfig, g: Grid, depth: int | None) -> str | None:
-    return config.spec.refuses(g, depth, config.heuristic)
+    return config.refuses(g, depth)
 
 
 # --------------------------------------------------------------- the fixtures
@@ -117,7 +119,10 @@ def test_a_misspelt_capability_fails_at_registration_naming_it(tmp_path) -> None
     from harness.heuristics import Capability, kernel, register_heuristic
     from harness.solver import register, register_spec
 
-    valid = "'h(board)', 'no tables', 'tile_cost', 'kernel:ida', 'kernel:astar_cantor'"
+    valid = (
+        "'h(board)', 'no tables', 'tile_cost', 'kernel:ida', 'kernel:astar_cantor', "
+        "'kernel:best_first'"
+    )
     with pytest.raises(ValueError) as err:
         register("typo_astar", optimal=True, needs=("h(boards)",))
     assert str(err.value).startswith(
@@ -127,7 +132,7 @@ def test_a_misspelt_capability_fails_at_registration_naming_it(tmp_path) -> None
         register_spec("typo_ext", solve=None, optimal=False, needs=("ida",))
     with pytest.raises(ValueError, match=(
         r"^heuristic 'typo_h': unknown kernel interface 'IDA' in kernels; "
-        r"valid: ida, astar_cantor$"
+        r"valid: ida, astar_cantor, best_first$"
     )):  # fmt: skip
         register_heuristic("typo_h", "a typo", kernels={"IDA": lambda h: None})
     with pytest.raises(ValueError, match="^unknown kernel interface 'astar'"):

@@ -36,6 +36,7 @@ from harness.results import (
 )
 from harness.results import PROBLEMS as PROBLEMS  # the status vocabulary, re-exported
 from harness.results import SEVERITY as SEVERITY
+from harness.results.quality import BEST_LENGTH, QUALITY_BASIS, mark_quality
 
 #: The worst wins when an instance's repeats disagree (ties broken: solved before
 #: unsolvable, timeout before memout).
@@ -98,7 +99,21 @@ def read_run(run_dir: Path | str) -> tuple[dict[str, Any], pd.DataFrame]:
     if not run_dir.is_dir():
         raise ResultsError(f"{run_dir}: no such run directory")
     meta = read_meta(run_dir)
-    return meta, typed_rows(read_row_dicts(run_dir), run_dir / ROWS_FILE)
+    rows = typed_rows(read_row_dicts(run_dir), run_dir / ROWS_FILE)
+    return meta, _claimed_bounds(meta, rows)
+
+
+def _claimed_bounds(meta: dict[str, Any], rows: pd.DataFrame) -> pd.DataFrame:
+    """Runs stored before schema 6 have no ``bound`` column: a config that
+    meta.json says was optimal claimed bound 1 (the others, none)."""
+    if meta.get("schema_version", 0) >= 6 or rows.empty:
+        return rows
+    solvers = meta.get("solvers") or {}
+    optimal = [label for label, info in solvers.items()
+               if isinstance(info, dict) and info.get("optimal") is True]  # fmt: skip
+    hit = rows["config"].isin(optimal) & rows["bound"].isna()
+    rows.loc[hit, "bound"] = 1.0
+    return rows
 
 
 def typed_rows(records: Sequence[dict[str, str]], path: Path | str) -> pd.DataFrame:
@@ -149,7 +164,7 @@ def typed_rows(records: Sequence[dict[str, str]], path: Path | str) -> pd.DataFr
         bad = raw[col] == ""
         if bad.any():
             raise fail(int(np.flatnonzero(bad.to_numpy())[0]), f"empty {col}")
-    return mark_contradicted_labels(out)
+    return mark_quality(mark_contradicted_labels(out))
 
 
 def load_run(run_dir: Path | str) -> Run:
@@ -190,6 +205,10 @@ def analysis_view(stored: pd.DataFrame, *, split_mixed: bool = True) -> pd.DataF
         if CONTRADICTED in stored
         else np.zeros(len(out), dtype=bool)
     )
+    if QUALITY_BASIS not in stored:  # a frame typed before mark_quality
+        stored = mark_quality(stored.copy())
+    out[BEST_LENGTH] = stored[BEST_LENGTH].to_numpy(dtype=float, na_value=np.nan)
+    out[QUALITY_BASIS] = stored[QUALITY_BASIS].fillna("").astype(str).to_numpy()
     if not split_mixed:
         out["dataset_name"] = out["dataset"]
         out["boards"] = np.where(out["solvable"], "solvable", "unsolvable")
@@ -251,7 +270,8 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
     memory = rows[rows["measure"] == "memory"]
     # Static facts of the instance and config, from whichever row comes first.
     static_cols = ["dataset_name", "boards", "size", "goal", "solvable",
-                   "optimal_length", "solver", "heuristic"]  # fmt: skip
+                   "optimal_length", "solver", "heuristic", "bound",
+                   BEST_LENGTH]  # fmt: skip
     base = rows.groupby(INSTANCE, sort=True)[static_cols].first()
     base["h_start"] = rows.groupby(INSTANCE)["h_start"].max()
     # Status: worst over timed repeats; instances with only a memory row use that.
@@ -277,6 +297,8 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
         max_frontier=("max_frontier", "median"),
         path_length=("path_length", "median"),
         is_optimal=("is_optimal", "min"),  # one non-optimal repeat makes it non-optimal
+        suboptimality=("suboptimality", "max"),  # the worst repeat's path
+        quality_basis=(QUALITY_BASIS, "first"),
     )
     base = base.join(agg)
     base[["repeats", "answered_repeats"]] = (
@@ -285,6 +307,7 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
     # A cell's times and counters describe answered instances only.
     unanswered = ~base["status"].isin(ANSWERED)
     base.loc[unanswered, list(agg.columns)] = np.nan
+    base["quality_basis"] = base["quality_basis"].fillna("").astype(str)
     base["ebf"] = effective_branching_factor(
         base["generated"].where(base["status"] == "solved"), base["path_length"]
     )
@@ -327,6 +350,10 @@ def summary(
         *STATUSES,
         "answered",
         "optimal_share",
+        "bound",
+        "median_suboptimality",
+        "max_suboptimality",
+        "quality_basis",
         "median_ms",
         "p90_ms",
         "median_expanded",
@@ -349,6 +376,10 @@ def summary(
     out["answered"] = out["solved"] + out["unsolvable"]
     solved = inst[inst["status"] == "solved"]
     out["optimal_share"] = solved.groupby(CONFIG_GROUP)["is_optimal"].mean()
+    out["bound"] = g["bound"].first()
+    out["median_suboptimality"] = solved.groupby(CONFIG_GROUP)["suboptimality"].median()
+    out["max_suboptimality"] = solved.groupby(CONFIG_GROUP)["suboptimality"].max()
+    out["quality_basis"] = solved.groupby(CONFIG_GROUP)["quality_basis"].agg(_basis)
     ms = inst["seconds"] * 1e3
     out["median_ms"] = ms.groupby([inst[c] for c in CONFIG_GROUP]).median()
     out["p90_ms"] = ms.groupby([inst[c] for c in CONFIG_GROUP]).quantile(0.9)
@@ -367,6 +398,12 @@ def summary(
         na_position="last",
     )
     return out[cols].reset_index(drop=True)
+
+
+def _basis(values: pd.Series) -> str:
+    """One word for a cell's quality bases: the one they share, or ``mixed``."""
+    kinds = sorted(set(values) - {""})
+    return kinds[0] if len(kinds) == 1 else ("mixed" if kinds else "")
 
 
 def skipped_reasons(rows) -> list[tuple[str, str, int, str]]:

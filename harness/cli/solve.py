@@ -71,8 +71,8 @@ def default_solver(grid: Grid) -> str:
             config = parse_config(label)
         except KeyError:  # not registered here
             continue
-        if all_heuristics()[config.heuristic].refuses(grid) or config.spec.refuses(
-            grid, None, config.heuristic
+        if all_heuristics()[config.heuristic].refuses(grid) or config.refuses(
+            grid, None
         ):
             continue
         return label
@@ -322,7 +322,8 @@ def solve_boards(boards: list[Board], target: Board, g: Grid, config, h) -> None
     write = sys.stdout.write
     clock = time.perf_counter
     solvable = solvable_for(target, g)
-    many = config.spec.solve_many
+    # a batch entry point takes no parameters: a config with some solves per board
+    many = None if config.params else config.spec.solve_many
     if len(boards) >= MIN_BATCH:  # set-up, before the first answer:
         from harness.core.batch import board_array
 
@@ -372,7 +373,7 @@ def _solve_each(part, done, target, g, config, h):
     bug must not become a traceback: the error names it)."""
     from harness.solver import Counters
 
-    solve_one = config.spec.solve
+    solve_one = config.solve
     answers: list = []
     try:
         for board in part:
@@ -414,7 +415,7 @@ def _solve_with_stats(boards, target, g, config, h) -> None:
 
     spec = config.spec
     write = sys.stdout.write
-    solve_one = spec.solve
+    solve_one = config.solve
     clock = time.perf_counter
     name = config.label
     solvable = solvable_for(target, g)
@@ -443,9 +444,19 @@ def _solve_with_stats(boards, target, g, config, h) -> None:
         )
 
 
+def _guarantee(spec) -> str:
+    """What ``harness solvers`` says a solver promises of its paths."""
+    if spec.optimal:
+        return "optimal"
+    if spec.bounded_by:
+        return (f"not optimal, bounded: every path at most {spec.bounded_by} x the "
+                "optimum")  # fmt: skip
+    return "not optimal, no bound on the path length"
+
+
 def _check_refusal(config, g: Grid, target: Board, force: bool) -> None:
     spec = config.spec
-    reason = spec.refuses(g, None, config.heuristic, goal=target)
+    reason = config.refuses(g, None, target)
     if reason and not force:
         raise fail(
             f"{config.label} declines {g.label} boards toward the "
@@ -475,15 +486,18 @@ def list_solvers(
     """List every solver and heuristic: description, optimality, accepted sizes."""
     from harness.heuristics import all_heuristics
     from harness.puzzle import grid
-    from harness.solver import all_solvers, entry_point_names
+    from harness.solver import all_solvers, entry_point_names, format_value
 
     load_extensions(plugin, exec_)
     specs = all_solvers()
-    typer.echo("Solvers (use NAME or NAME[HEURISTIC] with --solver / --solvers):")
+    typer.echo("Solvers (use NAME, NAME[HEURISTIC] or NAME[HEURISTIC,PARAM=VALUE] "
+               "with --solver / --solvers):")  # fmt: skip
     for name, spec in specs.items():
-        optimal = "optimal" if spec.optimal else "not optimal"
         typer.echo(f"  {name}: {spec.description or '(no description)'}")
-        typer.echo(f"      {optimal}; sizes: {spec.sizes}")
+        typer.echo(f"      {_guarantee(spec)}; sizes: {spec.sizes}")
+        for p in spec.params:
+            typer.echo(f"      parameter {p.name} (default {format_value(p.default)})"
+                       f": {p.help}")  # fmt: skip
         if spec.heuristics:
             hs = ", ".join(
                 f"{h} (default)" if h == spec.default_heuristic else h

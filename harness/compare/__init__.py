@@ -47,6 +47,7 @@ from harness.compare.model import (
     ConfigSummary,
     CounterChange,
     Incomparable,
+    QualityChange,
     StatusChange,
     Thresholds,
     TimeVerdict,
@@ -73,6 +74,7 @@ __all__ = [
     "ConfigSummary",
     "CounterChange",
     "Incomparable",
+    "QualityChange",
     "StatusChange",
     "Thresholds",
     "TimeVerdict",
@@ -222,13 +224,10 @@ def compare_frames(
     merged = base_cells.merge(
         new_cells, on=CELL_KEY, how="outer", suffixes=("_b", "_n"), indicator=True
     )
-    merged = merged[
-        merged.config_b.isin(common_configs) | merged.config_n.isin(common_configs)
-    ]
-    merged["config"] = merged.config_b.fillna(merged.config_n)
+    merged = merged[merged.config.isin(common_configs)]
     both = merged[merged._merge == "both"]
     if both.empty:
-        raise Incomparable("no (solver, heuristic, dataset, instance) cell in common")
+        raise Incomparable("no (config, dataset, instance) cell in common")
     comp.matched_cells = len(both)
     missing_cells(merged, base_meta, new_meta, comp)
     for config in sorted(common_configs):  # report order: by config label

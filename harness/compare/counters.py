@@ -10,12 +10,15 @@ from harness.compare.model import (
     CELL_KEY,
     COUNTERS,
     GOOD_STATUSES,
+    QUALITY,
     STATUS_SEVERITY,
     WORSE_WHEN_HIGHER,
     Comparison,
     ConfigSummary,
     CounterChange,
+    QualityChange,
     StatusChange,
+    same_bound,
 )
 
 if TYPE_CHECKING:
@@ -38,21 +41,26 @@ def cell_table(rows: pd.DataFrame) -> pd.DataFrame:
         good = timed[timed.status.isin(GOOD_STATUSES)]
         counted = good if len(good) else timed
         first = counted.iloc[0]
-        vary = bool(len(good) > 1 and (good[COUNTERS].nunique(dropna=False) > 1).any())
+        vary = bool(
+            len(good) > 1
+            and (good[[*COUNTERS, QUALITY]].nunique(dropna=False) > 1).any()
+        )
         out.append(
             {
                 **dict(zip(CELL_KEY, key, strict=True)),
-                "config": first.config,
                 "status": worst.status,
                 "counters_vary": vary,
                 **{c: first[c] for c in COUNTERS},
+                QUALITY: first[QUALITY],
+                "bound": first["bound"] if "bound" in first else None,
                 "extra": first.extra,
             }
         )
     return pd.DataFrame(
         out,
-        columns=CELL_KEY + ["config", "status", "counters_vary"] + COUNTERS + ["extra"],
-    )
+        columns=CELL_KEY + ["status", "counters_vary", *COUNTERS, QUALITY, "bound",
+                            "extra"],
+    )  # fmt: skip
 
 
 def compare_counters(
@@ -69,6 +77,7 @@ def compare_counters(
             continue  # counters of different outcomes are not comparable
         if sb not in GOOD_STATUSES:
             continue
+        _compare_quality(cell, where, comp, summary)
         for counter in COUNTERS:
             b, n = (
                 _num(getattr(cell, f"{counter}_b")),
@@ -95,6 +104,18 @@ def compare_counters(
                     )
                 )
                 summary.counter_changes += 1
+
+
+def _compare_quality(cell, where: tuple, comp: Comparison, summary) -> None:
+    """A path of another length: a regression when longer at the same bound."""
+    b, n = _num(getattr(cell, f"{QUALITY}_b")), _num(getattr(cell, f"{QUALITY}_n"))
+    if b is None or n is None or b == n:
+        return
+    bb, bn = _num(cell.bound_b), _num(cell.bound_n)
+    worse = n > b and same_bound(bb, bn)
+    comp.quality_changes.append(QualityChange(*where, int(b), int(n), bb, bn, worse))
+    summary.quality_changes += 1
+    summary.quality_regressions += worse
 
 
 def _extras(text: object) -> dict[str, float]:

@@ -94,7 +94,7 @@ def measure(config: SolverConfig, board: GateBoard) -> dict[str, Any]:
     invalid (wrong answer, with the reason) or error (an exception)."""
     g, goal, start = board.grid, board.goal_board, board.start_board
     spec = config.spec
-    reason = spec.refuses(g, board.depth, config.heuristic, goal=goal)
+    reason = config.refuses(g, board.depth, goal)
     if reason or _slow_setup(config.heuristic):
         return {"status": "skipped"}
     try:
@@ -105,10 +105,10 @@ def measure(config: SolverConfig, board: GateBoard) -> dict[str, Any]:
     try:
         if spec.prepare is not None:
             spec.prepare(g, goal, h)
-        moves = spec.solve(start, goal, g, counters=counters, heuristic=h)
+        moves = config.solve(start, goal, g, counters=counters, heuristic=h)
     except Exception as err:  # one broken cell must not hide the others
         return {"status": "error", "message": f"{type(err).__name__}: {err}"}
-    out: dict[str, Any] = {"status": _judge(moves, board, spec.optimal)}
+    out: dict[str, Any] = {"status": _judge(moves, board, config.bound)}
     out["path_length"] = None if moves is None else len(moves)
     out.update(counters.as_dict())
     return out
@@ -124,12 +124,12 @@ def _slow_setup(heuristic: str | None) -> bool:
     return info is not None and info.setup_estimate is not None
 
 
-def _judge(moves: str | None, board: GateBoard, optimal: bool) -> str:
-    """``solved``/``unsolvable``, or ``invalid: why`` for a wrong answer."""
+def _judge(moves: str | None, board: GateBoard, bound) -> str:
+    """``solved``/``unsolvable``, or ``invalid: why`` for a wrong answer (a path
+    longer than ``bound`` times the optimum included)."""
     v = judge(
         moves, board.start_board, board.goal_board, board.grid,
-        solvable=board.depth is not None, optimum=board.depth,
-        declares_optimal=optimal,
+        solvable=board.depth is not None, optimum=board.depth, bound=bound,
     )
     return v.status if v.ok else f"{v.status}: {v.message}"
 

@@ -194,6 +194,7 @@ def build_history(paths: list[Path], thresholds: Thresholds | None = None) -> Hi
                 time_regression=bool(t and t.regression),
                 counter_regression=bool(
                     summary.counter_regressions or summary.status_regressions
+                    or summary.quality_regressions
                 ),
             )
             history.steps.append(step)

@@ -10,17 +10,21 @@ from harness.results import ANSWERED, READABLE_VERSIONS, SEVERITY
 
 EXIT_OK, EXIT_REGRESSION, EXIT_INCOMPARABLE = 0, 1, 2
 SUPPORTED_SCHEMAS = READABLE_VERSIONS  # the reader migrates older ones
-CELL_KEY = ["solver", "heuristic", "dataset", "instance"]
+#: A cell: the config label names the solver, heuristic and parameter values
+#: (wastar[manhattan,w=1.5] and w=2 are different cells).
+CELL_KEY = ["config", "dataset", "instance"]
 COUNTERS = [
     "expanded",
     "generated",
     "max_frontier",
     "iterations",
-    "path_length",
     "h_start",  # the heuristic at the start board: moves when the heuristic changes
 ]
 #: A rise in these is a regression; a change in the others is only reported.
-WORSE_WHEN_HIGHER = {"expanded", "generated", "path_length"}
+WORSE_WHEN_HIGHER = {"expanded", "generated"}
+#: Solution quality, compared apart from the counters: a longer path at the same
+#: claimed bound is a regression of its own kind.
+QUALITY = "path_length"
 #: Higher is worse (harness.results.SEVERITY); a cell missing from one run ranks as
 #: a refusal.
 STATUS_SEVERITY = {**SEVERITY, "missing": SEVERITY["skipped"]}
@@ -97,6 +101,41 @@ class CounterChange:
 
 
 @dataclass(frozen=True, slots=True)
+class QualityChange:
+    """A path of another length on the same board, by the same config. Longer at
+    the same claimed bound is a regression (the solver got worse answers);
+    shorter is an improvement; a changed bound is reported, not judged."""
+
+    config: str
+    dataset: str
+    instance: str
+    base: int
+    new: int
+    base_bound: float | None  # the claimed bound (1 optimal; None: none or unknown)
+    new_bound: float | None
+    regression: bool
+
+    @property
+    def text(self) -> str:
+        diff = self.new - self.base
+        bounds = ""
+        if not same_bound(self.base_bound, self.new_bound):
+            bounds = (f"; claimed bound {_bound_words(self.base_bound)} -> "
+                      f"{_bound_words(self.new_bound)}")  # fmt: skip
+        return f"path length {self.base} -> {self.new} ({diff:+d} moves{bounds})"
+
+
+def same_bound(a: float | None, b: float | None) -> bool:
+    """Whether two claimed bounds are the same claim (unknown in a run stored
+    before schema 6 matches anything: the config label is the same)."""
+    return a is None or b is None or a == b
+
+
+def _bound_words(bound: float | None) -> str:
+    return "none" if bound is None else ("optimal" if bound == 1 else f"{bound:g}x")
+
+
+@dataclass(frozen=True, slots=True)
 class StatusChange:
     config: str
     dataset: str
@@ -137,6 +176,8 @@ class ConfigSummary:
     counter_regressions: int = 0
     status_changes: int = 0
     status_regressions: int = 0
+    quality_changes: int = 0
+    quality_regressions: int = 0
     source_changed: bool | None = None
     time: TimeVerdict | None = None
 
@@ -156,6 +197,7 @@ class Comparison:
     configs: dict[str, ConfigSummary] = field(default_factory=dict)
     counter_changes: list[CounterChange] = field(default_factory=list)
     status_changes: list[StatusChange] = field(default_factory=list)
+    quality_changes: list[QualityChange] = field(default_factory=list)
     #: The same time verdict per (config, dataset, "solvable" | "unsolvable"), for
     #: tables that show datasets separately (``harness report A B``).
     parts: dict[tuple[str, str, str], TimeVerdict] = field(default_factory=dict)
@@ -170,6 +212,10 @@ class Comparison:
                 what.append(f"{s.counter_regressions} counter increase(s)")
             if s.status_regressions:
                 what.append(f"{s.status_regressions} status(es) worse")
+            if s.quality_regressions:
+                what.append(
+                    f"{s.quality_regressions} longer path(s) at the same bound"
+                )
             if s.time is not None and s.time.regression:
                 what.append(s.time.verdict)
             if what:
@@ -199,6 +245,7 @@ class Comparison:
             },
             "counter_changes": [asdict(c) for c in self.counter_changes],
             "status_changes": [asdict(c) for c in self.status_changes],
+            "quality_changes": [asdict(c) for c in self.quality_changes],
         }
 
 

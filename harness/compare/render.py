@@ -43,6 +43,7 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         "cells",
         "counters",
         "status",
+        "paths",
         "timed",
         "new/base",
         ci,
@@ -52,22 +53,9 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
     body = []
     for s in comp.configs.values():
         t = s.time
-        counters = (
-            "="
-            if not s.counter_changes
-            else (
-                f"{s.counter_changes} changed"
-                + (f", {s.counter_regressions} worse" if s.counter_regressions else "")
-            )
-        )
-        status = (
-            "="
-            if not s.status_changes
-            else (
-                f"{s.status_changes} changed"
-                + (f", {s.status_regressions} worse" if s.status_regressions else "")
-            )
-        )
+        counters = _changed(s.counter_changes, s.counter_regressions, "worse")
+        status = _changed(s.status_changes, s.status_regressions, "worse")
+        paths = _changed(s.quality_changes, s.quality_regressions, "longer")
         ratio = f"{t.ratio:.3f}" if t and t.ratio is not None else "-"
         timed = str(t.instances) if t else "-"
         interval = f"{t.low:.3f}-{t.high:.3f}" if t and t.has_noise_estimate else "-"
@@ -83,6 +71,7 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
                 str(s.cells),
                 counters,
                 status,
+                paths,
                 timed,
                 ratio,
                 interval,
@@ -98,6 +87,14 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
             lambda c: (
                 f"{c.config}  {c.dataset}/{c.instance}  {c.text}"
                 + ("  [regression]" if c.regression else "")
+            ),
+        ),
+        (
+            "path length changes (solution quality)",
+            comp.quality_changes,
+            lambda c: (
+                f"{c.config}  {c.dataset}/{c.instance}  {c.text}"
+                + ("  [regression: longer at the same bound]" if c.regression else "")
             ),
         ),
         (
@@ -128,6 +125,13 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
     else:
         out.append("result: no regression (exit 0)")
     return "\n".join(out)
+
+
+def _changed(changes: int, regressions: int, worse: str) -> str:
+    """A summary cell: ``=``, or ``3 changed, 1 worse``."""
+    if not changes:
+        return "="
+    return f"{changes} changed" + (f", {regressions} {worse}" if regressions else "")
 
 
 def _table(header: list[str], body: list[list[str]], md: bool) -> list[str]:

@@ -5,7 +5,7 @@ An answer is a move string or ``None`` (unsolvable). Every move string is replay
 from the start board (:func:`harness.core.batch.replay`: ``apply_moves`` by lookup table,
 same errors); its length is compared with the known optimum. :func:`judge_many`
 judges a batch at once (numpy, imported when called) with the same verdicts.
-Standard library, :mod:`harness.puzzle` and :mod:`harness.core.batch` only (workers and
+Standard library, :mod:`harness.puzzle` and :mod:`harness.core` only (workers and
 the labeller import it).
 """
 
@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 from harness.core.batch import replay, replay_many, solvable_many
+from harness.core.values import format_value
 from harness.puzzle import Board, Grid, IllegalMoveError, format_board
 
 
@@ -56,13 +58,15 @@ def judge(
     *,
     solvable: bool | Callable[[], bool],
     optimum: int | None = None,
-    declares_optimal: bool = False,
+    bound: Fraction | float | None = None,
 ) -> Verdict:
     """Replay ``moves`` from ``start``: it must reach ``goal`` (or be ``None`` for an
-    unsolvable board); a solver that declares itself optimal must not return a path
-    longer than ``optimum``. A path shorter than ``optimum`` is solved, and the
-    message says the optimum is wrong. ``solvable`` may be a function, then asked
-    only when the answer needs it (a path that reaches the goal proves it)."""
+    unsolvable board); a solver that declares a ``bound`` (1: optimal; w: bounded,
+    every path at most w times the optimum; None: no claim) must not return a
+    path longer than ``bound * optimum``. A path shorter than ``optimum`` is
+    solved, and the message says the optimum is wrong. ``solvable`` may be a
+    function, then asked only when the answer needs it (a path that reaches the
+    goal proves it)."""
     if moves is None:
         if solvable() if callable(solvable) else solvable:
             known = f" (optimum: {optimum} moves)" if optimum is not None else ""
@@ -88,11 +92,16 @@ def judge(
         )
     if optimum is None:
         return _clean(length, None)
-    if length > optimum and declares_optimal:
+    if bound is not None and length > optimum and length > bound * optimum:
+        if bound == 1:
+            claim = "the solver declares itself optimal"
+        else:
+            w = Fraction(str(bound)) if isinstance(bound, float) else Fraction(bound)
+            claim = (f"the solver's bound allows at most {format_value(w)} x "
+                     f"{optimum} = {format_value(w * optimum)} moves")  # fmt: skip
         return Verdict(
             "invalid",
-            f"path of {length} moves, but the optimum is {optimum} and the solver "
-            "declares itself optimal",
+            f"path of {length} moves, but the optimum is {optimum} and {claim}",
             length,
             False,
         )

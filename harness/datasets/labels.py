@@ -49,7 +49,7 @@ def solver_labeller(config: str, goal: Board, g: Grid) -> Labeller:
         raise DatasetError(f"label solver {cfg.label!r}: {err}") from None
 
     def label(board: Board) -> int | None:
-        moves = cfg.spec.solve(board, goal, g, counters=Counters(), heuristic=h)
+        moves = cfg.solve(board, goal, g, counters=Counters(), heuristic=h)
         verdict = judge(moves, board, goal, g, solvable=True)
         if not verdict.ok:
             raise DatasetError(

@@ -4,6 +4,7 @@ per tile that must leave its goal row or column to let others pass."""
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import replace
 
 from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.heuristics.tiles import manhattan
@@ -94,6 +95,10 @@ def _ida_kernel(h: Heuristic) -> Kernel:
     return Kernel("ida_linear_conflict", kernels.conflict_arrays(h.goal, h.grid))
 
 
+def _best_first_kernel(h: Heuristic) -> Kernel:
+    return replace(_ida_kernel(h), function="best_first_linear_conflict")
+
+
 def _astar_kernel(h: Heuristic) -> Kernel:
     from harness import kernels
 
@@ -103,7 +108,8 @@ def _astar_kernel(h: Heuristic) -> Kernel:
 @register_heuristic(
     "linear_conflict",
     "manhattan + 2 per tile that must leave its goal row/column to let others pass",
-    kernels={"ida": _ida_kernel, "astar_cantor": _astar_kernel},
+    kernels={"ida": _ida_kernel, "astar_cantor": _astar_kernel,
+             "best_first": _best_first_kernel},
 )
 def linear_conflict(goal: Board, g: Grid) -> Heuristic:
     """Hansson, Mayer & Yung (1992), in its admissible form: per line, count the

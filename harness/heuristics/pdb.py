@@ -27,7 +27,7 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import perm
 from pathlib import Path
 from typing import Any
@@ -540,10 +540,14 @@ def _ida_kernel(h: Heuristic) -> Kernel:
     ))  # fmt: skip
 
 
+def _best_first_kernel(h: Heuristic) -> Kernel:
+    return replace(_ida_kernel(h), function="best_first_pdb")
+
+
 def _register(name: str, text: str, **slow) -> None:
     @register_heuristic(
-        name, text, refuses=_refuser(name), tables=True, kernels={"ida": _ida_kernel},
-        **slow,
+        name, text, refuses=_refuser(name), tables=True,
+        kernels={"ida": _ida_kernel, "best_first": _best_first_kernel}, **slow,
     )
     def make(goal: Board, g: Grid) -> Heuristic:
         pdbs = pdb_set(name, goal, g)

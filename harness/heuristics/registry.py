@@ -37,9 +37,11 @@ class Capability(StrEnum):
     #: ``Heuristic.tile_cost`` is set: h is a sum of per-tile shares, updatable per
     #: move.
     TILE_COST = "tile_cost"
-    #: A compiled kernel for ``ida_star_jit`` / ``astar_cantor_jit`` (:func:`kernel`).
+    #: A compiled kernel for ``ida_star_jit`` / ``astar_cantor_jit`` (:func:`kernel`),
+    #: and for the weighted and greedy best-first searches (``wastar_jit``...).
     KERNEL_IDA = "kernel:ida"
     KERNEL_ASTAR_CANTOR = "kernel:astar_cantor"
+    KERNEL_BEST_FIRST = "kernel:best_first"
 
 
 EVALUATE = Capability.EVALUATE

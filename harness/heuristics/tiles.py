@@ -29,8 +29,16 @@ def _astar_additive(h: Heuristic) -> Kernel:
     return Kernel("astar_cantor", (np.array(h.tile_cost, dtype=np.int16), False))
 
 
+def _best_first_additive(h: Heuristic) -> Kernel:
+    import numpy as np
+
+    return Kernel("best_first_additive", (np.array(h.tile_cost, dtype=np.int16),))
+
+
 # Every tile-additive heuristic (``tile_cost=True``) gets these compiled kernels.
-ADDITIVE_KERNELS.update(ida=_ida_additive, astar_cantor=_astar_additive)
+ADDITIVE_KERNELS.update(
+    ida=_ida_additive, astar_cantor=_astar_additive, best_first=_best_first_additive
+)
 
 
 def _positions(goal: Board) -> list[int]:

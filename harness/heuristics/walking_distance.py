@@ -6,7 +6,7 @@ Module import is standard library only; numpy loads when a table is made.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
@@ -202,12 +202,16 @@ def _ida_kernel(h: Heuristic) -> Kernel:
     )  # fmt: skip
 
 
+def _best_first_kernel(h: Heuristic) -> Kernel:
+    return replace(_ida_kernel(h), function="best_first_walking_distance")
+
+
 @register_heuristic(
     "walking_distance",
     "Takahashi's walking distance: row and column tile-count moves (>= manhattan)",
     refuses=_wd_refuses,
     tables=True,
-    kernels={"ida": _ida_kernel},
+    kernels={"ida": _ida_kernel, "best_first": _best_first_kernel},
 )
 def _make_walking_distance(goal: Board, g: Grid) -> Heuristic:
     wd = walking_distance(goal, g)

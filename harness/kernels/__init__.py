@@ -46,6 +46,10 @@ from harness.kernels.ida import (
     lc_line_values,
     pattern_index,
     pdb_value,
+    wida_additive,
+    wida_linear_conflict,
+    wida_pdb,
+    wida_walking_distance,
 )
 from harness.kernels.pdb_bfs import pdb_bfs, region_tables
 
@@ -76,4 +80,8 @@ __all__ = [
     "popcount16",
     "region_tables",
     "swap_rank",
+    "wida_additive",
+    "wida_linear_conflict",
+    "wida_pdb",
+    "wida_walking_distance",
 ]

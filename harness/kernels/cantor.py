@@ -82,7 +82,8 @@ def swap_rank(board, rank, p, q, fact):
 
 
 @jit
-def _pack(board):
+def pack_board(board):
+    """The board as an int64, 4 bits a cell (cell c in bits 4c..4c+3; <= 16 cells)."""
     packed = np.int64(0)
     for c in range(board.shape[0]):
         packed |= np.int64(board[c]) << (4 * c)
@@ -90,7 +91,7 @@ def _pack(board):
 
 
 @jit
-def _heap_push(keys, ranks, packs, gs, size, key, rank, pack, g):
+def heap_push(keys, ranks, packs, gs, size, key, rank, pack, g):
     i = size
     while i > 0:
         up = (i - 1) >> 1
@@ -108,7 +109,7 @@ def _heap_push(keys, ranks, packs, gs, size, key, rank, pack, g):
 
 
 @jit
-def _heap_pop(keys, ranks, packs, gs, size):
+def heap_pop(keys, ranks, packs, gs, size):
     """Remove the root of a heap of ``size``; the last entry sifts down."""
     key = keys[size - 1]
     rank = ranks[size - 1]
@@ -176,7 +177,7 @@ def astar_cantor(
     gs = np.empty(capacity, dtype=np.int32)
     tie = 0
     root = cantor_rank(board, fact)
-    _heap_push(keys, ranks, packs, gs, 0, np.int64(h) << 40, root, _pack(board), 0)
+    heap_push(keys, ranks, packs, gs, 0, np.int64(h) << 40, root, pack_board(board), 0)
     size = 1
     best_g[root] = 1
     while size > 0:
@@ -186,7 +187,7 @@ def astar_cantor(
         rank = ranks[0]
         pack = packs[0]
         g = gs[0]
-        _heap_pop(keys, ranks, packs, gs, size)
+        heap_pop(keys, ranks, packs, gs, size)
         size -= 1
         if g > best_g[rank] - 1:
             stats[3] += 1
@@ -234,11 +235,11 @@ def astar_cantor(
             tie += 1
             if size == capacity:
                 capacity *= 2
-                keys = _grow(keys, capacity, size)
-                ranks = _grow(ranks, capacity, size)
-                packs = _grow(packs, capacity, size)
-                gs = _grow(gs, capacity, size)
-            _heap_push(
+                keys = grow(keys, capacity, size)
+                ranks = grow(ranks, capacity, size)
+                packs = grow(packs, capacity, size)
+                gs = grow(gs, capacity, size)
+            heap_push(
                 keys, ranks, packs, gs, size, (np.int64(g + h_child) << 40) | tie,
                 child, child_pack, g,
             )
@@ -247,7 +248,8 @@ def astar_cantor(
 
 
 @jit
-def _grow(array, capacity, size):
+def grow(array, capacity, size):
+    """A new array of ``capacity`` entries holding the first ``size`` of ``array``."""
     bigger = np.empty(capacity, dtype=array.dtype)
     bigger[:size] = array[:size]
     return bigger

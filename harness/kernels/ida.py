@@ -18,12 +18,15 @@ _INF = 1 << 30
 
 
 @jit
-def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
+def _ida(
+    board, goal, nbr, stats, path, additive=None, walking=None, pdb=None, weight=None
+):
     """IDA* with the heuristic whose tables are given: ``additive``, ``walking``
     or ``pdb`` (the arguments of :func:`ida_additive`, :func:`ida_walking_distance`
     and :func:`ida_pdb`). Mutates ``board``; returns the path length in ``path``
     (-1 if none within MAX_PATH). h is kept incrementally: ``s`` (pdb: the plain
-    and the mirrored sum) and per-depth arrays for the undo.
+    and the mirrored sum) and per-depth arrays for the undo. ``weight`` (a, b):
+    weighted IDA*, bounds on f = a*g + b*h (w = b/a) instead of g + h.
 
     numba compiles one specialization per heuristic: every ``is not None`` test is
     on an argument's type, so numba prunes the other heuristics' branches before
@@ -63,6 +66,9 @@ def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
             blank = c
     stack_move = np.zeros(MAX_PATH + 1, dtype=np.int8)
     bound = h
+    if weight is not None:
+        wa, wb = weight
+        bound = wb * h
     stats[1] += 1  # the root: Korf's published counts include it once
     while True:
         stats[3] += 1
@@ -141,7 +147,11 @@ def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
                 # The mirrored sum can only raise f: skip it when the plain sum
                 # already cuts the child off at or above the next bound (same f,
                 # same counts).
-                if mirror and depth + 1 + child_total < next_bound:
+                if weight is not None:
+                    low = wa * (depth + 1) + wb * child_total
+                else:
+                    low = depth + 1 + child_total
+                if mirror and low < next_bound:
                     mgrp = mtile_group[t]
                     new_mval = _group_value(
                         pos, mtiles[mgrp], gsize[mgrp], gmult[mgrp], mcellmap[mgrp],
@@ -151,7 +161,10 @@ def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
                     if child_mtotal > child_h:
                         child_h = child_mtotal
                 child_s = (child_total, child_mtotal)
-            f = depth + 1 + child_h
+            if weight is not None:
+                f = wa * (depth + 1) + wb * child_h
+            else:
+                f = depth + 1 + child_h
             if f > bound:
                 if pdb is not None:
                     pos[t] = dst
@@ -184,9 +197,18 @@ def _ida(board, goal, nbr, stats, path, additive=None, walking=None, pdb=None):
                 return -1
             stats[0] += 1
             stack_move[depth] = 0
-        if next_bound >= _INF or next_bound > MAX_PATH:
+        if next_bound >= _INF or next_bound > _bound_limit(weight):
             return -1
         bound = next_bound
+
+
+@jit
+def _bound_limit(weight):
+    """The largest bound worth an iteration: MAX_PATH moves (weighted: in f's
+    units, a*g + b*h, where g and h are each at most MAX_PATH)."""
+    if weight is None:
+        return MAX_PATH
+    return (weight[0] + weight[1]) * MAX_PATH
 
 
 @jit
@@ -277,11 +299,12 @@ def lc_line_values(board, line_cells, line_len, goal_row, goal_col, rows, out):
 @jit
 def ida_linear_conflict(
     board, goal, nbr, cost, line_cells, line_len, goal_row, goal_col, rows, cols,
-    stats, path,
+    stats, path, weight=None,
 ):
     """IDA* with Manhattan + 2 x (tiles that must leave a row/column), updated per
     move: a vertical move only changes the two rows involved, a horizontal one
-    the two columns (tile order along the other line is unchanged)."""
+    the two columns (tile order along the other line is unchanged). ``weight``
+    (a, b): weighted IDA* on f = a*g + b*h, as :func:`_ida`."""
     n = board.shape[0]
     lines = line_cells.shape[0]
     values = np.zeros(lines, dtype=np.int32)
@@ -301,6 +324,9 @@ def ida_linear_conflict(
     saved_line = np.zeros((MAX_PATH + 1, 2), dtype=np.int32)
     saved_value = np.zeros((MAX_PATH + 1, 2), dtype=np.int32)
     bound = md + 2 * conflicts
+    if weight is not None:
+        wa, wb = weight
+        bound = wb * (md + 2 * conflicts)
     stats[1] += 1  # the root, once
     while True:
         stats[3] += 1
@@ -361,7 +387,10 @@ def ida_linear_conflict(
                     board, line_cells[lb], line_len[lb], lb - rows, goal_col, goal_row
                 )
             child_conflicts = conflicts + va - values[la] + vb - values[lb]
-            f = depth + 1 + child_md + 2 * child_conflicts
+            if weight is not None:
+                f = wa * (depth + 1) + wb * (child_md + 2 * child_conflicts)
+            else:
+                f = depth + 1 + child_md + 2 * child_conflicts
             if f > bound:
                 board[dst] = t
                 board[blank] = 0
@@ -387,7 +416,7 @@ def ida_linear_conflict(
                 return -1
             stats[0] += 1
             stack_move[depth] = 0
-        if next_bound >= _INF or next_bound > MAX_PATH:
+        if next_bound >= _INF or next_bound > _bound_limit(weight):
             return -1
         bound = next_bound
 
@@ -511,3 +540,46 @@ def ida_pdb(
     pdb = (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
            mtile_group, gcellmap, mcellmap, packed, gcost)  # fmt: skip
     return _ida(board, goal, nbr, stats, path, pdb=pdb)
+
+
+# ------------------------------------------- weighted IDA*: f = a*g + b*h
+#
+# The IDA* kernels above with a weight (w = b / a): the same search, counters
+# and incremental h, iterating bounds on f = a*g + b*h. Each takes its ida
+# twin's arguments, with a and b after ``nbr`` (``solvers/wida_star.py``).
+
+
+@jit
+def wida_additive(board, goal, nbr, a, b, cost, stats, path):
+    return _ida(board, goal, nbr, stats, path, additive=(cost,), weight=(a, b))
+
+
+@jit
+def wida_linear_conflict(
+    board, goal, nbr, a, b, cost, line_cells, line_len, goal_row, goal_col, rows,
+    cols, stats, path,
+):
+    return ida_linear_conflict(
+        board, goal, nbr, cost, line_cells, line_len, goal_row, goal_col, rows, cols,
+        stats, path, (a, b),
+    )
+
+
+@jit
+def wida_walking_distance(
+    board, goal, nbr, a, b, row_id, col_id, row_dist, row_next, col_dist, col_next,
+    goal_row, goal_col, stats, path,
+):
+    walking = (row_id, col_id, row_dist, row_next, col_dist, col_next, goal_row,
+               goal_col)  # fmt: skip
+    return _ida(board, goal, nbr, stats, path, walking=walking, weight=(a, b))
+
+
+@jit
+def wida_pdb(
+    board, goal, nbr, a, b, tables, offsets, gtiles, gsize, gmult, tile_group, mirror,
+    moffsets, mtiles, mtile_group, mcellmap, popcnt, packed, gcost, stats, path,
+):
+    pdb = (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
+           mtile_group, mcellmap, popcnt, packed, gcost)  # fmt: skip
+    return _ida(board, goal, nbr, stats, path, pdb=pdb, weight=(a, b))

@@ -11,7 +11,10 @@ An experiment file names what to run (solvers, heuristics, datasets) and how
     timeout = 10
 
 List values are grid axes: every solver with every heuristic (that it takes) on
-every dataset. ``configs = ["ida_star_jit[pdb663]"]`` adds configs as they are.
+every dataset. ``params = { w = [1, 1.5, 2] }`` makes solver parameters axes too:
+every value for each solver that takes the parameter (a solver without it runs
+with its own parameters, noted as not formed for the values it cannot take).
+``configs = ["ida_star_jit[pdb663]"]`` adds configs as they are.
 Several ``[[grid]]`` tables make a union of grids: the top-level ``solvers`` /
 ``configs`` (with ``heuristics`` and ``datasets``) form one grid, each
 ``[[grid]]`` table another; a ``[[grid]]`` without ``datasets`` or ``heuristics``
@@ -60,7 +63,7 @@ OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
     "tls_key": ((str,), "the path of the client's private key (PEM)"),
     "plugins": ((list,), "a list of module names or .py paths"),
 }
-GRID_KEYS = ("solvers", "heuristics", "configs", "datasets")
+GRID_KEYS = ("solvers", "heuristics", "params", "configs", "datasets")
 EXECUTORS = ("local", "inline", "dask")
 
 
@@ -209,7 +212,7 @@ def load(path: Path | str) -> Experiment:
     ):
         raise fail("grid", None, "grid must be written as [[grid]] tables")
     defaults = {k: top[k] for k in GRID_KEYS if k in top}
-    inherited = {k: top[k] for k in ("datasets", "heuristics") if k in top}
+    inherited = {k: top[k] for k in ("datasets", "heuristics", "params") if k in top}
     tables = [(None, defaults)] if not grids or (
         "solvers" in top or "configs" in top
     ) else []
@@ -343,6 +346,16 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
         if "heuristics" in grid
         else None
     )
+    params = grid.get("params")
+    if params is not None and not (
+        isinstance(params, dict)
+        and all(
+            isinstance(v, list | str | int | float) and not isinstance(v, bool)
+            for v in params.values()
+        )
+    ):
+        raise fail("params", index, f"params = {params!r}: must be a table of value "
+                   "lists, e.g. params = { w = [1, 1.5, 2] }")  # fmt: skip
     for h in heuristics or ():
         if h not in known_h:
             raise fail(
@@ -362,15 +375,16 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
         if spec is None:  # "ida_star[pdb663]" under solvers: take it as a config
             found.append(parse_config(name))
             continue
+        choices = _param_choices(exp, spec, params, index, fail)
         if heuristics is None or not spec.heuristics:
             if heuristics is not None:
                 _note(exp, f"{name} x {', '.join(heuristics)}: {name} is blind (no "
                       f"heuristic); run as {name}")
-            found.append(ConfigKey(name, None).resolve())
+            found += [ConfigKey(name, None, c).resolve() for c in choices]
             continue
         for h in heuristics:
             if h in spec.heuristics:
-                found.append(ConfigKey(name, h).resolve())
+                found += [ConfigKey(name, h, c).resolve() for c in choices]
             else:
                 _note(exp, f"{name}[{h}]: {name} does not take {h} "
                       f"(it takes {', '.join(spec.heuristics)})")
@@ -385,6 +399,40 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
         exp.values.setdefault(config.label, config)
         have = exp.pairs.setdefault(config.label, [])
         have.extend(d for d in dataset_names if d not in have)
+
+
+def _param_choices(
+    exp: Experiment, spec, params: dict | None, index: int | None, fail
+) -> list[tuple]:
+    """Every combination of the ``params`` values the solver takes, parsed by its
+    parameters ((name, value) tuples); [()] (its defaults) when it takes none of
+    them. The values it cannot take are noted as not formed."""
+    from itertools import product
+
+    if not params:
+        return [()]
+    axes = []
+    for key, values in params.items():
+        values = values if isinstance(values, list) else [values]
+        if not values:
+            raise fail("params", index, f"params.{key} is empty")
+        try:
+            param = spec.param(key)
+        except KeyError:
+            shown = ", ".join(str(v) for v in values)
+            _note(exp, f"{spec.name} x {key} = {shown}: {spec.name} has no parameter "
+                  f"{key!r}; run with its own")  # fmt: skip
+            continue
+        parsed = []
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
+                raise fail("params", index, f"params.{key}: {value!r} is not a value")
+            try:
+                parsed.append((key, param.parse(str(value))))
+            except ValueError as err:
+                raise fail("params", index, f"params.{key}: {err}") from None
+        axes.append(list(dict.fromkeys(parsed)))
+    return [tuple(combo) for combo in product(*axes)] if axes else [()]
 
 
 def matrix(exp: Experiment, cells, reused: dict | None = None) -> list[str]:

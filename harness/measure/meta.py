@@ -76,6 +76,9 @@ def new_meta(
             "source_sha256": c.spec.source_sha256(),
             "optimal": c.spec.optimal,
             "search": c.spec.search,
+            "guarantee": c.spec.guarantee,
+            "bound": None if c.bound is None else float(c.bound),
+            **({"params": c.key.stored()[2]} if c.params else {}),
             "module": c.spec.module,
             "budget_seconds": c.spec.budget_seconds,
             **(

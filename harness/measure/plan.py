@@ -157,7 +157,7 @@ class Plan:
         return {
             "solvers": [c.label for c in self.configs],
             # the same configs as values, what a resume rebuilds the plan from
-            "configs": [[c.spec.name, c.heuristic] for c in self.configs],
+            "configs": [c.key.stored() for c in self.configs],
             "datasets": [d.name for d in self.datasets],
             "plugins": list(self.plugins),
             "repeats": self.repeats,
@@ -236,8 +236,8 @@ def stored_configs(options: dict[str, Any]) -> list[SolverConfig]:
     run stored before ``configs`` was recorded."""
     if "configs" not in options:
         return resolve_solvers(options["solvers"])
-    keys = [ConfigKey(solver, heuristic) for solver, heuristic in options["configs"]]
     try:
+        keys = [ConfigKey.from_stored(entry) for entry in options["configs"]]
         return list(dict.fromkeys(key.resolve() for key in keys))
     except KeyError as err:
         raise RunError(f"stored config: {err.args[0] if err.args else err}") from None
@@ -497,6 +497,6 @@ def _refusal(
         if reason:
             return reason
     try:
-        return config.spec.refuses(inst.grid, depth, config.heuristic, goal=inst.goal)
+        return config.refuses(inst.grid, depth, inst.goal)
     except Exception as err:  # a plugin's refuses() itself is broken
         return f"(refuses() raised {type(err).__name__}: {err})"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -251,8 +252,9 @@ def merge(
     ))  # fmt: skip
     stored = [(m.get("options") or {}).get("configs") for _, m, _ in loaded]
     if all(c is not None for c in stored):  # the values, merged as the labels are
-        opts["configs"] = [list(c) for c in dict.fromkeys(
-            (solver, heuristic) for c in stored for solver, heuristic in c
+        # entries are [solver, heuristic] or [solver, heuristic, {param: text}]
+        opts["configs"] = [json.loads(c) for c in dict.fromkeys(
+            json.dumps(entry, sort_keys=True) for c in stored for entry in c
         )]  # fmt: skip
     else:  # a run stored before configs were recorded: resume reads the labels
         opts.pop("configs", None)

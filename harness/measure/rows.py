@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from harness import results as res
@@ -23,10 +24,11 @@ COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 
 
 def pass_status(
-    attempt: Attempt, inst: Instance, optimum: int | None, declares_optimal: bool
+    attempt: Attempt, inst: Instance, optimum: int | None, bound: Fraction | None
 ) -> tuple[str, str, int | None, bool | None]:
     """``(status, message, path_length, is_optimal)`` of one returned or failed pass;
-    every move string is replayed from the start board."""
+    every move string is replayed from the start board, and its length checked
+    against the config's claimed ``bound`` times the optimum."""
     if attempt.outcome != "returned":
         return attempt.outcome, attempt.message, None, None
     kind = attempt.moves_type
@@ -47,7 +49,7 @@ def pass_status(
         )  # noqa: E501
     v = check_answer(
         attempt.moves, inst.start, inst.goal, inst.grid, solvable=inst.solvable,
-        optimum=optimum, declares_optimal=declares_optimal,
+        optimum=optimum, bound=bound,
     )
     return v.status, v.message, v.path_length, v.is_optimal
 
@@ -145,7 +147,7 @@ def build_rows(
                 f"{warm_failure.message}",
             )
         status, message, length, is_optimal = pass_status(
-            a, inst, optimum, config.spec.optimal
+            a, inst, optimum, config.bound
         )
         counters = a.counters or {}
         if a.outcome == "returned" and "_error" in counters:
@@ -192,6 +194,7 @@ def build_rows(
                 loops=a.loops if timed else None,
                 first_seconds=first.first_seconds if timed and first else None,
                 first_cpu_seconds=first.first_cpu_seconds if timed and first else None,
+                suboptimality=_suboptimality(status, length, optimum),
             )
         )
     return rows
@@ -267,9 +270,20 @@ def _repeats_taken(
     return taken, stopping.MAXIMUM if result.task.adaptive > 0 else stopping.FIXED
 
 
+def _suboptimality(status: str, length: int | None, optimum: int | None):
+    """path length / optimum for a solved row whose optimum is known (a shorter
+    path than a wrong label included: below 1, and the label is contradicted)."""
+    if status != "solved" or length is None or optimum is None:
+        return None
+    if optimum == 0:  # the start is the goal
+        return 1.0 if length == 0 else None
+    return length / optimum
+
+
 def _cell_fields(run_id: str, cell: Cell, optimum: int | None) -> dict[str, Any]:
     """The ResultRow fields every row of a cell shares (run, instance, config)."""
     inst, config = cell.instance, cell.config
+    bound = config.bound
     return dict(
         run_id=run_id,
         dataset=cell.dataset.name,
@@ -281,6 +295,7 @@ def _cell_fields(run_id: str, cell: Cell, optimum: int | None) -> dict[str, Any]
         solver=config.spec.name,
         heuristic=config.heuristic_column,
         config=config.label,
+        bound=None if bound is None else float(bound),
     )
 
 

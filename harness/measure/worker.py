@@ -219,7 +219,7 @@ class Worker:
             prepare_seconds=t3 - t2,
             rss_baseline_bytes=rss_kb * 1024 if rss_kb is not None else None,
         )
-        return setup, (config.spec, heuristic, g)
+        return setup, (config, heuristic, g)
 
     # ---- one task
 
@@ -262,7 +262,7 @@ class Worker:
             self._prepared[key] = prepared
             self._send(("setup", setup))
             result.setups.append(setup)
-        spec, heuristic, g = self._prepared[key]
+        config, heuristic, g = self._prepared[key]
         if heuristic is not None:
             try:
                 result.h_start = int(heuristic(task.start))
@@ -280,11 +280,11 @@ class Worker:
                 "memory": self._memory_pass,
                 "warmup": self._warmup_pass,
             }.get(p.measure, self._timed_pass)
-            if spec.external is not None:
+            if config.spec.external is not None:
                 run_pass = self._external_pass
             began = _now()
             attempt = self._guard(
-                task, p, lambda f=run_pass: f(task, spec, heuristic, g)
+                task, p, lambda f=run_pass: f(task, config, heuristic, g)
             )
             self._spent(p.measure, began)
             attempt.measure, attempt.repeat = p.measure, p.repeat
@@ -404,9 +404,9 @@ class Worker:
 
         return time_loop(solve, start, goal, g, h, loops, Counters)
 
-    def _board_loop(self, task: Task, spec, h, g: Grid, loops: int) -> Sample:
+    def _board_loop(self, task: Task, config, h, g: Grid, loops: int) -> Sample:
         """``loops`` back-to-back solves of the task's board, timed as one sample."""
-        return self._loop(spec.solve, task.start, task.goal, g, h, loops)
+        return self._loop(config.solve, task.start, task.goal, g, h, loops)
 
     # ---- passes
 
@@ -418,10 +418,10 @@ class Worker:
         if task.disable_gc:
             gc.disable()  # collections triggered by earlier garbage are noise
 
-    def _first_solve(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+    def _first_solve(self, task: Task, config, heuristic, g: Grid) -> Attempt:
         """The cell's first solve, timed alone (first_seconds: single-shot, cold
         caches), then the calibration of its loops (harness.measure.sampling)."""
-        cell, run = self._cell, partial(self._board_loop, task, spec, heuristic, g)
+        cell, run = self._cell, partial(self._board_loop, task, config, heuristic, g)
         self._arm(task.timeout)
         first = run(1)
         self._armed = False
@@ -444,27 +444,27 @@ class Worker:
         attempt.loops = cell.loops
         return attempt
 
-    def _warmup_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+    def _warmup_pass(self, task: Task, config, heuristic, g: Grid) -> Attempt:
         """An untimed pass before the timed repeats (page faults, caches, lazy
         imports and allocations happen here, not in repeat 0); no row is kept. The
         first one makes the cell's first solve and calibrates its loops."""
         self._housekeeping(task)
         if self._cell.loops is None:
-            return self._first_solve(task, spec, heuristic, g)
+            return self._first_solve(task, config, heuristic, g)
         self._arm(task.timeout)
-        again = self._board_loop(task, spec, heuristic, g, 1)
+        again = self._board_loop(task, config, heuristic, g, 1)
         self._armed = False
         return self._returned(Pass("warmup", 0), again.results[0], again.counters[0])
 
-    def _timed_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+    def _timed_pass(self, task: Task, config, heuristic, g: Grid) -> Attempt:
         """One timed repeat: housekeeping, a warm solve of the board (fast solves),
         then the calibrated sample right after it; then the reference sample."""
         cell = self._cell
         self._housekeeping(task)
         first = None
         if cell.loops is None:  # no warm-up pass: the first solve and calibration
-            first = self._first_solve(task, spec, heuristic, g)
-        warm, sample = self._sample(task, spec, heuristic, g)
+            first = self._first_solve(task, config, heuristic, g)
+        warm, sample = self._sample(task, config, heuristic, g)
         one = warm or sample  # the counters and moves are one solve's
         attempt = self._returned(Pass("time", 0), one.results[0], one.counters[0])
         attempt.seconds, attempt.cpu_seconds = sample.seconds, sample.cpu_seconds
@@ -489,12 +489,12 @@ class Worker:
             attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
 
-    def _sample(self, task: Task, spec, h, g: Grid) -> tuple[Sample | None, Sample]:
+    def _sample(self, task: Task, config, h, g: Grid) -> tuple[Sample | None, Sample]:
         """(the warm solve or None, the sample): nothing runs between the two but
         the alarm's re-arming (one system call). The sample's alarm is the time
         limit, plus a few minimum sample times when it loops several solves."""
         cell, loops = self._cell, self._cell.loops or 1
-        run = partial(self._board_loop, task, spec, h, g)
+        run = partial(self._board_loop, task, config, h, g)
         self._arm(task.timeout)
         warm = run(1) if cell.warm else None
         if warm is not None:
@@ -511,16 +511,17 @@ class Worker:
         self._moved("time", "reference", began)
         return ref
 
-    def _external_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+    def _external_pass(self, task: Task, config, heuristic, g: Grid) -> Attempt:
         """An external program's pass, on the footing of an in-process one (see
         :func:`harness.measure.external.worker_pass`), the reference after it."""
         from harness.measure.external import worker_pass
 
         assert self._current is not None
         reference = partial(self._reference_sample, task) if task.reference else None
-        return worker_pass(task, self._current, spec.external, g, self._cell, reference)
+        external = config.spec.external
+        return worker_pass(task, self._current, external, g, self._cell, reference)
 
-    def _memory_pass(self, task: Task, spec, heuristic, g: Grid) -> Attempt:
+    def _memory_pass(self, task: Task, config, heuristic, g: Grid) -> Attempt:
         """Peak RSS of a plain solve, then the tracemalloc peak of a second one:
         tracemalloc's own bookkeeping would inflate RSS, so never both at once."""
         from harness.solver import Counters
@@ -534,7 +535,7 @@ class Worker:
         self._limit_memory(task.memory_limit_mb)
         self._arm(task.timeout)
         c0 = time.process_time()
-        moves = spec.solve(
+        moves = config.solve(
             task.start, task.goal, g, counters=counters, heuristic=heuristic
         )
         solve_cpu = time.process_time() - c0
@@ -555,11 +556,13 @@ class Worker:
 
         traced = _now()
         try:
-            return self._traced_solve(task, spec, heuristic, g, attempt)
+            return self._traced_solve(task, config, heuristic, g, attempt)
         finally:
             self._moved("memory", "tracemalloc", traced)  # not the RSS solve's
 
-    def _traced_solve(self, task: Task, spec, heuristic, g: Grid, attempt: Attempt):
+    def _traced_solve(
+        self, task: Task, config, heuristic, g: Grid, attempt: Attempt
+    ):
         """The tracemalloc solve of the memory pass (see :meth:`_memory_pass`)."""
         from harness.solver import Counters
 
@@ -570,7 +573,7 @@ class Worker:
         slow_limit = task.timeout * TRACEMALLOC_TIMEOUT_FACTOR
         self._arm(slow_limit)
         try:
-            again = spec.solve(
+            again = config.solve(
                 task.start, task.goal, g, counters=check, heuristic=heuristic
             )
         except _Timeout:

@@ -107,6 +107,10 @@ def _counter_changes(comp: Comparison | None) -> dict[tuple[str, str], list]:
             by_instance.setdefault((c.config, c.dataset, c.instance), []).append(
                 f"{c.counter} {exact_text(c.base)} -> {exact_text(c.new)}"
             )
+    for q in comp.quality_changes if comp else ():  # solution quality, its own kind
+        by_instance.setdefault((q.config, q.dataset, q.instance), []).append(
+            f"path_length {q.base} -> {q.new}"
+        )
     out: dict[tuple[str, str], list] = {}
     for (config, dataset, instance), parts in sorted(by_instance.items()):
         out.setdefault((config, dataset), []).append(

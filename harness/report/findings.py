@@ -22,6 +22,7 @@ from harness.results.placement import (
     mixed_models_warning,
     model_differences,
 )
+from harness.report.quality import quality_findings
 from harness.results import STATE_KEPT, contradicted_labels, contradiction_text
 
 # ----------------------------------------------------------- what stands out
@@ -53,6 +54,7 @@ def findings(run: Run) -> list[str]:
     head += mixed_models_warning(run.meta, f"Run {run.run_id}")
     head += hosts_sentence(run.meta, f"Run {run.run_id}")
     speed.extend(aggregate.fair_findings(aggregate.run_fair(run), NOISE, _lookups(run)))
+    speed.extend(quality_findings(inst))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
             hit = cells[cells.status == status]

@@ -24,6 +24,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from harness.core.files import real_dir, write_atomic  # noqa: E402
 from harness.core.registries import load_entry_points, registry, seal  # noqa: E402
+from harness.report import quality  # noqa: E402
 from harness.results import ANSWERED  # noqa: E402
 
 LINESTYLES = ("-", "--", "-.", ":")
@@ -40,6 +41,9 @@ PLOT_NAMES.update({
     "cactus": "Cactus plot: instances answered vs time limit",
     "heuristic_quality": "Heuristic quality: h(start) / optimal length",
     "unsolvable_time": "Time to answer unsolvable boards",
+    "quality_vs_time": "Solution quality vs CPU time, Pareto front",
+    "suboptimality_vs_depth": "Path length / optimal vs optimal depth",
+    "coverage_vs_bound": "Coverage within the time limit vs the bound w",
     "compare_time": "Per-instance time, old run vs new run",
 })
 
@@ -613,6 +617,39 @@ def _unsolvable_time(d: PlotData) -> Plot:
     return _unsolvable_plot(
         d.answered, d.inst, d.styles, d.plot_dir, formats=d.formats
     )
+
+
+@register_plot("quality_vs_time")
+def _quality_vs_time(d: PlotData) -> Plot:
+    return _drawn("quality_vs_time", d, quality.quality_scatter(d.inst, d.styles))
+
+
+@register_plot("suboptimality_vs_depth")
+def _suboptimality_vs_depth(d: PlotData) -> Plot:
+    frame = quality.depth_frame(d.inst)
+    if frame.empty:
+        why = "every config returned optimal paths"
+        return skipped_plot("suboptimality_vs_depth", why)
+    return _depth_plot(
+        frame, d.styles, d.plot_dir, "suboptimality_vs_depth", "suboptimality", 1,
+        "path length / optimal", log=False, formats=d.formats,
+    )
+
+
+@register_plot("coverage_vs_bound")
+def _coverage_vs_bound(d: PlotData) -> Plot:
+    limit = d.time_limit_s if d.time_limit_s else 60.0
+    return _drawn(
+        "coverage_vs_bound", d, quality.coverage_vs_bound(d.inst, d.styles, limit)
+    )
+
+
+def _drawn(name: str, d: PlotData, made: tuple | str) -> Plot:
+    """A :mod:`harness.report.quality` figure written, or skipped with its reason."""
+    if isinstance(made, str):
+        return skipped_plot(name, made)
+    fig, caption = made
+    return _finish(fig, name, d.plot_dir, caption, d.formats)
 
 
 seal(_PLOTS)  # the built-in plots above; plugins' are forgotten by scoped_registry

@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from harness.analysis import PROBLEMS, Run, aggregate, skipped_reasons
+from harness.report.tables import quality_varies
 
 #: (key, header, right-aligned). Headers carry their unit.
 COLUMNS = (
     ("config", "config", False),
     ("solved", "solved", True),
     ("optimal", "optimal", True),
+    ("quality", "len/opt", True),
     ("median_ms", "median ms", True),
     ("gmean_ms", "gmean ms", True),
     ("nodes", "median nodes", True),
@@ -36,13 +38,20 @@ COLUMNS = (
     ("failed", "failed", False),
 )
 #: The order in which columns are left out when a table is too wide.
-DROP_FIRST = ("gmean_ms", "optimal", "skipped", "nodes", "median_ms", "solved")
+DROP_FIRST = ("gmean_ms", "optimal", "skipped", "quality", "nodes", "median_ms",
+              "solved")  # fmt: skip
 LEGEND = (
     "solved: boards answered of those run (an unsolvable board counts when proved "
     "so); optimal: answers of optimal length; median ms, gmean ms (geometric mean, "
     "milliseconds of wall time per solve) and median nodes (boards expanded) are "
     "over the boards every config answered in that block, never a config's own "
     "easier set."
+)
+#: Said under the tables when the length/opt column is shown.
+QUALITY_LEGEND = (
+    "len/opt: median path length over the optimum, shown when some config is "
+    "not optimal (* over the shortest path any config found, where the dataset "
+    "knows no optimum)."
 )
 
 
@@ -68,6 +77,7 @@ class SummaryBlock:
 def summary_blocks(run: Run) -> list[SummaryBlock]:
     """The run's summary, one block per dataset part, in the report's order."""
     table = aggregate.run_summary(run)
+    quality = quality_varies(table)
     reasons = {(c, d): r for c, d, _, r in skipped_reasons(run.stored)}
     blocks = []
     for dataset, cells in table.groupby("dataset", sort=False):
@@ -83,19 +93,23 @@ def summary_blocks(run: Run) -> list[SummaryBlock]:
             (c, reasons.get((c, str(d)), "declined"))
             for c, d in zip(gone["config"], gone["dataset_name"], strict=True)
         ]
-        blocks.append(SummaryBlock(title, [_row(r) for r in ran.to_dict("records")],
-                                   declined))  # fmt: skip
+        rows = [_row(r, quality) for r in ran.to_dict("records")]
+        blocks.append(SummaryBlock(title, rows, declined))
     return blocks
 
 
-def _row(r: dict) -> dict[str, str]:
+def _row(r: dict, quality: bool = False) -> dict[str, str]:
     failed = ", ".join(f"{r[s]} {s}" for s in sorted(PROBLEMS) if r[s])
     in_common = bool(r.get("in_common"))
+    ratio = r.get("median_suboptimality", float("nan"))
+    relative = "*" if r.get("quality_basis") in ("best found", "mixed") else ""
     return {
         "config": r["config"],
         "solved": f"{r['answered']}/{r['instances'] - r['skipped']}",
         "optimal": "-" if r["optimal_share"] != r["optimal_share"]
         else f"{100 * r['optimal_share']:.0f}%",
+        "quality": "" if not quality else "-" if ratio != ratio
+        else f"{ratio:.3f}{relative}",
         "median_ms": number(r["common_median_ms"]) if in_common else "-",
         "gmean_ms": number(r["common_gmean_ms"]) if in_common else "-",
         "nodes": nodes(r["common_median_expanded"]) if in_common else "-",
@@ -148,7 +162,7 @@ def summary_text(
             keys.remove(key)
             dropped.append(dict((k, h) for k, h, _ in COLUMNS)[key])
             lines = render(keys)
-    tail = [LEGEND]
+    tail = [LEGEND] + [QUALITY_LEGEND] * ("quality" in keys)
     if dropped:
         tail.append(
             f"Left out to fit {width} columns: {', '.join(dropped)} (a wider "

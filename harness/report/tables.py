@@ -30,6 +30,9 @@ DISPLAY = {
     "invalid": "invalid",
     "skipped": "skipped",
     "optimal_share": "optimal paths (%)",
+    "bound": "claimed bound",
+    "median_suboptimality": "median length / optimal",
+    "max_suboptimality": "worst length / optimal",
     "answered": "answered",
     "common_median_ms": "median time (ms), {n} common",
     "common_gmean_ms": "geo. mean time (ms), {n} common",
@@ -47,10 +50,14 @@ DISPLAY = {
     "peak_traced_mib": "peak traced (MiB)",
 }
 #: Columns dropped from a display table when they are empty for every config.
-_OPTIONAL = ("optimal_share", "median_ebf", "peak_traced_mib", "rss_added_mib")
+_OPTIONAL = ("optimal_share", "median_ebf", "peak_traced_mib", "rss_added_mib",
+             "bound", "median_suboptimality", "max_suboptimality")  # fmt: skip
+#: Shown only when some config is not optimal (bound above 1, or none, or a
+#: path longer than the optimum): otherwise they say 1 everywhere.
+_QUALITY = ("bound", "median_suboptimality", "max_suboptimality")
 #: The two halves of the summary as people read it: what came back, what it cost.
 PARTS = {
-    "answers": ("config", "instances", *STATUSES, "optimal_share"),
+    "answers": ("config", "instances", *STATUSES, "optimal_share", *_QUALITY),
     "cost": (
         "config",
         "answered",
@@ -83,6 +90,9 @@ def _count(value: float) -> str:
 
 _FORMAT = {
     "optimal_share": lambda v: "–" if not np.isfinite(v) else f"{100 * v:.0f}",
+    "bound": lambda v: _bound_text(v),
+    "median_suboptimality": lambda v: "–" if not np.isfinite(v) else f"{v:.3f}",
+    "max_suboptimality": lambda v: "–" if not np.isfinite(v) else f"{v:.3f}",
     "median_ms": sig,
     "p90_ms": sig,
     "common_median_ms": sig,
@@ -112,6 +122,8 @@ def display_table(
     cols = [c for c in DISPLAY if c in table.columns and (part == "all" or c in wanted)]
     if not keep_empty:
         cols = [c for c in cols if c not in _OPTIONAL or table[c].notna().any()]
+    if not quality_varies(table):
+        cols = [c for c in cols if c not in _QUALITY]
     n = (
         int(table["common_n"].max())
         if "common_n" in table.columns and table["common_n"].notna().any()
@@ -123,7 +135,36 @@ def display_table(
         out[DISPLAY[c].replace("{n}", str(n))] = [
             fmt(float(v)) if c != "config" else str(v) for v in table[c]
         ]
+        if c in ("median_suboptimality", "max_suboptimality") and (
+            "quality_basis" in table.columns
+        ):  # relative to the best path found, not to an optimum: say so
+            header = DISPLAY[c]
+            marks = table["quality_basis"].map(_BASIS_MARK).fillna("").to_numpy()
+            out[header] = [v + m if v != "–" else v for v, m in zip(
+                out[header], marks, strict=True)]  # fmt: skip
     return out.reset_index(drop=True)
+
+
+#: Appended to a suboptimality measured against the best path found in the run
+#: (no optimum known), or partly so.
+_BASIS_MARK = {"best found": " (vs best found)", "mixed": " (partly vs best found)"}
+
+
+def quality_varies(table: pd.DataFrame) -> bool:
+    """Whether any config claims a bound above 1 or returned a path longer than
+    the optimum (only then do the quality columns say something; runs stored
+    before schema 6 have no bound)."""
+    if "bound" not in table.columns or "max_suboptimality" not in table.columns:
+        return False
+    bound = pd.to_numeric(table["bound"], errors="coerce")
+    worst = pd.to_numeric(table["max_suboptimality"], errors="coerce")
+    return bool((bound > 1).any() or (worst > 1).any())
+
+
+def _bound_text(value: float) -> str:
+    if value is None or not np.isfinite(value):
+        return "none"
+    return "optimal" if value == 1 else f"{value:g}x optimal"
 
 
 def display_compare(table: pd.DataFrame) -> pd.DataFrame:

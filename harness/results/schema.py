@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
-SCHEMA_VERSION = 5  # bump on any change of columns or their meaning
+SCHEMA_VERSION = 6  # bump on any change of columns or their meaning
 # History:
 #   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
@@ -36,8 +36,16 @@ SCHEMA_VERSION = 5  # bump on any change of columns or their meaning
 #       previous repeat's reference solve: a 20 us solve read 125-170 us.
 #       options.min_sample_seconds. Version 1-4 runs are read with the three
 #       columns empty (one solve per repeat, timed cold).
+#   6 - every row: ``bound`` (the bound its config claims on path_length /
+#       optimum: 1 for an optimal solver, w for a bounded one, empty for none;
+#       the judge marks a longer path invalid) and ``suboptimality`` (path_length
+#       / optimal_length of a solved row whose optimum is known, else empty).
+#       meta.json: options.configs entries may carry the parameters
+#       ([solver, heuristic, {"w": "1.5"}]); solvers.<label>.params, .bound and
+#       .guarantee. Version 1-5 runs are read with both columns empty (and bound
+#       1 for the configs their meta.json calls optimal).
 #: Versions this harness reads (older ones are migrated on reading).
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 SUPPORTED_SCHEMAS = READABLE_VERSIONS
 
 ROWS_FILE = "rows.csv"
@@ -131,6 +139,12 @@ class ResultRow:
     #: latency); the same on every time row of the cell
     first_seconds: float | None = None
     first_cpu_seconds: float | None = None
+    # ---- schema 6
+    #: the bound the config claims on path_length / optimum: 1.0 optimal, w
+    #: bounded (checked by the judge), None: no bound (greedy)
+    bound: float | None = None
+    #: path_length / optimal_length, for a solved row whose optimum is known
+    suboptimality: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str, int]:
@@ -145,6 +159,7 @@ COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("extra") + 1]
 COLUMNS_V2: tuple[str, ...] = COLUMNS[: COLUMNS.index("raw_cpu_seconds") + 1]
 COLUMNS_V3: tuple[str, ...] = COLUMNS[: COLUMNS.index("cpu") + 1]
 COLUMNS_V4: tuple[str, ...] = COLUMNS[: COLUMNS.index("stop_reason") + 1]
+COLUMNS_V5: tuple[str, ...] = COLUMNS[: COLUMNS.index("first_cpu_seconds") + 1]
 #: stop_reason of a cell whose remaining repeats were skipped as unable to move
 #: its median (a resume or reuse must not take them)
 STOPPED_STABLE = "stable"
@@ -172,7 +187,7 @@ INT_COLUMNS = (
 )  # fmt: skip
 FLOAT_COLUMNS = (
     "seconds", "cpu_seconds", "raw_seconds", "raw_cpu_seconds", "ref_seconds",
-    "ref_cpu_seconds", "first_seconds", "first_cpu_seconds",
+    "ref_cpu_seconds", "first_seconds", "first_cpu_seconds", "bound", "suboptimality",
 )  # fmt: skip
 BOOL_COLUMNS = ("solvable", "is_optimal")
 #: How a boolean field may be spelled (lower case), and what it means.

@@ -27,6 +27,7 @@ from harness.results.schema import (
     COLUMNS_V2,
     COLUMNS_V3,
     COLUMNS_V4,
+    COLUMNS_V5,
     FLOAT_COLUMNS,
     INT_COLUMNS,
     MAX_TEXT,
@@ -457,7 +458,7 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
         return []
     header = _parse_line(lines[0])
     width = len(header)
-    if tuple(header) in (COLUMNS_V1, COLUMNS_V2, COLUMNS_V3, COLUMNS_V4):
+    if tuple(header) in (COLUMNS_V1, COLUMNS_V2, COLUMNS_V3, COLUMNS_V4, COLUMNS_V5):
         # an older schema: the later columns read as empty
         header = list(COLUMNS)
     if tuple(header) != COLUMNS:

@@ -24,7 +24,7 @@ from importlib.resources import files
 
 from harness.heuristics import Heuristic, all_heuristics, make_heuristic, pdb
 from harness.puzzle import apply_moves, goal_board, grid, is_solvable, parse_board
-from harness.solver import Counters, all_solvers
+from harness.solver import Counters, all_solvers, select_solvers
 
 G3, G4 = grid(3), grid(4)
 PUBLISHED = {  # Korf & Felner 2002; Felner, Korf & Hanan 2004 (C, 2002-era CPU)
@@ -50,7 +50,8 @@ def korf100() -> list[tuple[int, tuple[int, ...], int, int]]:
 
 
 def timed_solve(spec, board, goal, g, h):
-    """(moves, counters, wall seconds, CPU seconds) of one solve."""
+    """(moves, counters, wall seconds, CPU seconds) of one solve (``spec``: a
+    SolverSpec or a SolverConfig: both have ``solve``)."""
     counters = Counters()
     cpu0, wall0 = time.process_time(), time.perf_counter()
     moves = spec.solve(board, goal, g, counters=counters, heuristic=h)
@@ -248,28 +249,27 @@ def bench_rates() -> None:
         f"  {'solver':34s} {'generated':>11s} {'CPU s':>8s} {'nodes/s':>10s} "
         f"{'ms/board':>9s}"
     )
-    for name, spec in all_solvers().items():
-        for hname in spec.heuristics or (None,):
-            if hname and all_heuristics()[hname].refuses(G3):
-                continue  # a 4x4 pattern database
-            if spec.refuses(G3, 31, hname):
-                continue
-            if name == "ida_star" and hname == "misplaced":
-                continue  # minutes in pure Python at these depths
-            h = make_heuristic(hname, goal, G3) if hname else None
-            if spec.prepare is not None:
-                spec.prepare(G3, goal, h)
-            generated = 0
-            cpu = 0.0
-            for board in boards:
-                _, c, _, t = timed_solve(spec, board, goal, G3, h)
-                generated += c.generated
-                cpu += t
-            label = f"{name}[{hname}]" if hname else name
-            print(
-                f"  {label:34s} {generated:11,d} {cpu:8.3f} "
-                f"{generated / cpu if cpu else 0:10,.0f} {1e3 * cpu / len(boards):9.3f}"
-            )
+    for config in select_solvers("all"):  # bounded solvers at their default weight
+        name, hname, spec = config.spec.name, config.heuristic, config.spec
+        if hname and all_heuristics()[hname].refuses(G3):
+            continue  # a 4x4 pattern database
+        if config.refuses(G3, 31):
+            continue
+        if name == "ida_star" and hname == "misplaced":
+            continue  # minutes in pure Python at these depths
+        h = make_heuristic(hname, goal, G3) if hname else None
+        if spec.prepare is not None:
+            spec.prepare(G3, goal, h)
+        generated = 0
+        cpu = 0.0
+        for board in boards:
+            _, c, _, t = timed_solve(config, board, goal, G3, h)
+            generated += c.generated
+            cpu += t
+        print(
+            f"  {config.label:34s} {generated:11,d} {cpu:8.3f} "
+            f"{generated / cpu if cpu else 0:10,.0f} {1e3 * cpu / len(boards):9.3f}"
+        )
 
 
 def bench_31(rounds: int = 7) -> None:

@@ -43,7 +43,7 @@ def _rounds_for(minimum: int, run_once: Callable[[], object]) -> int:
 
 def _applicable(config: SolverConfig, board: GateBoard) -> bool:
     """The solver takes the board and the heuristic is defined on its grid."""
-    if config.spec.refuses(board.grid, board.depth, config.heuristic):
+    if config.refuses(board.grid, board.depth):
         return False
     info = all_heuristics().get(config.heuristic) if config.heuristic else None
     if info is not None and info.setup_estimate is not None:
@@ -68,8 +68,10 @@ def test_bench_solver(benchmark, fresh_counters, rounds, config, board):
     setup = fresh_counters(board, h)
     benchmark.group = board.name
     if benchmark.enabled:
-        rounds = _rounds_for(rounds, lambda: spec.solve(*setup()[0], **setup()[1]))
-    moves = benchmark.pedantic(spec.solve, setup=setup, rounds=rounds)
+        rounds = _rounds_for(
+            rounds, lambda: config.solve(*setup()[0], **setup()[1])
+        )
+    moves = benchmark.pedantic(config.solve, setup=setup, rounds=rounds)
     counters = setup.last.as_dict()
     benchmark.extra_info.update(
         {"config": config.label, "board": board.name, "depth": board.depth, **counters}
@@ -83,6 +85,8 @@ def test_bench_solver(benchmark, fresh_counters, rounds, config, board):
     assert apply_moves(board.start_board, moves, g) == goal
     if spec.optimal:
         assert len(moves) == board.depth
+    elif config.bound is not None:
+        assert len(moves) <= config.bound * board.depth
 
 
 def _reference_workload() -> int:

@@ -87,7 +87,7 @@ def test_config_errors_are_one_line(tmp_path) -> None:
     assert bad.exit_code == 2
     assert bad.output.strip() == (
         f"error: {exp}: line 3: unknown key 'repaets' (did you mean 'repeats'?) "
-        "(known: solvers, heuristics, "
+        "(known: solvers, heuristics, params, "
         "configs, datasets, name, description, repeats, timeout, memory_limit_mb, "
         "memory, gc, setup_timeout, min_sample_seconds, jobs, executor, scheduler, "
         "tls_ca, tls_cert, tls_key, plugins, [[grid]])"

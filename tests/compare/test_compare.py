@@ -95,6 +95,7 @@ def write_run(
                 },
                 "h_start": c.get("h_start", 10) if h != "none" else "",
                 "extra": c.get("extra", ""),
+                "bound": c.get("bound", 1.0),
             }
             for r in range(repeats):
                 t = c["seconds"] * drift * float(np.exp(rng.normal(0, jitter)))
@@ -382,14 +383,56 @@ def test_heuristic_value_change_is_reported_without_failing(tmp_path, base_run):
     assert comp.exit_code == EXIT_OK
 
 
-def test_longer_path_is_a_regression(tmp_path, base_run):
+def test_longer_path_is_a_regression_of_its_own_kind(tmp_path, base_run):
     cells = base_cells()
     key = ("astar_dict", "manhattan", INSTANCES[5])
     cells[key] = {**cells[key], "path_length": 22}
     comp = compare_runs(base_run, write_run(tmp_path, "new", cells, seed=2))
     assert comp.exit_code == EXIT_REGRESSION
-    assert [(c.counter, c.base, c.new) for c in comp.counter_changes] == [
-        ("path_length", 20, 22)
+    assert comp.counter_changes == []  # not a counter: solution quality
+    assert [(c.base, c.new, c.regression) for c in comp.quality_changes] == [
+        (20, 22, True)
+    ]
+    assert comp.regressions == [
+        "astar_dict[manhattan]: 1 longer path(s) at the same bound"
+    ]
+    text = render(comp)
+    assert "path length changes (solution quality):" in text
+    assert (f"astar_dict[manhattan]  3x3-d20/{INSTANCES[5]}  path length 20 -> 22 "
+            "(+2 moves)  [regression: longer at the same bound]") in text  # fmt: skip
+    listed = json.loads(render(comp, "json"))["quality_changes"]
+    assert [(c["base"], c["new"], c["regression"]) for c in listed] == [(20, 22, True)]
+
+
+def _weighted(cells: dict, bounds: dict[str, float]) -> dict:
+    """The astar_dict cells again under weighted labels, one per weight: the key's
+    solver/heuristic spell the label (wastar[manhattan,w=2])."""
+    out = {}
+    for (solver, _h, inst), c in cells.items():
+        if solver == "astar_dict":
+            for w, bound in bounds.items():
+                out[("wastar", f"manhattan,w={w}", inst)] = {**c, "bound": bound}
+    return out
+
+
+def test_each_weight_is_its_own_cell_and_a_changed_bound_is_no_regression(tmp_path):
+    before = _weighted(base_cells(), {"1.5": 1.5, "2": 2.0})
+    base = write_run(tmp_path, "base", before, seed=1)
+    after = dict(before)
+    longer = ("wastar", "manhattan,w=2", INSTANCES[3])
+    after[longer] = {**after[longer], "path_length": 23}
+    shorter = ("wastar", "manhattan,w=1.5", INSTANCES[4])
+    after[shorter] = {**after[shorter], "path_length": 18, "bound": 2.0}
+    comp = compare_runs(base, write_run(tmp_path, "new", after, seed=2))
+    changes = {(c.config, c.instance): c for c in comp.quality_changes}
+    assert set(changes) == {("wastar[manhattan,w=2]", INSTANCES[3]),
+                            ("wastar[manhattan,w=1.5]", INSTANCES[4])}  # fmt: skip
+    assert changes[("wastar[manhattan,w=2]", INSTANCES[3])].regression
+    better = changes[("wastar[manhattan,w=1.5]", INSTANCES[4])]
+    assert not better.regression
+    assert better.text == "path length 20 -> 18 (-2 moves; claimed bound 1.5x -> 2x)"
+    assert comp.regressions == [
+        "wastar[manhattan,w=2]: 1 longer path(s) at the same bound"
     ]
 
 

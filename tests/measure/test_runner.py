@@ -345,35 +345,37 @@ def _returned(moves, kind: str | None = None) -> Attempt:
 def test_judge_replays_every_answer():
     inst = _inst()
     path = _shortest(inst)
-    assert rows.pass_status(_returned(path), inst, len(path), True) == (
+    assert rows.pass_status(_returned(path), inst, len(path), 1) == (
         "solved",
         "",
         len(path),
         True,
     )
     status, message, _, _ = rows.pass_status(
-        _returned("u" * 3 + path), inst, len(path), True
+        _returned("u" * 3 + path), inst, len(path), 1
     )
     assert status == "invalid" and message.startswith("illegal path: move")
-    status, message, _, _ = rows.pass_status(_returned("x"), inst, len(path), True)
+    status, message, _, _ = rows.pass_status(_returned("x"), inst, len(path), 1)
     assert status == "invalid" and "not one of u, d, l, r" in message
-    status, message, _, _ = rows.pass_status(_returned(path[:-1]), inst, len(path), False)
+    status, message, _, _ = rows.pass_status(
+        _returned(path[:-1]), inst, len(path), None
+    )
     assert status == "invalid" and "not at the goal" in message
     detour = path + _undo_pair(inst)
-    assert rows.pass_status(_returned(detour), inst, len(path), False)[::3] == (
+    assert rows.pass_status(_returned(detour), inst, len(path), None)[::3] == (
         "solved",
         False,
     )
-    status, message, _, ok = rows.pass_status(_returned(detour), inst, len(path), True)
+    status, message, _, ok = rows.pass_status(_returned(detour), inst, len(path), 1)
     assert status == "invalid" and ok is False and "declares itself optimal" in message
     # unknown optimum: valid path, optimality unknown
-    assert rows.pass_status(_returned(path), inst, None, True) == (
+    assert rows.pass_status(_returned(path), inst, None, 1) == (
         "solved",
         "",
         len(path),
         None,
     )
-    status, message, _, _ = rows.pass_status(_returned(None), inst, len(path), True)
+    status, message, _, _ = rows.pass_status(_returned(None), inst, len(path), 1)
     assert status == "invalid" and "solvable" in message
     status, message, _, _ = rows.pass_status(_returned(["u"], "list"), inst, 3, True)
     assert status == "invalid" and "returned a list" in message

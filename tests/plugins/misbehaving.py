@@ -9,9 +9,10 @@ import os
 import signal
 import time
 from collections import deque
+from fractions import Fraction
 
 from harness.puzzle import Board, Grid
-from harness.solver import Counters, register
+from harness.solver import Counters, register, weight_param
 
 
 def _bfs(start: Board, goal: Board, grid: Grid, counters: Counters) -> str | None:
@@ -214,3 +215,23 @@ def extra_counters(start, goal, grid, *, counters, heuristic):
     counters.iterations = 1
     counters.extra["duplicates"] = counters.generated - counters.expanded
     return path
+
+
+@register(
+    "overshoot",
+    optimal=False,
+    bounded_by="w",
+    params=(weight_param(Fraction(5, 4)),),
+    budget_seconds=20,
+)
+def overshoot(start, goal, grid, *, counters, heuristic, w=Fraction(5, 4)):
+    """Claims paths within w x the optimum, but pads the optimum with detours
+    until it is just longer than that."""
+    path = _bfs(start, goal, grid, counters)
+    if not path:
+        return path
+    limit = w * len(path)
+    padded = path
+    while len(padded) <= limit:
+        padded += _detour(goal, grid)
+    return padded

@@ -92,11 +92,14 @@ def test_columns_follow_the_contract_in_order():
         "loops",
         "first_seconds",
         "first_cpu_seconds",
+        "bound",
+        "suboptimality",
     )
     assert res.COLUMNS_V1 == res.COLUMNS[:27]
     assert res.COLUMNS_V2 == res.COLUMNS[:29]
     assert res.COLUMNS_V3 == res.COLUMNS[:34]
     assert res.COLUMNS_V4 == res.COLUMNS[:36]
+    assert res.COLUMNS_V5 == res.COLUMNS[:39]
 
 
 def test_a_schema_4_run_reads_with_the_sampling_columns_empty(tmp_path):
@@ -114,6 +117,31 @@ def test_a_schema_4_run_reads_with_the_sampling_columns_empty(tmp_path):
     assert len(frame) == 1 and frame.loops.isna().all()
     assert frame.first_cpu_seconds.isna().all() and frame.first_seconds.isna().all()
     assert "one solve per timed repeat" in " ".join(res.schema_gaps(meta))
+
+
+def test_a_schema_5_run_reads_with_bound_1_for_the_configs_it_called_optimal(tmp_path):
+    """Schema 5 had no bound column: a config meta.json calls optimal claimed 1,
+    any other none; a schema 6 row's empty bound (greedy) stays empty."""
+    greedy = {"config": "greedy[manhattan]", "solver": "greedy", "path_length": 7}
+    rows = [row(), row(instance="d05-0002", **greedy)]
+    solvers = {"astar_dict[manhattan]": {"optimal": True},
+               "greedy[manhattan]": {"optimal": False}}  # fmt: skip
+    res.write_meta(tmp_path, {"run_id": "r", "solvers": solvers})
+    meta = json.loads((tmp_path / res.META_FILE).read_text())
+    res.append_rows(tmp_path, rows)
+    _, frame = analysis.read_run(tmp_path)
+    assert frame.bound.isna().all()  # schema 6: what the rows say, nothing added
+    meta["schema_version"] = 5
+    (tmp_path / res.META_FILE).write_text(json.dumps(meta))
+    lines = [",".join(line.split(",")[: len(res.COLUMNS_V5)])
+             for line in res.format_rows(rows).splitlines()]  # fmt: skip
+    (tmp_path / res.ROWS_FILE).write_text(
+        "\n".join([",".join(res.COLUMNS_V5), *lines]) + "\n"
+    )
+    _, frame = analysis.read_run(tmp_path)
+    bounds = dict(zip(frame.config, frame.bound, strict=True))
+    assert bounds["astar_dict[manhattan]"] == 1.0
+    assert bounds["greedy[manhattan]"] != bounds["greedy[manhattan]"]  # NaN: none
 
 
 def test_round_trip_keeps_values_and_types(tmp_path):
@@ -144,7 +172,8 @@ def test_round_trip_keeps_values_and_types(tmp_path):
     res.append_rows(tmp_path, rows[2:])
     meta, frame = analysis.read_run(tmp_path)
     assert meta == {"schema_version": res.SCHEMA_VERSION, "run_id": "r"}
-    assert list(frame.columns) == [*res.COLUMNS, res.CONTRADICTED]  # + derived
+    derived = [res.CONTRADICTED, "best_length", "quality_basis"]
+    assert list(frame.columns) == [*res.COLUMNS, *derived]
     assert len(frame) == 4
     assert frame["seconds"].iloc[0] == 0.000123456789  # repr: no precision lost
     assert frame["seconds"].iloc[1] == 2.5e-7
