@@ -25,7 +25,6 @@ from multiprocessing import connection
 from typing import Any
 
 from harness.measure.probes import (
-    become_subreaper,
     die_with_parent,
     peak_rss_bytes,
     pin_to_core,
@@ -560,9 +559,7 @@ class Worker:
         finally:
             self._moved("memory", "tracemalloc", traced)  # not the RSS solve's
 
-    def _traced_solve(
-        self, task: Task, config, heuristic, g: Grid, attempt: Attempt
-    ):
+    def _traced_solve(self, task: Task, config, h, g: Grid, attempt: Attempt):
         """The tracemalloc solve of the memory pass (see :meth:`_memory_pass`)."""
         from harness.solver import Counters
 
@@ -574,7 +571,7 @@ class Worker:
         self._arm(slow_limit)
         try:
             again = config.solve(
-                task.start, task.goal, g, counters=check, heuristic=heuristic
+                task.start, task.goal, g, counters=check, heuristic=h
             )
         except _Timeout:
             return Attempt(
@@ -665,10 +662,9 @@ def worker_entry(
     # Ctrl-C reaches the whole process group; the parent alone decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent()
-    if become_subreaper():  # what programs' children leave after a setsid is ours
-        from harness.measure.external import process
+    from harness.measure.external.process import adopt_orphans
 
-        process.SUBREAPER = True
+    adopt_orphans()  # what programs' children leave after a setsid is ours
     # stdout/stderr are the run's workers.log: solvers must not print, but plugins
     # might, and crash tracebacks (faulthandler) belong where a user can find them.
     faulthandler.enable(file=sys.stderr, all_threads=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from harness.measure.external.programs import ExternalError, Program
 from harness.measure.probes import (
+    become_subreaper,
     children_with_sessions,
     cpu_ns,
     libc_ptrace,
@@ -64,6 +65,13 @@ def _signal_name(number: int) -> str:
 SUBREAPER = False
 #: pids of this process's live batch programs (never leftovers)
 _LIVE: set[int] = set()
+
+
+def adopt_orphans() -> None:
+    """Make this process (a measuring worker) the subreaper of its programs'
+    descendants, so that :func:`end_leftovers` can end what they leave."""
+    global SUBREAPER
+    SUBREAPER = become_subreaper()
 
 
 def end_leftovers() -> int:
