@@ -58,7 +58,7 @@ from harness.measure.rows import (
     build_rows,
     skipped_rows,
 )
-from harness.measure.schedule import Backlog, CostModel, Job, Priorities
+from harness.measure.schedule import Backlog, CostModel, Job, Pace, Priorities
 from harness.measure.tasks import Task, TaskResult, TaskStarted
 from harness.results import RunMeta
 from harness.results.lock import lock_run, stale_text
@@ -309,6 +309,10 @@ def execute(
     workers = max(executor.jobs, 1)
 
     said: dict[int, float] = {}  # the cost expected when each cell started
+    # The machine's speed, read off the reference solves: the model learns in
+    # units of the reference and the ETA prices what is left at its pace now.
+    pace = Pace()
+    last_left: list[float | None] = [None]  # the pace looks back by the last ETA
 
     def seconds_left() -> float | None:
         """The ETA; None while a config with cells left has none measured (its
@@ -316,7 +320,10 @@ def execute(
         one-minute run, so the bar shows nothing until each has one)."""
         if backlog.unmeasured(model):
             return None
-        return backlog.eta(model, time.monotonic(), workers)
+        now = time.monotonic()
+        ref = pace.seconds(now, last_left[0])
+        last_left[0] = backlog.eta(model, now, workers, ref)
+        return last_left[0]
 
     # Until this session ends cleanly it counts as interrupted: a session stopped
     # by a full disk may not be able to write meta.json again, nor one killed.
@@ -349,7 +356,8 @@ def execute(
                 backlog.start(event.task.id, clock.started())
                 job = backlog.job(event.task.id)
                 if job is not None:
-                    said[event.task.id] = model.cost(job)
+                    ref = pace.seconds(time.monotonic(), last_left[0])
+                    said[event.task.id] = model.cost(job, ref)
                 progress.started(event.task.config.label, event.task.dataset)
                 continue
             job, began = backlog.finish(event.task.id)
@@ -361,7 +369,9 @@ def execute(
                 # (Dask) starts and ends it in one instant here: the measuring
                 # process's own clock of its passes says what it took.
                 took = max(took, _worker_seconds(event))
-                model.observe(job, took)
+                refs = [a.ref_seconds for a in event.attempts]
+                core = (event.worker_id or event.host, event.cpu, event.worker)
+                model.observe(job, took, pace.reference(core, refs, time.monotonic()))
                 # (benchmarks: how right the model was)
                 progress.observed(job, said.get(event.task.id), took)
                 said.pop(event.task.id, None)

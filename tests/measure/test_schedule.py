@@ -389,10 +389,10 @@ def test_the_backlog_eta_equals_the_played_out_eta_at_a_cost_per_signature():
     asked = 0
     real = CostModel.cost
 
-    def counting(self, job):
+    def counting(self, job, ref=None):
         nonlocal asked
         asked += 1
-        return real(self, job)
+        return real(self, job, ref)
 
     CostModel.cost = counting
     try:
