@@ -21,9 +21,11 @@ the figures: the machine's other work moves them.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -83,6 +85,9 @@ def main() -> None:
                          "and summarize (default 1)")  # fmt: skip
     ap.add_argument("--keep", type=Path, default=None, metavar="DIR",
                     help="store the run under DIR and keep it")  # fmt: skip
+    ap.add_argument("--record", type=Path, default=None, metavar="CSV",
+                    help="write each cell's job, wall seconds, reference seconds "
+                         "and core to CSV (for eta_replay.py --cells)")  # fmt: skip
     ap.add_argument("harness_options", nargs="*", metavar="-- OPTION",
                     help="more `harness run` options, after --")  # fmt: skip
     args = ap.parse_args()
@@ -134,6 +139,9 @@ def one_run(args, boot: float) -> tuple[float, list[float | None], float]:
         wall = time.monotonic() - started + boot
         runs = sorted(p for p in out.iterdir() if (p / "meta.json").is_file())
         meta = json.loads((runs[-1] / "meta.json").read_text()) if runs else {}
+        if args.record is not None and runs:
+            shown = [a.replace(str(out), "TMP") for a in argv]
+            record(rec, runs[-1], args.record, shown)
     finally:
         if args.keep is None:
             shutil.rmtree(out, ignore_errors=True)
@@ -181,6 +189,46 @@ def one_run(args, boot: float) -> tuple[float, list[float | None], float]:
                   f"expected {said:.1f} s, took {took:.1f} s of worker time "
                   f"({said / took if took else float('nan'):.2f}x)")  # fmt: skip
     return wall, list(ratios.values()), worst
+
+
+def record(rec: Recorder, run_dir: Path, path: Path, argv: list[str]) -> None:
+    """Write the cells in finishing order: the job, the parent's wall seconds
+    (set-up excluded), the median reference seconds of its timed repeats, the
+    core, when it finished (seconds from the first hand-off) and its block (the
+    instance: one worker runs its cells in turn). The rows of
+    rows.csv are appended cell by cell in the same order (declined cells first)."""
+    with open(run_dir / "rows.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["status"] != "skipped"]
+    cells: list[list[dict]] = []
+    for r in rows:
+        key = (r["config"], r["dataset"], r["instance"])
+        if cells and (cells[-1][0]["config"], cells[-1][0]["dataset"],
+                      cells[-1][0]["instance"]) == key:  # fmt: skip
+            cells[-1].append(r)
+        else:
+            cells.append([r])
+    if len(cells) != len(rec.cells) or any(
+        c[0]["config"] != job.key[0]
+        for c, (_, job, _, _) in zip(cells, rec.cells, strict=True)
+    ):
+        raise SystemExit(f"--record: {len(cells)} cells in rows.csv, "
+                         f"{len(rec.cells)} observed; not in step")  # fmt: skip
+    load = os.getloadavg()
+    with open(path, "w", newline="") as f:
+        f.write(f"# cells of `harness {' '.join(argv)}`, {time.strftime('%F %H:%M')}"
+                f", load average {load[0]:.1f} at the end, in finishing order; "
+                "replayed by tests/benchmarks/eta_replay.py\n")  # fmt: skip
+        w = csv.writer(f)
+        w.writerow(["config", "size", "solvable", "depth", "passes", "limit",
+                    "cell_seconds", "ref_seconds", "core", "finished",
+                    "block"])  # fmt: skip
+        for c, (t, job, _, took) in zip(cells, rec.cells, strict=True):
+            refs = [float(r["ref_seconds"]) for r in c if r["ref_seconds"]]
+            w.writerow([*job.key, "" if job.depth is None else job.depth,
+                        job.passes, f"{job.limit:g}", f"{took:.6f}",
+                        f"{statistics.median(refs):.6f}" if refs else "",
+                        c[0]["cpu"], f"{t:.3f}",
+                        f"{c[0]['dataset']}/{c[0]['instance']}"])  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,104 +1,85 @@
 """The ETA against a replayed main job under a changing machine speed.
 
-Replays the cells of a recorded main job (``main_job_cells.csv``: each cell's wall
-seconds) on simulated workers that pick cells as the pool does
-(:func:`harness.measure.schedule.priority`), learning the cost model from each
-finished cell, while the machine's speed follows a profile: constant, 2x slower
-from 30% of the quiet run's wall time on (other jobs start), 2x faster from there
-(they stop), or slowing steadily. Prints the ETA said over the time really left at
-25%, 50% and 75% of the cells (goal: within 0.7-1.3). No clock: the costs are
-given, so the figures are the same on every machine.
+Replays the cells of recorded main jobs (``main_job_cells*.csv``: each cell's
+wall seconds and the reference solve's seconds beside it, recorded by
+``eta_accuracy.py --record``) on simulated workers (``tests/eta_sim.py``: the
+pool's hand-outs, the runner's learning and ETA, no clock), while the machine's
+speed follows a profile, and prints the ETA said over the time really left at
+25%, 50% and 75% of the cells (goal: 0.7-1.3), and the median error over every
+finished cell from 10% to 90%. Each profile is replayed with the ETA priced at
+the reference's pace (``pace``: the runner's) and by the cost curves alone
+(``before``: the ETA before the pace, and a run without the reference).
 
-    python tests/benchmarks/eta_replay.py             # every fourth cell, ~20 s
-    python tests/benchmarks/eta_replay.py --every 1   # all 820 cells, ~5 min
+Profiles, as times the recorded cost (2 = twice as slow), over the wall time W
+of the replay as recorded: unchanged (the recorded run's own load, which its
+reference times saw too); 2x slower from W/3 on (other jobs start); 2x faster
+from a third of the cells (they stop); each core drifting on its own (a random
+walk of its log speed within 0.5x-2x, seeded).
+
+    python tests/benchmarks/eta_replay.py                # the recorded main jobs
+    python tests/benchmarks/eta_replay.py --quick        # every fourth cell
+    python tests/benchmarks/eta_replay.py --cells F.csv  # other recordings
+    python tests/benchmarks/eta_replay.py --variants     # other paces, too
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import heapq
-from collections.abc import Callable
+import functools
+import sys
+import time
 from pathlib import Path
 
-from harness.measure.schedule import CostModel, Job, eta, priority
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: eta_sim
 
-CELLS = Path(__file__).with_name("main_job_cells.csv")
+from eta_sim import load, median_error, profiles, replay  # noqa: E402
 
+from harness.measure.schedule import Pace  # noqa: E402
 
-def load(every: int, offset: int) -> list[tuple[Job, float]]:
-    lines = [ln for ln in CELLS.read_text().splitlines() if not ln.startswith("#")]
-    cells = []
-    for r in csv.DictReader(lines):
-        depth = int(r["depth"]) if r["depth"] else None
-        key = (r["config"], r["size"], r["solvable"] == "True")
-        cells.append((Job(key, depth, int(r["passes"]), 1e9), float(r["cell_seconds"])))
-    return cells[offset::every]
-
-
-def replay(
-    cells: list[tuple[Job, float]], workers: int, speed: Callable[[float], float]
-) -> tuple[float, list[tuple[float, float | None, float]]]:
-    """(wall seconds, [(share done, ETA said, seconds really left)] at 25/50/75%)."""
-    model = CostModel()
-    pending = list(range(len(cells)))
-    running: dict[int, float] = {}
-    heap: list[tuple[float, int]] = []
-    log: list[tuple[float, int, float | None]] = []
-
-    def start(now: float) -> None:
-        busy = [cells[i][0] for i in running]
-        best = max(pending, key=lambda i: priority(model, cells[i][0], busy))
-        pending.remove(best)
-        running[best] = now
-        heapq.heappush(heap, (now + cells[best][1] * speed(now), best))
-
-    def left(now: float) -> float | None:
-        if any(not model.measured(cells[i][0].key) for i in [*pending, *running]):
-            return None  # as the runner: no ETA until every config has a cell
-        return eta(model, [cells[i][0] for i in pending],
-                   [(cells[i][0], now - t0) for i, t0 in running.items()], workers)
-
-    for _ in range(workers):
-        start(0.0)
-    done, now = 0, 0.0
-    while heap:
-        now, i = heapq.heappop(heap)
-        model.observe(cells[i][0], now - running.pop(i))
-        done += 1
-        if pending:
-            start(now)
-        log.append((now, done, left(now)))
-    out = []
-    for share in (0.25, 0.5, 0.75):
-        t, _, said = next(x for x in log if x[1] >= share * len(cells))
-        out.append((share, said, now - t))
-    return now, out
+#: Main jobs recorded on 2026-12-03 (20:34, 20:55, 21:14) under the other
+#: helpers' load: steady (reference 26-72 ms), falling (50-100 ms, then 12 ms
+#: from 40% of the time on) and rising (10 ms, then 60-100 ms: a second run
+#: started beside it).
+CELLS = [
+    Path(__file__).with_name(name)
+    for name in ("main_job_cells.csv", "main_job_cells_2.csv", "main_job_cells_3.csv")
+]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--every", type=int, default=4, help="replay every Nth cell")
-    ap.add_argument("--offset", type=int, default=0)
+    ap.add_argument("--cells", type=Path, nargs="+", default=CELLS,
+                    help="recorded runs (eta_accuracy.py --record)")  # fmt: skip
+    ap.add_argument("--quick", action="store_true", help="every fourth cell")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1, help="of the per-core drift")
+    ap.add_argument("--variants", action="store_true",
+                    help="also other paces: a window of the last k cells per "
+                         "core, other lookbacks")  # fmt: skip
     args = ap.parse_args()
-    cells = load(args.every, args.offset)
-    quiet, _ = replay(cells, args.workers, lambda t: 1.0)
-    change = 0.3 * quiet
-    profiles = {
-        "constant": lambda t: 1.0,
-        "2x slower from 30%": lambda t: 1.0 if t < change else 2.0,
-        "2x faster from 30%": lambda t: 2.0 if t < 2 * change else 1.0,
-        "slowing steadily": lambda t: 1.0 + t / quiet,
-    }
-    print(f"{len(cells)} cells, {args.workers} workers, quiet wall {quiet:.1f} s")
-    for name, speed in profiles.items():
-        wall, points = replay(cells, args.workers, speed)
-        said = "  ".join(
-            f"{100 * s:.0f}%: " + ("-" if e is None else f"{e / real:.2f}")
-            for s, e, real in points
-        )
-        print(f"{name:20s} wall {wall:6.1f} s   ETA said / really left  {said}")
+    paces: dict = {"before": None, "pace": Pace}
+    if args.variants:
+        for k in (1, 3, 10, 25):
+            paces[f"last {k}"] = functools.partial(Pace, 0.0, k)
+        for f in (0.25, 1.0, 2.0):
+            paces[f"{f:g}x left"] = functools.partial(Pace, f)
+    started = time.process_time()
+    for path in args.cells:
+        cells = load(path, 4 if args.quick else 1)
+        quiet = replay(cells, args.workers, pace=None).wall
+        print(f"{path.name}: {len(cells)} cells, {args.workers} workers, "
+              f"wall {quiet:.1f} s as recorded")  # fmt: skip
+        print(f"  {'profile':19s} {'ETA':10s} {'wall':>6s}   said/really left at "
+              f"25% 50% 75%   median error 10-90%")  # fmt: skip
+        for name, speed in profiles(quiet, args.seed).items():
+            for label, pace in paces.items():
+                run = replay(cells, args.workers, speed, pace)
+                said = "  ".join(
+                    "   -" if r is None else f"{r:4.2f}" for r in run.ratios()
+                )
+                print(f"  {name:19s} {label:10s} {run.wall:5.1f}s   {said}"
+                      f"        {100 * median_error(run):3.0f}%")  # fmt: skip
+    print(f"({time.process_time() - started:.1f} s CPU)")
 
 
 if __name__ == "__main__":
