@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.measure.schedule import Backlog, CostModel, Job, Pace, Priorities
+from harness.measure.schedule import Backlog, CostModel, Job, Pace, priority
 
 CHECKPOINTS = (0.25, 0.5, 0.75)
 
@@ -78,7 +78,6 @@ def replay(
     finishing: list[tuple[float, int]] = []  # (when, cell), latest first
     log: list[tuple[float, int, float | None]] = []
     said: float | None = None  # the last ETA: the pace looks back by it
-    ask = Priorities(model, backlog.running_jobs)
     due = {math.ceil(share * len(cells)) for share in CHECKPOINTS}
 
     def hand_out(w: int, now: float) -> None:
@@ -89,6 +88,14 @@ def replay(
             if not free:
                 held[w] = None
                 return
+            busy = list(backlog.running_jobs())
+            asked: dict[Job, float] = {}  # (a hand-off asks once per job)
+
+            def ask(job: Job) -> float:
+                if job not in asked:
+                    asked[job] = priority(model, job, busy)
+                return asked[job]
+
             block = max(free, key=lambda b: sum(ask(cells[i].job) for i in blocks[b]))
             held[w] = block
         i = blocks[block].pop(0)

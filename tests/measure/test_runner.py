@@ -653,3 +653,32 @@ def test_cells_reported_only_when_done_are_costed_by_the_workers_clock(
     # meta.json: the workers were busy for their passes, not for ~0 s
     phases = meta_of(frame)["phases"]
     assert phases["worker_busy_seconds"] >= sum(took_by_worker)
+
+
+def test_the_eta_learns_and_prices_at_the_reference_solves_pace(run, monkeypatch):
+    """Each finished cell hands the pace the reference times beside its timed
+    passes, and the ETA is priced at the pace they show (issue 23 item 7)."""
+    from harness.measure import runner as runner_module
+    from harness.measure.schedule import Pace
+
+    monkeypatch.setattr(runner_module, "ETA_EVERY", 0.0)
+    fed: list[list] = []
+    priced: list[float | None] = []
+
+    class Spy(Pace):
+        def reference(self, core, refs, now):
+            fed.append(list(refs))
+            return super().reference(core, fed[-1], now)
+
+        def seconds(self, now, left=None):
+            priced.append(super().seconds(now, left))
+            return priced[-1]
+
+    class Estimates(runner_module.NoProgress):
+        shows_estimate = True
+
+    monkeypatch.setattr(runner_module, "Pace", Spy)
+    run(["good_bfs"], [mix23()], repeats=2, progress=Estimates())
+    assert len(fed) == 3  # one per cell
+    assert all(sum(1 for r in refs if r and r > 0) == 2 for refs in fed), fed
+    assert priced and all(p is not None and p > 0 for p in priced[-3:])
