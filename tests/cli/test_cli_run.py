@@ -176,8 +176,10 @@ def cell_keys(run_dir: Path) -> list[tuple]:
 @pytest.mark.slow
 def test_sigkill_half_way_then_resume_completes_each_cell_once(tmp_path, dataset_file):
     args = run_args(
-        dataset_file, tmp_path, "sleepy,good_bfs", "--jobs", "1", "--repeats", "2", "-q"
-    )
+        dataset_file, tmp_path, "sleepy,good_bfs", "--jobs", "1", "--repeats", "2", "-q",
+        # one solve per sample: sleepy sleeps, so a 1 ms CPU sample would loop it
+        "--min-sample-time", "0",
+    )  # fmt: skip
     proc = subprocess.Popen(
         [*HARNESS, *args],
         stdout=subprocess.PIPE,

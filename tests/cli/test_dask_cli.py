@@ -106,8 +106,8 @@ def _descendants(pid: int) -> set[int]:
 
 @pytest.fixture
 def dask_run(tmp_path: Path):
-    """``start(name, lines)``: ``harness run --executor dask`` (one worker, the
-    sleepy solver on CELLS 2x3 boards) in a session of its own, returned once its
+    """``start(name, lines, *extra)``: ``harness run --executor dask`` (one worker,
+    the sleepy solver on CELLS 2x3 boards, ``extra`` options) in a session of its own, returned once its
     rows.csv has more than ``lines`` lines (or after 120 s) as (client process,
     results folder, rows.csv or None, every descendant pid seen). A client still
     running at teardown is killed with its process group."""
@@ -117,7 +117,7 @@ def dask_run(tmp_path: Path):
 
     started: list[subprocess.Popen] = []
 
-    def start(name: str, lines: int):
+    def start(name: str, lines: int, *extra: str):
         g = grid(2, 3)
         goal = goal_board("standard", g)
         boards = [walk(goal, g, 3 + i % 5, seed=i) for i in range(CELLS)]
@@ -127,7 +127,7 @@ def dask_run(tmp_path: Path):
             [sys.executable, "-c", "from harness.cli import main; main()", "run",
              "--executor", "dask", "--jobs", "1", "--solvers", "sleepy", "--plugin",
              PLUGIN, "--datasets", str(dataset), "--repeats", "1", "--no-memory",
-             "--no-report", "--quiet", "--out", str(out)],
+             "--no-report", "--quiet", "--out", str(out), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         started.append(client)
@@ -156,7 +156,9 @@ def test_killed_dask_run_resumes_locally_and_leaves_no_process(dask_run) -> None
     """SIGKILL of the client mid-run: its LocalCluster and measuring processes go
     with it, and ``--resume`` on the local executor completes the same rows."""
     psutil = pytest.importorskip("psutil")
-    client, out, rows, family = dask_run("kill23", 4)
+    # one solve per sample: sleepy's solves take wall time, not CPU, so calibrating
+    # a 1 ms CPU sample would loop it ~10 times (3.5 s a cell, 95 s to resume)
+    client, out, rows, family = dask_run("kill23", 4, "--min-sample-time", "0")
     os.kill(client.pid, signal.SIGKILL)
     client.wait(30)
     assert rows is not None, client.stdout.read().decode()
