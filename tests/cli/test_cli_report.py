@@ -15,6 +15,9 @@ from where import DATA, ROOT
 
 from harness.cli import app
 
+# one xdist worker takes this module: its module-scoped report
+pytestmark = pytest.mark.xdist_group("test_cli_report")
+
 DATA = DATA
 RUN_A = DATA / "run_fixture"
 RUN_B = DATA / "run_fixture_b"
@@ -73,7 +76,9 @@ def test_format_json_parses_and_has_missing_as_null():
     assert skipped["skipped"] == 2 and skipped["median_ms"] is None
 
 
-def test_format_table_and_markdown_show_rounded_numbers():
+def test_format_table_and_markdown_show_rounded_numbers(monkeypatch):
+    # every column: a pipe's width is $COLUMNS when set (80 on xdist's workers)
+    monkeypatch.delenv("COLUMNS", raising=False)
     table = invoke(RUN_A, "--format", "table")
     assert table.exit_code == 0, table.output
     # the cost line: answered, then common median and geometric mean (ms) over
