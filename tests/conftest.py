@@ -14,6 +14,16 @@ from harness.solver import load_plugin, scoped_registry
 MEASURED = str(Path(__file__).parent / "plugins" / "measured.py")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Timed benchmarks (``--benchmark-enable``) run in the pytest process, not on
+    pyproject's xdist workers: pytest-benchmark turns itself off under xdist."""
+    if config.getoption("benchmark_enable", False) and config.pluginmanager.hasplugin(
+        "xdist"
+    ):
+        config.option.numprocesses = 0
+
+
 @pytest.fixture(scope="module")
 def measured_plugin() -> str:
     """The solvers of tests/plugins/measured.py, registered for a whole module."""

@@ -21,6 +21,9 @@ from harness.solver import (
     parse_config,
 )
 
+# one xdist worker takes this module: the quick configs' counters, computed once
+pytestmark = pytest.mark.xdist_group("test_gate")
+
 QUICK = ("astar_dict[manhattan]", "ida_star[misplaced]", "bfs")
 
 
