@@ -106,18 +106,20 @@ def _descendants(pid: int) -> set[int]:
 
 @pytest.fixture
 def dask_run(tmp_path: Path):
-    """``start(name, lines, *extra)``: ``harness run --executor dask`` (one worker,
-    the sleepy solver on CELLS 2x3 boards, ``extra`` options) in a session of its own, returned once its
-    rows.csv has more than ``lines`` lines (or after 120 s) as (client process,
-    results folder, rows.csv or None, every descendant pid seen). A client still
-    running at teardown is killed with its process group."""
+    """``start(name, lines)``: ``harness run --executor dask`` (one worker, the
+    sleepy solver on CELLS 2x3 boards, one solve per sample: sleepy's 0.15 s is a
+    sleep, not CPU, so calibrating a 1 ms CPU sample would loop it ~10 times, 3.5 s
+    a cell) in a session of its own, returned once its rows.csv has more than
+    ``lines`` lines (or after 120 s) as (client process, results folder, rows.csv or
+    None, every descendant pid seen). A client still running at teardown is killed
+    with its process group."""
     pytest.importorskip("psutil")
     pytest.importorskip("distributed")
     from harness.datasets import save_dataset
 
     started: list[subprocess.Popen] = []
 
-    def start(name: str, lines: int, *extra: str):
+    def start(name: str, lines: int):
         g = grid(2, 3)
         goal = goal_board("standard", g)
         boards = [walk(goal, g, 3 + i % 5, seed=i) for i in range(CELLS)]
@@ -127,7 +129,7 @@ def dask_run(tmp_path: Path):
             [sys.executable, "-c", "from harness.cli import main; main()", "run",
              "--executor", "dask", "--jobs", "1", "--solvers", "sleepy", "--plugin",
              PLUGIN, "--datasets", str(dataset), "--repeats", "1", "--no-memory",
-             "--no-report", "--quiet", "--out", str(out), *extra],
+             "--min-sample-time", "0", "--no-report", "--quiet", "--out", str(out)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         started.append(client)
@@ -156,9 +158,7 @@ def test_killed_dask_run_resumes_locally_and_leaves_no_process(dask_run) -> None
     """SIGKILL of the client mid-run: its LocalCluster and measuring processes go
     with it, and ``--resume`` on the local executor completes the same rows."""
     psutil = pytest.importorskip("psutil")
-    # one solve per sample: sleepy's solves take wall time, not CPU, so calibrating
-    # a 1 ms CPU sample would loop it ~10 times (3.5 s a cell, 95 s to resume)
-    client, out, rows, family = dask_run("kill23", 4, "--min-sample-time", "0")
+    client, out, rows, family = dask_run("kill23", 4)
     os.kill(client.pid, signal.SIGKILL)
     client.wait(30)
     assert rows is not None, client.stdout.read().decode()
