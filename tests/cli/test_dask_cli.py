@@ -51,12 +51,18 @@ def test_help_and_solve_do_not_import_dask() -> None:
 
 
 def test_local_run_does_not_import_dask(tmp_path: Path) -> None:
+    from harness.datasets import save_dataset
+
+    g = grid(2, 3)  # 2x3 boards: BFS on 8-seeds' 19-move board took seconds a solve
+    goal = goal_board("standard", g)
+    boards = [walk(goal, g, 5, seed=i) for i in range(3)]
+    dataset = save_dataset(make_dataset("local23", boards, g, goal), tmp_path)
     out = _probe(
-        "run", "--solvers", "good_bfs", "--plugin", PLUGIN, "--datasets", "8-seeds",
+        "run", "--solvers", "good_bfs", "--plugin", PLUGIN, "--datasets", str(dataset),
         "--repeats", "1", "--no-memory", "--jobs", "1", "--no-report", "--quiet",
-        "--out", str(tmp_path),
+        "--out", str(tmp_path / "results"),
     )  # fmt: skip
-    assert "DASK-ABSENT" in out
+    assert "DASK-ABSENT" in out and (tmp_path / "results").is_dir()
 
 
 @pytest.mark.parametrize(
