@@ -14,6 +14,47 @@ from harness.solver import load_plugin, scoped_registry
 MEASURED = str(Path(__file__).parent / "plugins" / "measured.py")
 
 
+#: Modules whose tests share an expensive module-scoped fixture (a run, a report, a
+#: cluster, a C build, the gate's counters): each goes whole to one xdist worker, so
+#: the fixture is made once. (xdist_group marks would say this in the module, but
+#: pytest-xdist 3.8's --dist loadgroup ignores them under pytest 9.2: xdist#1386.)
+WHOLE_MODULES = frozenset(
+    f"tests/{name}.py"
+    for name in (
+        "cli/test_cli_first_hour",
+        "cli/test_cli_report",
+        "compare/test_gate",
+        "compare/test_history",
+        "measure/test_dask_executor",
+        "measure/test_external",
+        "measure/test_runner",
+        "report/test_report",
+        "results/test_run_lock",
+    )
+)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """pyproject's ``-n auto`` (``--dist load``): each test goes to whichever worker
+    is free, except that a module of :data:`WHOLE_MODULES` is one unit of work.
+    Units with more tests start first. Other ``--dist`` choices are xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    missing = sorted(m for m in WHOLE_MODULES if not (config.rootpath / m).is_file())
+    if missing:  # a moved module would silently lose its grouping
+        raise pytest.UsageError(f"WHOLE_MODULES names no module at {missing}")
+
+    class LoadWithWholeModules(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:  # xdist's hook for a unit's key
+            module = nodeid.split("::", 1)[0]
+            return module if module in WHOLE_MODULES else nodeid
+
+    return LoadWithWholeModules(config, log)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Timed benchmarks (``--benchmark-enable``) run in the pytest process, not on

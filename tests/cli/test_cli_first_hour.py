@@ -12,9 +12,6 @@ from where import DATA, PLUGINS
 from harness.cli import app
 from harness.puzzle import apply_moves, format_board, goal_board, grid
 
-# one xdist worker takes this module: its module-scoped run
-pytestmark = pytest.mark.xdist_group("test_cli_first_hour")
-
 ENV = {"CI": "1", "COLUMNS": "80"}
 DATA = DATA
 PLUGIN = str(PLUGINS / "misbehaving.py")

@@ -15,9 +15,6 @@ from where import DATA, ROOT
 
 from harness.cli import app
 
-# one xdist worker takes this module: its module-scoped report
-pytestmark = pytest.mark.xdist_group("test_cli_report")
-
 DATA = DATA
 RUN_A = DATA / "run_fixture"
 RUN_B = DATA / "run_fixture_b"

@@ -21,9 +21,6 @@ from harness.solver import (
     parse_config,
 )
 
-# one xdist worker takes this module: the quick configs' counters, computed once
-pytestmark = pytest.mark.xdist_group("test_gate")
-
 QUICK = ("astar_dict[manhattan]", "ida_star[misplaced]", "bfs")
 
 

@@ -23,9 +23,6 @@ from harness.compare.history import (
 from harness.puzzle import goal_board, grid
 from harness.solver import scoped_registry
 
-# one xdist worker takes this module: its three module-scoped runs
-pytestmark = pytest.mark.xdist_group("test_history")
-
 PLUGIN = str(PLUGINS / "history_steps.py")
 COMMITS = ["1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
            "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",

@@ -32,9 +32,6 @@ from harness.solver import load_plugin, scoped_registry
 distributed = pytest.importorskip("distributed", reason="needs the dask extra")
 psutil = pytest.importorskip("psutil")
 
-# one xdist worker takes this module: its module-scoped cluster
-pytestmark = pytest.mark.xdist_group("test_dask_executor")
-
 MISBEHAVING = str(PLUGINS / "misbehaving.py")
 
 #: Written to a temporary folder: the workers get it only by value, in the payload.

@@ -28,9 +28,6 @@ from harness.measure.external import (
     parse_exec,
 )
 
-# one xdist worker takes this module: the example C solver, built once
-pytestmark = pytest.mark.xdist_group("test_external")
-
 ROOT = ROOT
 EXAMPLE = ROOT / "examples" / "external"
 HARNESS = [sys.executable, "-c", "from harness.cli import main; main()"]

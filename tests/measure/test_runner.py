@@ -25,9 +25,6 @@ from harness.measure.worker import Worker
 from harness.puzzle import goal_board, grid
 from harness.solver import ConfigKey, load_plugin, scoped_registry
 
-# one xdist worker takes this module: its module-scoped run of every misbehaving solver
-pytestmark = pytest.mark.xdist_group("test_runner")
-
 PLUGIN = str(PLUGINS / "misbehaving.py")
 
 

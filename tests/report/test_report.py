@@ -24,9 +24,6 @@ from harness.report import ReportError
 from harness.report.findings import _skip_sentences
 from harness.report.plots import PLOT_NAMES, style_map
 
-# one xdist worker takes this module: its module-scoped runs and reports
-pytestmark = pytest.mark.xdist_group("test_report")
-
 DATA = DATA
 RUN_A = DATA / "run_fixture"
 RUN_B = DATA / "run_fixture_b"

@@ -19,9 +19,6 @@ from harness import results as res
 from harness.cli import app
 from harness.results import lock
 
-# one xdist worker takes this module: its module-scoped run
-pytestmark = pytest.mark.xdist_group("test_run_lock")
-
 
 @pytest.fixture(scope="module")
 def stored_run(tmp_path_factory) -> Path:
