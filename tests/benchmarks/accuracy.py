@@ -96,18 +96,17 @@ def reference_child(config: str, dataset: str, loop_seconds: float) -> None:
 
     from harness.datasets import select_datasets
     from harness.heuristics import make_heuristic
-    from harness.solver import ConfigKey, Counters
+    from harness.solver import Counters, parse_config
 
     if hasattr(os, "sched_setaffinity"):  # as the harness pins its first worker
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     ds = select_datasets(dataset)[0]
-    solver, _, heuristic = config.rstrip("]").partition("[")
-    spec = ConfigKey(solver, heuristic or None).resolve()
+    spec = parse_config(config)  # parameters too: "awastar_jit[manhattan,w=2]"
     g, goal = ds.grid, ds.goal
     h = make_heuristic(spec.heuristic, goal, g) if spec.heuristic else None
     if spec.spec.prepare is not None:
         spec.spec.prepare(g, goal, h)
-    solve = spec.spec.solve
+    solve = spec.solve  # the parameters bound, as the worker calls it
     out = {"_reference": reference_solve()}
     gc.collect()
     gc.disable()  # as the harness times: the collector paused
