@@ -239,10 +239,10 @@ def run_command(
     the rows in a new run directory (its path is the last line printed).
 
     A bare `harness run` is the main job: every solver config on the default
-    datasets, 66.7-74.6 s measured on a quiet 2-core machine with numba's kernels
+    datasets, 115.5 s measured on a quiet 2-core machine with numba's kernels
     and the pattern databases cached (docs/benchmarks.md); the first run also
-    compiles and builds them, and other jobs on the cores stretch it (about 6 min
-    at a load average of 4-9)."""
+    compiles and builds them, and other jobs on the cores stretch it (about 3.5
+    min at a load average of 2-4)."""
     from harness import results as res
     from harness.api import finish
     from harness.measure import runner
