@@ -19,6 +19,7 @@ from math import comb
 import numpy as np
 
 from harness.kernels import jit
+from harness.kernels.pdb_bfs import flood_region
 
 #: Regions a free set may have: a placement's word keeps 8 bits per mask.
 MAX_REGIONS = 8
@@ -120,18 +121,9 @@ def _label(frees, n, cols):
         remaining = free
         rid = 0
         while remaining:
-            region = remaining & -remaining
-            while True:
-                grow = (
-                    region
-                    | (region >> cols)
-                    | ((region << cols) & full)
-                    | ((region >> 1) & (full & ~last_col))
-                    | ((region << 1) & (full & ~first_col))
-                ) & free
-                if grow == region:
-                    break
-                region = grow
+            region = flood_region(
+                remaining & -remaining, free, cols, full, first_col, last_col
+            )
             remaining &= ~region
             if rid < MAX_REGIONS:
                 masks[row, rid] = region

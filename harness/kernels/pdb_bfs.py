@@ -12,6 +12,25 @@ from harness.kernels.ida import pattern_index
 
 
 @jit
+def flood_region(seed, free, cols, full, first_col, last_col):
+    """The connected region of the cell mask ``free`` that holds the cell ``seed``
+    (one bit), on a board ``cols`` wide whose cells are ``full``; ``first_col`` and
+    ``last_col``: the masks of its first and last columns (no wrapping)."""
+    region = seed
+    while True:
+        grow = (
+            region
+            | (region >> cols)
+            | ((region << cols) & full)
+            | ((region >> 1) & (full & ~last_col))
+            | ((region << 1) & (full & ~first_col))
+        ) & free
+        if grow == region:
+            return region
+        region = grow
+
+
+@jit
 def region_tables(n, cols):
     """For every set of free cells (bit mask over n <= 16 cells): its number of
     connected regions, each free cell's region number (regions numbered by their
@@ -30,18 +49,9 @@ def region_tables(n, cols):
         remaining = free
         rid = 0
         while remaining:
-            region = remaining & -remaining
-            while True:
-                grow = (
-                    region
-                    | (region >> cols)
-                    | ((region << cols) & full)
-                    | ((region >> 1) & (full & ~last_col))
-                    | ((region << 1) & (full & ~first_col))
-                ) & free
-                if grow == region:
-                    break
-                region = grow
+            region = flood_region(
+                remaining & -remaining, free, cols, full, first_col, last_col
+            )
             remaining &= ~region
             masks[free, rid] = region
             for c in range(n):
