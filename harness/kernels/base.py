@@ -1,15 +1,17 @@
 """The numba decorator every kernel uses, and where compiled kernels are cached.
 
 Kernels are compiled with ``cache=True`` into ``cache_dir("numba")`` (or wherever
-``NUMBA_CACHE_DIR`` points), in a sub-folder named by a digest of every module of
-this package. When no cache folder is writable numba cannot cache, so the kernels
-are compiled in memory instead; nothing fails at import either way.
+``NUMBA_CACHE_DIR`` points), in a sub-folder named by a digest of every module that
+holds kernels (this package and harness/heuristics). When no cache folder is
+writable numba cannot cache, so the kernels are compiled in memory instead; nothing
+fails at import either way.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numba
@@ -20,14 +22,22 @@ from harness.core.cache import cache_dir
 MAX_PATH = 1024
 
 
-def sources_digest(folder: Path = Path(__file__).parent) -> str:
-    """A digest of every module of this package. numba checks only a kernel's own
+#: The folders whose modules hold compiled kernels: this package, and the pattern
+#: database builder's kernels in harness/heuristics (pdb_build calls pdb_ops).
+KERNEL_FOLDERS = (Path(__file__).parent, Path(__file__).parents[1] / "heuristics")
+
+
+def sources_digest(folders: Sequence[Path] = KERNEL_FOLDERS) -> str:
+    """A digest of every module of ``folders``. numba checks only a kernel's own
     file before it loads the kernel from its cache, but a kernel compiles in the
-    kernels it calls from other modules (``batch`` calls ``ida``): keyed by this
-    digest, an edit to any kernel module compiles them all again."""
+    kernels it calls from other modules (``batch`` calls ``ida``, ``pdb_build``
+    calls ``pdb_ops``): keyed by this digest, an edit to any of those modules
+    compiles them all again."""
     digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            name = f"{folder.name}/{path.name}"
+            digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

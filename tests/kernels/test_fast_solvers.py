@@ -279,22 +279,28 @@ def test_numba_is_not_imported_by_the_registry() -> None:
 
 def test_kernel_cache_is_keyed_by_every_kernel_module(tmp_path) -> None:
     """numba checks only a kernel's own file before loading it from the cache, and
-    the batch drivers compile in the IDA* kernels of another file: the cache
-    folder changes with any kernel module's source."""
+    kernels compile in kernels of other files (the batch drivers the IDA* kernels,
+    the pattern database builder its atomics in heuristics/pdb_ops): the cache
+    folder changes with any of those modules' source."""
     import shutil
 
     import numba
 
     from harness.kernels import base
 
-    package = Path(base.__file__).parent
     assert Path(numba.config.CACHE_DIR).name == base.sources_digest()
-    copy = tmp_path / "kernels"
-    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    assert base.sources_digest(copy) == base.sources_digest()
-    ida = copy / "ida.py"
-    ida.write_text(ida.read_text() + "\n")
-    assert base.sources_digest(copy) != base.sources_digest()
+    copies = []
+    for folder in base.KERNEL_FOLDERS:
+        copy = tmp_path / folder.name
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        copies.append(copy)
+    assert base.sources_digest(copies) == base.sources_digest()
+    for edited in (copies[0] / "ida.py", copies[1] / "pdb_ops.py"):
+        before = edited.read_text()
+        edited.write_text(before + "\n")
+        assert base.sources_digest(copies) != base.sources_digest(), edited.name
+        edited.write_text(before)
+    assert base.sources_digest(copies) == base.sources_digest()
 
 
 @pytest.mark.slow
