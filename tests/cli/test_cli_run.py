@@ -18,6 +18,7 @@ from pathlib import Path
 import in_process
 import pytest
 from plugins.tiny import make_dataset, walk
+from signals import default_sigint
 from where import PLUGINS
 
 from harness import analysis
@@ -249,6 +250,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, dataset_file):
         stderr=subprocess.PIPE,
         text=True,
         env=ENV,
+        preexec_fn=default_sigint,  # the Ctrl-C below must reach it
     )
     run_dir = wait_for_rows(tmp_path, 2, proc)
     proc.send_signal(signal.SIGINT)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from plugins.tiny import make_dataset, walk
+from signals import default_sigint
 from typer.testing import CliRunner
 from where import PLUGINS
 
@@ -137,6 +138,7 @@ def dask_run(tmp_path: Path):
              PLUGIN, "--datasets", str(dataset), "--repeats", "1", "--no-memory",
              "--min-sample-time", "0", "--no-report", "--quiet", "--out", str(out)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=default_sigint,  # the test's Ctrl-C must reach it
         )  # fmt: skip
         started.append(client)
         rows = None
