@@ -24,6 +24,13 @@ from functools import partial
 from multiprocessing import connection
 from typing import Any
 
+from harness.measure.failures import (
+    AlarmTimeout,
+    caused_by_alarm,
+    describe_error,
+    one_line,
+    timed_out,
+)
 from harness.measure.probes import (
     die_with_parent,
     peak_rss_bytes,
@@ -59,35 +66,11 @@ from harness.puzzle import Board, Grid, grid
 # ------------------------------------------------------- worker: measurement
 
 
-class _Timeout(BaseException):
-    """Raised by the alarm inside the solve call. BaseException: a solver's
-    ``except Exception`` must not swallow it."""
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _describe(err: BaseException) -> str:
-    """``ValueError: bad thing (solver.py:12)``: the exception and where it arose."""
-    where = ""
-    tb = traceback.extract_tb(err.__traceback__)
-    if tb:
-        last = tb[-1]
-        where = f" ({os.path.basename(last.filename)}:{last.lineno})"
-    text = str(err)
-    return (
-        _one_line(f"{type(err).__name__}: {text}" if text else type(err).__name__)
-        + where
-    )
-
-
 def _counters_dict(counters: Any) -> dict[str, Any]:
     try:
         out = {k: int(v) for k, v in counters.as_dict().items()}
     except Exception as err:  # a solver that mangled its counters object
-        return {"_error": _describe(err)}
+        return {"_error": describe_error(err)}
     return out
 
 
@@ -135,7 +118,7 @@ class Worker:
     def _on_alarm(self, signum: int, frame: Any) -> None:
         if self._armed:
             self._armed = False  # raise at most once per arming
-            raise _Timeout()
+            raise AlarmTimeout()
 
     def _arm(self, seconds: float) -> None:
         signal.signal(signal.SIGALRM, self._on_alarm)
@@ -238,7 +221,7 @@ class Worker:
                 self._spent("setup", began)
             except BaseException as err:  # a broken plugin or prepare: every pass fails
                 status = "memout" if isinstance(err, MemoryError) else "error"
-                message = f"set-up failed: {_describe(err)}"
+                message = f"set-up failed: {describe_error(err)}"
                 traceback.print_exc()
                 setup = Setup(
                     task.config.label,
@@ -304,13 +287,8 @@ class Worker:
         """Run a pass; turn whatever escapes it into an outcome."""
         try:
             return body()
-        except _Timeout:
-            return Attempt(
-                p.measure,
-                p.repeat,
-                "timeout",
-                message=f"exceeded the {task.timeout:g} s time limit",
-            )
+        except AlarmTimeout:
+            return timed_out(task, p)
         except MemoryError:
             self.retire = True  # fragmented heap, maybe half-built state: replace me
             limit = task.memory_limit_mb
@@ -333,7 +311,9 @@ class Worker:
             )
         except BaseException as err:
             traceback.print_exc()  # the full traceback goes to the workers' log
-            return Attempt(p.measure, p.repeat, "error", message=_describe(err))
+            if caused_by_alarm(err):  # numba wraps it: "returned a result with an
+                return timed_out(task, p)  # exception set", the alarm's its cause
+            return Attempt(p.measure, p.repeat, "error", message=describe_error(err))
         finally:
             self._disarm()
             gc.enable()
@@ -347,7 +327,7 @@ class Worker:
         if isinstance(moves, str) and chars > MAX_MOVES_CHARS:
             moves = moves[:200]
         elif moves is not None and not isinstance(moves, str):
-            moves = _one_line(repr(moves), 200)
+            moves = one_line(repr(moves), 200)
         return Attempt(
             p.measure,
             p.repeat,
@@ -573,7 +553,7 @@ class Worker:
             again = config.solve(
                 task.start, task.goal, g, counters=check, heuristic=h
             )
-        except _Timeout:
+        except AlarmTimeout:
             return Attempt(
                 "memory",
                 0,

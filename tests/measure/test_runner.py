@@ -74,6 +74,7 @@ def meta_of(frame) -> dict:
 
 MISBEHAVING = (
     "hang",
+    "hang_wrapped",
     "hang_hard",
     "raises",
     "exits",
@@ -94,7 +95,7 @@ def bad_run(tmp_path_factory):
     """One run: every misbehaving solver interleaved with good ones, 2 workers."""
     out = tmp_path_factory.mktemp("results")
     order = []
-    for bad, good in zip(MISBEHAVING, GOOD * 3, strict=False):
+    for bad, good in zip(MISBEHAVING, GOOD * 4, strict=False):
         order += [bad, good]
     frame = harness.run(
         order,
@@ -138,6 +139,7 @@ def test_every_cell_has_exactly_one_row_per_pass(bad_run):
     "config, status, fragment",
     [
         ("hang", "timeout", "exceeded the 0.5 s time limit"),
+        ("hang_wrapped", "timeout", "exceeded the 0.5 s time limit"),
         ("hang_hard", "timeout", "ignored the in-process alarm"),
         ("raises", "error", "ValueError: deliberate failure in the solver"),
         ("exits", "error", "exited with code 3"),

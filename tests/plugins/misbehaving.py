@@ -69,6 +69,18 @@ def hang(start, goal, grid, *, counters, heuristic):
         time.sleep(0.01)
 
 
+@register("hang_wrapped", optimal=True, budget_seconds=0.5)
+def hang_wrapped(start, goal, grid, *, counters, heuristic):
+    """Never returns, and wraps the alarm's exception in another when it arrives, as
+    numba's dispatcher does when the alarm fires inside compiled code ("SystemError:
+    ... returned a result with an exception set", the alarm's exception its cause)."""
+    try:
+        while True:
+            time.sleep(0.01)
+    except BaseException as err:
+        raise SystemError("returned a result with an exception set") from err
+
+
 @register("hang_hard", optimal=True, budget_seconds=0.5)
 def hang_hard(start, goal, grid, *, counters, heuristic):
     """Never returns and blocks SIGALRM, like compiled code that never checks for
