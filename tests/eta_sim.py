@@ -1,8 +1,8 @@
 """A run replayed on simulated workers, for the ETA's test and benchmark: no
 clock, so every figure is the same on every machine.
 
-Cells are handed out as :class:`harness.measure.pool.LocalPool` does (a worker
-goes through its block of cells in turn; a free worker takes the free block, or
+Cells are handed out as :class:`harness.measure.executors.local.LocalPool` does (a
+worker goes through its block of cells in turn; a free worker takes the free block, or
 the cell without a block, of the highest summed priority, :func:`priority`), and
 each finished cell teaches the cost model as the runner does (its wall seconds,
 and the reference time beside it read by a :class:`Pace`). After each the ETA

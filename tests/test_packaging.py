@@ -29,7 +29,7 @@ def test_wheel_contains_harness_solvers_and_entry_point(tmp_path: Path) -> None:
                    "harness/heuristics/pdb.py", "harness/datasets/catalogue.py",
                    "harness/core/judge.py", "harness/report/document.py",
                    "harness/data/golden_counters.json",
-                   "harness/measure/dask_pool/client.py"):
+                   "harness/measure/executors/dask/client.py"):
         assert module in names, f"{module} missing from {wheel.name}"
     solver_files = {p.name for p in (ROOT / "solvers").glob("*.py")}
     assert solver_files <= {Path(n).name for n in names if n.startswith("solvers/")}

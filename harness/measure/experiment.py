@@ -174,7 +174,10 @@ def load(path: Path | str) -> Experiment:
         if bad:
             raise fail(key, None, f"{key} = {value!r}: must be {words}")
         if key == "scheduler":
-            from harness.measure.dask_pool.address import AddressError, parse_address
+            from harness.measure.executors.dask.address import (
+                AddressError,
+                parse_address,
+            )
 
             try:
                 parse_address(value)

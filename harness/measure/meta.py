@@ -10,8 +10,8 @@ import time
 from typing import Any
 
 from harness import results as res
+from harness.measure.executors.local import Executor
 from harness.measure.plan import Cell, Plan
-from harness.measure.pool import Executor
 from harness.measure.sampling import WARM_SOLVE_BELOW
 from harness.measure.tasks import (
     REFERENCE_BOARD,

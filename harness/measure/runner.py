@@ -30,6 +30,12 @@ from typing import Any, Protocol
 
 from harness import results as res
 from harness.datasets import Dataset
+from harness.measure.executors.local import (
+    Executor,
+    ExecutorError,
+    InlineExecutor,
+    LocalPool,
+)
 from harness.measure.meta import (
     PhaseClock,
     new_meta,
@@ -52,7 +58,6 @@ from harness.measure.plan import (
     slow_setups,
     stored_configs,
 )
-from harness.measure.pool import Executor, ExecutorError, InlineExecutor, LocalPool
 from harness.measure.rows import (
     FAILURES,
     build_rows,
@@ -172,13 +177,13 @@ def make_dask_executor(
     tls: tuple[str | None, str | None, str | None] | None = None,
     security: Any = None,
 ):
-    """A :class:`~harness.measure.dask_pool.DaskExecutor` on the cluster at
+    """A :class:`~harness.measure.executors.dask.DaskExecutor` on the cluster at
     ``scheduler``, or on a LocalCluster of ``jobs`` workers (default: one per core).
     ``tls``: the client's (CA, certificate, key) files for a ``tls://`` scheduler;
     ``security``: a ``distributed.Security`` instead (default: Dask's config).
     Imports Dask only now; RunError (one line) if it is missing or unreachable, or
     a worker lacks an external program of ``plugins``."""
-    from harness.measure.dask_pool import address as where
+    from harness.measure.executors.dask import address as where
 
     files = where.TLSFiles(*(str(p) if p is not None else None for p in tls or ()))
     if scheduler is None and (files or security is not None):
@@ -197,7 +202,7 @@ def make_dask_executor(
             "--jobs applies to the LocalCluster the harness starts; with --scheduler "
             "the cluster's workers decide (start them with --nthreads 1)"
         )
-    from harness.measure import dask_pool
+    from harness.measure.executors import dask as dask_pool
 
     try:
         return dask_pool.DaskExecutor(

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import results as res
+from harness.measure.executors.local import Executor
 from harness.measure.plan import (
     DEFAULT_ADAPTIVE,
     DEFAULT_MEMORY_LIMIT_MB,
@@ -38,7 +39,6 @@ from harness.measure.plan import (
     plan_cells,
     resolve_datasets,
 )
-from harness.measure.pool import Executor
 from harness.results import RunMeta
 from harness.results.lock import unlock_run
 

@@ -2,9 +2,9 @@
 
 A :class:`~harness.measure.tasks.Task` is one solver config on one instance with
 the passes still to do (the timed repeats, then the memory pass). :class:`Worker`
-runs them in a worker process (:mod:`harness.measure.pool` is the parent side) and
-keeps prepared set-up state (plugins, heuristic tables, compiled kernels) between
-tasks of the same config.
+runs them in a worker process (:mod:`harness.measure.executors.local` is the parent
+side) and keeps prepared set-up state (plugins, heuristic tables, compiled kernels)
+between tasks of the same config.
 
 This module is imported by workers: standard library and the harness core only.
 """

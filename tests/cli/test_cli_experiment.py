@@ -121,7 +121,7 @@ def test_config_file_chooses_the_dask_scheduler(tmp_path, monkeypatch) -> None:
     """executor = "dask" and scheduler in the file reach the executor (here an
     unreachable one: the CLI's one-line error, and no run directory)."""
     pytest.importorskip("distributed")
-    from harness.measure.dask_pool import client
+    from harness.measure.executors.dask import client
 
     monkeypatch.setattr(client, "CONNECT_TIMEOUT", 1.0)
     exp = tmp_path / "exp.toml"

@@ -89,7 +89,7 @@ def test_bad_executor_choices_are_one_line_errors(tmp_path, args, fragment) -> N
 
 def test_unreachable_scheduler_is_a_one_line_error(tmp_path: Path, monkeypatch) -> None:
     pytest.importorskip("distributed")
-    from harness.measure.dask_pool import client
+    from harness.measure.executors.dask import client
 
     monkeypatch.setattr(client, "CONNECT_TIMEOUT", 1.0)
     result = CliRunner().invoke(

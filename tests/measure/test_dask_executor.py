@@ -462,7 +462,7 @@ def test_external_programs_are_checked_on_every_worker(tmp_path, cluster, monkey
 def test_program_check_names_what_is_missing(tmp_path) -> None:
     """The check each worker runs (here in this process): every file a program's
     command names must exist, its executable be executable."""
-    from harness.measure.dask_pool import check_programs
+    from harness.measure.executors.dask import check_programs
 
     text = tmp_path / "not_executable"
     text.write_text("#!/bin/sh\n")

@@ -1,6 +1,6 @@
 """How the Dask executor cuts the grid into tasks, which cores and environment its
 measuring processes get (no cluster needed: the pure parts of
-``harness.measure.dask_pool``)."""
+``harness.measure.executors.dask``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import dataclasses
 import os
 from types import SimpleNamespace
 
-from harness.measure import dask_pool
-from harness.measure.pool import LocalPool
+from harness.measure.executors import dask as dask_pool
+from harness.measure.executors.local import LocalPool
 from harness.measure.tasks import Pass, Task
 from harness.solver import ConfigKey
 
@@ -227,7 +227,8 @@ def test_the_code_fingerprint_covers_the_harness_and_the_solvers() -> None:
     """A worker with other code is refused by this fingerprint: it must read the
     installed sources wherever the module sits (a moved module once read none)."""
     files = dask_pool.code_files()
-    for name in ("harness/measure/worker.py", "harness/measure/dask_pool/payloads.py",
+    for name in ("harness/measure/worker.py",
+                 "harness/measure/executors/dask/payloads.py",
                  "harness/puzzle.py", "solvers/ida_star.py"):  # fmt: skip
         assert files[name].is_file(), name
     assert len(dask_pool.code_fingerprint()) == 64

@@ -23,7 +23,7 @@ import harness
 from harness import results as res
 from harness.cli import app
 from harness.measure import runner
-from harness.measure.dask_pool import address as where
+from harness.measure.executors.dask import address as where
 from harness.puzzle import goal_board, grid
 
 distributed = pytest.importorskip("distributed", reason="needs the dask extra")
@@ -145,7 +145,7 @@ def test_a_tls_cluster_runs_refuses_strangers_and_its_faults_stop_resumably(
         assert meta["executors"][-1]["scheduler"] == address
         assert not any("plain tcp" in w for w in meta["warnings"])
         # a client without the cluster's certificates gets nowhere
-        patience = "harness.measure.dask_pool.client.CONNECT_TIMEOUT"
+        patience = "harness.measure.executors.dask.client.CONNECT_TIMEOUT"
         monkeypatch.setattr(patience, 3.0)
         stranger = run_cli(tmp_path / "s", "--scheduler", address.replace("tls", "tcp"))
         assert stranger.exit_code == 2 and "cannot reach a scheduler" in stranger.output
@@ -155,7 +155,7 @@ def test_a_tls_cluster_runs_refuses_strangers_and_its_faults_stop_resumably(
         plugin = tmp_path / "killers.py"
         plugin.write_text(KILLERS.replace("SCHEDULER_PID", str(procs[0].pid)))
         monkeypatch.setattr(
-            "harness.measure.dask_pool.client.NO_WORKERS_SECONDS", 2.0
+            "harness.measure.executors.dask.client.NO_WORKERS_SECONDS", 2.0
         )
         g = grid(2, 3)
         goal = goal_board("standard", g)

@@ -16,8 +16,8 @@ from where import PLUGINS
 import harness
 from harness import results as res
 from harness.measure import runner
+from harness.measure.executors.local import LocalPool
 from harness.measure.plan import make_plan
-from harness.measure.pool import LocalPool
 from harness.measure.tasks import Pass, Task, TaskResult
 from harness.puzzle import goal_board, grid
 

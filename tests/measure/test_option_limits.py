@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.measure import plan as planning
-from harness.measure.pool import LocalPool
+from harness.measure.executors.local import LocalPool
 
 
 def one_line_error(result, *fragments: str) -> str:

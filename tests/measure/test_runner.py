@@ -611,7 +611,7 @@ def test_cells_reported_only_when_done_are_costed_by_the_workers_clock(
     'started' and 'done' in one instant: the cost model then takes the measuring
     process's own clock of the passes, not ~0 s, and the ETA is not ~0 s."""
     from harness.measure import runner as runner_module
-    from harness.measure.pool import LocalPool
+    from harness.measure.executors.local import LocalPool
     from harness.measure.tasks import TaskStarted as Started
 
     class ReportedWhenDone(LocalPool):

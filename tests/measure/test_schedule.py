@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from harness.measure.pool import LocalPool
+from harness.measure.executors.local import LocalPool
 from harness.measure.schedule import (
     EXPLORE,
     FIRST_OF_GROUP,

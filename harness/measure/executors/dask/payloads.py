@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.measure.pool import available_cores
+from harness.measure.executors.local import available_cores
 from harness.measure.tasks import Attempt, Setup, Task
 
 # ------------------------------------------------------------------ payloads

@@ -15,39 +15,39 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.measure.dask_pool.address import (
+from harness.measure.executors.dask.address import (
     AddressError,
     parse_address,
     plain_warning,
     probe,
 )
-from harness.measure.dask_pool.batching import (
+from harness.measure.executors.dask.batching import (
     BATCHES_PER_SLOT,
     DEFAULT_MAX_BATCH,
     DEFAULT_SLICE_SECONDS,
     batch_cells,
     plan_batches,
 )
-from harness.measure.dask_pool.environment import (
+from harness.measure.executors.dask.environment import (
     RESOURCE,
     by_name_too,
     client_environ,
     core_plan,
     restore_environ,
 )
-from harness.measure.dask_pool.payloads import (
+from harness.measure.executors.dask.payloads import (
     Batch,
     BatchResult,
     code_fingerprint,
     host_info,
 )
-from harness.measure.dask_pool.worker_side import (
+from harness.measure.executors.dask.worker_side import (
     check_programs,
     program_needs,
     run_batch,
     worker_info,
 )
-from harness.measure.pool import ExecutorError, fill_not_run
+from harness.measure.executors.local import ExecutorError, fill_not_run
 from harness.measure.tasks import Attempt, Event, Task, TaskResult, TaskStarted
 
 #: A batch lost with its Dask worker is queued again this many times, then its

@@ -2,10 +2,10 @@
 
 Dask only places the work; the measurement is the local one. Each Dask task is a
 *batch* of cells of one solver config. On the Dask worker the batch goes through a
-:class:`~harness.measure.pool.LocalPool` of one measuring process, the same fresh
-interpreter, deadlines, memory limit and memory pass as a local run; the Dask worker
-thread never calls a solver. A hang, a crash, ``os._exit`` or a memory hog costs
-the measuring process and one cell, recorded as locally, and the Dask task still
+:class:`~harness.measure.executors.local.LocalPool` of one measuring process, the same
+fresh interpreter, deadlines, memory limit and memory pass as a local run; the Dask
+worker thread never calls a solver. A hang, a crash, ``os._exit`` or a memory hog
+costs the measuring process and one cell, recorded as locally, and the Dask task still
 returns normally: Dask never sees a failure, so it never retries one. The
 measuring process (and the set-ups it has prepared) outlives the batch, so each
 Dask worker warms a config once, as a local worker does.
@@ -36,19 +36,19 @@ hash seed), pinned to its own core of its host when the plan pins (``core_plan``
 and the LocalCluster we start keeps Dask's own periodic work low
 (``SCHEDULER_CONFIG``).
 
-The package: :mod:`~harness.measure.dask_pool.payloads` (what travels),
-:mod:`~harness.measure.dask_pool.worker_side` (the Dask task),
-:mod:`~harness.measure.dask_pool.client` (the executor),
-:mod:`~harness.measure.dask_pool.batching` (cells into batches),
-:mod:`~harness.measure.dask_pool.environment` (environment and pinning),
-:mod:`~harness.measure.dask_pool.address` (scheduler addresses and TLS); their
+The package: :mod:`~harness.measure.executors.dask.payloads` (what travels),
+:mod:`~harness.measure.executors.dask.worker_side` (the Dask task),
+:mod:`~harness.measure.executors.dask.client` (the executor),
+:mod:`~harness.measure.executors.dask.batching` (cells into batches),
+:mod:`~harness.measure.executors.dask.environment` (environment and pinning),
+:mod:`~harness.measure.executors.dask.address` (scheduler addresses and TLS); their
 public names are re-exported here.
 
 This package is imported by the client only when ``--executor dask`` is chosen, and
 by Dask workers (``run_batch``); ``distributed`` is imported inside functions.
 """
 
-from harness.measure.dask_pool.batching import (
+from harness.measure.executors.dask.batching import (
     BATCHES_PER_SLOT,
     BLOCK_BATCHES_PER_SLOT,
     DEFAULT_MAX_BATCH,
@@ -56,7 +56,7 @@ from harness.measure.dask_pool.batching import (
     batch_cells,
     plan_batches,
 )
-from harness.measure.dask_pool.client import (
+from harness.measure.executors.dask.client import (
     CONNECT_TIMEOUT,
     LOST_BATCH_RETRIES,
     SCHEDULER_CONFIG,
@@ -67,7 +67,7 @@ from harness.measure.dask_pool.client import (
     import_distributed,
     lost_entry,
 )
-from harness.measure.dask_pool.environment import (
+from harness.measure.executors.dask.environment import (
     NANNY_ENV,
     RESOURCE,
     by_name_too,
@@ -77,7 +77,7 @@ from harness.measure.dask_pool.environment import (
     measuring_env,
     restore_environ,
 )
-from harness.measure.dask_pool.payloads import (
+from harness.measure.executors.dask.payloads import (
     Batch,
     BatchResult,
     CellResult,
@@ -85,7 +85,7 @@ from harness.measure.dask_pool.payloads import (
     code_fingerprint,
     host_info,
 )
-from harness.measure.dask_pool.worker_side import (
+from harness.measure.executors.dask.worker_side import (
     START_ACK_SECONDS,
     check_programs,
     program_needs,

@@ -19,15 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.measure.dask_pool.environment import cores_for, measuring_env
-from harness.measure.dask_pool.payloads import (
+from harness.measure.executors.dask.environment import cores_for, measuring_env
+from harness.measure.executors.dask.payloads import (
     Batch,
     BatchResult,
     CellResult,
     code_fingerprint,
     host_info,
 )
-from harness.measure.pool import LocalPool, fill_not_run
+from harness.measure.executors.local import LocalPool, fill_not_run
 from harness.measure.tasks import Attempt, Setup, Task, TaskResult
 
 #: Seconds a batch waits for the scheduler to acknowledge its start event.
