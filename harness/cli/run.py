@@ -246,7 +246,7 @@ def run_command(
     from harness import results as res
     from harness.api import finish
     from harness.measure import runner
-    from harness.measure.executors.local import ExecutorError
+    from harness.measure.executors import ExecutorError
     from harness.measure.meta import advice
     from harness.measure.plan import DEFAULT_ADAPTIVE
     from harness.measure.session import CLI_SPELLING, RunOptions, Session

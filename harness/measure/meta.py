@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from harness import results as res
-from harness.measure.executors.local import Executor
+from harness.measure.executors import Executor
 from harness.measure.plan import Cell, Plan
 from harness.measure.sampling import WARM_SOLVE_BELOW
 from harness.measure.tasks import (

@@ -30,12 +30,9 @@ from typing import Any, Protocol
 
 from harness import results as res
 from harness.datasets import Dataset
-from harness.measure.executors.local import (
-    Executor,
-    ExecutorError,
-    InlineExecutor,
-    LocalPool,
-)
+from harness.measure.executors import Executor, ExecutorError
+from harness.measure.executors.inline import InlineExecutor
+from harness.measure.executors.local import LocalPool
 from harness.measure.meta import (
     PhaseClock,
     new_meta,

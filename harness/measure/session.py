@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import results as res
-from harness.measure.executors.local import Executor
+from harness.measure.executors import Executor
 from harness.measure.plan import (
     DEFAULT_ADAPTIVE,
     DEFAULT_MEMORY_LIMIT_MB,

@@ -15,7 +15,7 @@ from plugins.tiny import make_dataset, walk
 import harness
 from harness import results as res
 from harness.measure import stopping, worker
-from harness.measure.executors.local import fill_not_run
+from harness.measure.executors import fill_not_run
 from harness.measure.stopping import median_range, settled
 from harness.measure.tasks import Attempt, Pass, Task
 from harness.puzzle import goal_board, grid

@@ -1,19 +1,11 @@
-"""Executors: where the runner's tasks run (the parent side; the child side is
-:mod:`harness.measure.worker`).
+"""The local executor: :class:`LocalPool` runs tasks in ``jobs`` worker processes on
+this machine (the parent side; the child side is :mod:`harness.measure.worker`).
 
-A :class:`Task` is one solver config on one instance with the passes still to do
-(the timed repeats, then the memory pass). An :class:`Executor` takes tasks and yields
-:class:`TaskStarted` / :class:`TaskResult` events as they happen; the runner turns
-results into rows and owns validation, so another engine (a cluster scheduler, dask)
-only has to implement ``submit`` / ``events`` / ``shutdown`` and call :func:`run_task`
-in its workers -- solvers and results do not change.
-
-:class:`LocalPool` runs tasks in ``jobs`` worker processes (fresh interpreters, never
-a fork of the possibly threaded parent). A worker keeps prepared
-set-up state (plugins, heuristic tables, compiled kernels) between tasks of the same
-config. The parent enforces every deadline: a worker that does not answer within the
-pass's time limit plus a grace period is killed and replaced, as is one that crashes
-or runs out of memory; only that one pass is lost.
+Workers are fresh interpreters, never a fork of the possibly threaded parent. A
+worker keeps prepared set-up state (plugins, heuristic tables, compiled kernels)
+between tasks of the same config. The parent enforces every deadline: a worker
+that does not answer within the pass's time limit plus a grace period is killed and
+replaced, as is one that crashes or runs out of memory; only that one pass is lost.
 """
 
 from __future__ import annotations
@@ -24,13 +16,13 @@ import socket
 import subprocess
 import sys
 import time
-from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import connection
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from harness.measure.executors.base import fill_not_run
 from harness.measure.handout import Handout
 from harness.measure.tasks import (
     Attempt,
@@ -41,67 +33,10 @@ from harness.measure.tasks import (
     TaskResult,
     TaskStarted,
 )
-from harness.measure.worker import Worker
 
 #: A worker that ignores the in-process alarm (compiled code) is killed this much later.
 KILL_GRACE_SECONDS = 1.0
 KILL_GRACE_FRACTION = 0.2
-
-
-class ExecutorError(Exception):
-    """An executor cannot go on (e.g. a cluster whose workers run other code): one
-    line for the user; the rows stored so far stay, the run can be resumed."""
-
-
-class Executor(Protocol):
-    """Runs tasks somewhere and reports them back as they finish, in any order.
-    Everything the runner asks of an executor is declared here; an executor with
-    nothing to say to a call (a local pool has no lost batches) still answers it."""
-
-    #: measuring slots (0: inline, in the caller's process)
-    jobs: int
-    #: worker id -> what is known of the worker (host, CPU model, address) for
-    #: meta.json placement; empty when results carry no worker id (local pools)
-    workers: dict[str, dict[str, Any]]
-    #: batches lost with their worker so far (meta.json ``lost_batches``)
-    lost_batches: list[dict[str, Any]]
-
-    def submit(self, task: Task) -> None:
-        """Queue a task; it runs when a worker is free."""
-
-    def events(self) -> Iterator[Event]:
-        """Yield events until every submitted task has produced its TaskResult."""
-
-    def shutdown(self, *, cancel: bool = False) -> None:
-        """Stop the workers; ``cancel`` kills them at once, dropping queued tasks."""
-
-    def prioritize(
-        self,
-        priority: Callable[[Task], float],
-        key: Callable[[Task], Hashable] | None = None,
-        token: Callable[[], Hashable | None] | None = None,
-    ) -> None:
-        """From now on, hand out the pending task with the highest ``priority``;
-        ``key``: tasks with equal keys have equal priority (ask once per key);
-        ``token``: while it is the same, the last answers hold."""
-
-    def set_run_dir(self, run_dir: Path) -> None:
-        """The run directory, once it exists (where worker logs go)."""
-
-    def set_pin(self, pin: bool) -> None:
-        """Whether to pin measuring processes to cores (the plan decides)."""
-
-    def describe(self) -> dict[str, Any]:
-        """meta.json ``executors`` entry: kind, slots and what else is known."""
-
-    def warnings(self) -> list[str]:
-        """What the user should know about where the cells run (one line each)."""
-
-    def notes(self) -> list[str]:
-        """meta.json warnings learnt while the cells ran (one line each)."""
-
-
-# ------------------------------------------------------------ local pool
 
 
 def _signal_name(number: int) -> str:
@@ -481,81 +416,3 @@ def available_cores() -> list[int]:
         return sorted(os.sched_getaffinity(0))
     except AttributeError:
         return list(range(os.cpu_count() or 1))
-
-
-def fill_not_run(task: Task, attempts: list[Attempt]) -> list[Attempt]:
-    """Attempts for every pass of ``task``: the ones made, then the rest, not tried,
-    carrying the outcome of the failure that stopped the task."""
-    done = {(a.measure, a.repeat) for a in attempts}
-    failure = next((a for a in attempts if a.outcome != "returned"), None)
-    stopped = any(a.stop for a in attempts)  # adaptive stop: repeats left out
-    out = list(attempts)
-    for p in task.passes:
-        if (p.measure, p.repeat) in done or (stopped and p.measure == "time"):
-            continue
-        if failure is None:  # cannot happen with a well-behaved worker
-            out.append(
-                Attempt(p.measure, p.repeat, "error", message="pass result lost")
-            )
-            continue
-        out.append(
-            Attempt(
-                p.measure,
-                p.repeat,
-                failure.outcome,
-                message=f"not run after {failure.outcome} in {failure.measure} pass "
-                f"{failure.repeat}"
-                + (f": {failure.message}" if failure.message else ""),
-            )
-        )
-    return out
-
-
-class InlineExecutor:
-    """Runs tasks in this process, one at a time, with no isolation: for debugging a
-    solver under a debugger (``--jobs 0``). A hang or crash takes the run down."""
-
-    jobs = 0
-
-    def __init__(self) -> None:
-        self._queue: deque[Task] = deque()
-        self._worker = Worker(0)
-        self.workers: dict[str, dict[str, Any]] = {}
-        self.lost_batches: list[dict[str, Any]] = []
-
-    def submit(self, task: Task) -> None:
-        self._queue.append(task)
-
-    def prioritize(
-        self,
-        priority: Callable[[Task], float],
-        key: Callable[[Task], Hashable] | None = None,
-        token: Callable[[], Hashable | None] | None = None,
-    ) -> None:
-        """One task at a time, in submission order: nothing to reorder."""
-
-    def set_run_dir(self, run_dir: Path) -> None:
-        """No worker, no log: nothing to do."""
-
-    def set_pin(self, pin: bool) -> None:
-        """This process stays where it is: nothing to do."""
-
-    def describe(self) -> dict[str, Any]:
-        return {"kind": "inline", "slots": 0}
-
-    def warnings(self) -> list[str]:
-        return []
-
-    def notes(self) -> list[str]:
-        return []
-
-    def events(self) -> Iterator[Event]:
-        while self._queue:
-            task = self._queue.popleft()
-            yield TaskStarted(task, 0)
-            result = self._worker.run(task)
-            result.attempts = fill_not_run(task, result.attempts)
-            yield result
-
-    def shutdown(self, *, cancel: bool = False) -> None:
-        self._queue.clear()

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.measure.executors.base import ExecutorError, fill_not_run
 from harness.measure.executors.dask.address import (
     AddressError,
     parse_address,
@@ -47,7 +48,6 @@ from harness.measure.executors.dask.worker_side import (
     run_batch,
     worker_info,
 )
-from harness.measure.executors.local import ExecutorError, fill_not_run
 from harness.measure.tasks import Attempt, Event, Task, TaskResult, TaskStarted
 
 #: A batch lost with its Dask worker is queued again this many times, then its

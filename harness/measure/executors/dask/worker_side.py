@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.measure.executors.base import fill_not_run
 from harness.measure.executors.dask.environment import cores_for, measuring_env
 from harness.measure.executors.dask.payloads import (
     Batch,
@@ -27,7 +28,7 @@ from harness.measure.executors.dask.payloads import (
     code_fingerprint,
     host_info,
 )
-from harness.measure.executors.local import LocalPool, fill_not_run
+from harness.measure.executors.local import LocalPool
 from harness.measure.tasks import Attempt, Setup, Task, TaskResult
 
 #: Seconds a batch waits for the scheduler to acknowledge its start event.
