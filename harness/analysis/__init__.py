@@ -26,10 +26,13 @@ from harness.results import (
     FLOAT_COLUMNS,
     INT_COLUMNS,
     MEASURES,
+    META_FILE,
     ROWS_FILE,
     STATUSES,
     WORST_LAST,
     ResultsError,
+    RunMeta,
+    load_meta,
     mark_contradicted_labels,
     read_meta,
     read_row_dicts,
@@ -100,19 +103,19 @@ def read_run(run_dir: Path | str) -> tuple[dict[str, Any], pd.DataFrame]:
         raise ResultsError(f"{run_dir}: no such run directory")
     meta = read_meta(run_dir)
     rows = typed_rows(read_row_dicts(run_dir), run_dir / ROWS_FILE)
-    return meta, _claimed_bounds(meta, rows)
+    return meta, _claimed_bounds(load_meta(meta, str(run_dir / META_FILE)), rows)
 
 
-def _claimed_bounds(meta: dict[str, Any], rows: pd.DataFrame) -> pd.DataFrame:
-    """Runs stored before schema 6 have no ``bound`` column: a config that
-    meta.json says was optimal claimed bound 1 (the others, none)."""
-    if meta.get("schema_version", 0) >= 6 or rows.empty:
+def _claimed_bounds(meta: RunMeta, rows: pd.DataFrame) -> pd.DataFrame:
+    """Runs stored before schema 6 have no ``bound`` column: each config's bound
+    is the one its migrated meta.json claims (1 where it called the config
+    optimal, none for the others)."""
+    if meta.stored_version >= 6 or rows.empty:
         return rows
-    solvers = meta.get("solvers") or {}
-    optimal = [label for label, info in solvers.items()
-               if isinstance(info, dict) and info.get("optimal") is True]  # fmt: skip
-    hit = rows["config"].isin(optimal) & rows["bound"].isna()
-    rows.loc[hit, "bound"] = 1.0
+    claims = {label: float(info["bound"]) for label, info in meta.solvers.items()
+              if isinstance(info, dict) and info.get("bound") is not None}  # fmt: skip
+    hit = rows["bound"].isna()
+    rows.loc[hit, "bound"] = rows.loc[hit, "config"].map(claims).astype("float64")
     return rows
 
 

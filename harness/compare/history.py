@@ -21,6 +21,7 @@ from typing import Any
 
 from harness.compare import Incomparable, Thresholds, compare_frames
 from harness.core.files import real_dir, write_atomic
+from harness.results import RunMeta, load_meta
 
 ENVIRONMENT_KEYS = ("cpu_model", "python", "packages")
 DEFAULT_TOP = 10
@@ -104,15 +105,15 @@ def find_runs(paths: list[Path]) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
-def _point(run_dir: Path, meta: dict, rows) -> RunPoint:
-    git = meta.get("git") or {}
+def _point(run_dir: Path, meta: RunMeta, rows) -> RunPoint:
+    git = meta.git
     commit = (git.get("commit") or "nogit")[:8] + ("-dirty" if git.get("dirty") else "")
     point = RunPoint(
         run_dir=run_dir,
-        run_id=str(meta.get("run_id", run_dir.name)),
+        run_id=meta.run_id or run_dir.name,
         commit=commit,
-        date=str(meta.get("started_utc") or ""),
-        environment={k: meta.get(k) for k in ENVIRONMENT_KEYS},
+        date=meta.started_utc or "",
+        environment={k: meta.environment.get(k) for k in ENVIRONMENT_KEYS},
     )
     timed = rows[
         (rows["measure"] == "time") & rows["status"].isin(["solved", "unsolvable"])
@@ -148,7 +149,7 @@ def build_history(paths: list[Path], thresholds: Thresholds | None = None) -> Hi
     if not loaded:
         raise HistoryError("no runs given")
     loaded.sort(key=lambda item: (item[0], item[1]))
-    runs = [_point(Path(d), m, r) for _, d, m, r in loaded]
+    runs = [_point(Path(d), load_meta(m), r) for _, d, m, r in loaded]
     for point, (_, name, _, _) in zip(runs, loaded, strict=True):
         point.run_dir = Path(name)
     configs = sorted(

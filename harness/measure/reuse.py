@@ -266,7 +266,7 @@ def merge(
         by_config.update((m.get("options") or {}).get("timeout_by_config") or {})
     if by_config:
         opts["timeout_by_config"] = by_config
-    meta = res.RunMeta.from_json(newest)  # the newest run's machine and timers
+    meta = res.load_meta(newest)  # the newest run's machine and timers, migrated
     meta.run_id = out.name
     meta.started_utc = min(str(m.get("started_utc") or "") for _, m, _ in loaded)
     meta.finished_utc = res.utc_now()

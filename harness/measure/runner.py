@@ -632,14 +632,14 @@ def _open_for_resume(run_id, run_dir, lock, jobs, argv, datasets, repair):
         stored = res.read_meta(run_dir)
     except res.ResultsError as err:
         raise RunError(str(err)) from None
-    if stored.get("schema_version") != res.SCHEMA_VERSION:
+    meta = res.load_meta(stored)
+    if meta.stored_version != res.SCHEMA_VERSION:
         raise RunError(
             f"run {run_id} was stored with schema_version "
-            f"{stored.get('schema_version')} and cannot be resumed by this harness "
+            f"{meta.stored_version} and cannot be resumed by this harness "
             f"(version {res.SCHEMA_VERSION})"
         )
     plan = plan_from_meta(stored, datasets)
-    meta = RunMeta.from_json(stored)
     try:
         dropped = res.repair_rows(run_dir)
         rejected = res.quarantine_rows(run_dir) if repair else 0

@@ -9,10 +9,12 @@ Standard library only; :func:`harness.analysis.read_run` is the typed reader.
 
 The package: :mod:`~harness.results.schema` (columns, statuses, version),
 :mod:`~harness.results.store` (run folders, meta.json, rows.csv),
+:mod:`~harness.results.runmeta` (meta.json typed: :class:`RunMeta`, and
+:func:`load_meta`, which migrates every readable version),
 :mod:`~harness.results.environment` (the machine),
 :mod:`~harness.results.contradictions` (dataset labels the rows contradict),
-:mod:`~harness.results.placement` (hosts and cells); the first four's public
-names are re-exported here.
+:mod:`~harness.results.placement` (hosts and cells); the public names of all
+but the last are re-exported here.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from harness.results.environment import (
     load_average,
     timer_meta,
 )
-from harness.results.runmeta import RunMeta
+from harness.results.runmeta import MIGRATIONS, RunMeta, load_meta, migrate
 from harness.results.schema import (
     ANSWERED,
     BOOL_COLUMNS,
@@ -79,6 +81,7 @@ from harness.results.store import (
     quarantine_rows,
     read_meta,
     read_row_dicts,
+    read_run_meta,
     repair_hint,
     repair_rows,
     schema_gaps,
@@ -102,6 +105,7 @@ __all__ = [
     "ENVIRONMENT_KEYS",
     "FLOAT_COLUMNS",
     "INT_COLUMNS",
+    "MIGRATIONS",
     "MAX_TEXT",
     "MEASURES",
     "META_FILE",
@@ -131,14 +135,17 @@ __all__ = [
     "format_rows",
     "git_info",
     "load_average",
+    "load_meta",
     "make_run_id",
     "mark_contradicted_labels",
+    "migrate",
     "meta_text",
     "new_run_dir",
     "python_argv",
     "quarantine_rows",
     "read_meta",
     "read_row_dicts",
+    "read_run_meta",
     "repair_hint",
     "repair_rows",
     "row_key",

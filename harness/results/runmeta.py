@@ -1,19 +1,21 @@
-"""meta.json as the code that writes it sees it: :class:`RunMeta`, one typed field
-per key, written by the runner, the session, the experiment file and ``merge``.
+"""meta.json as the code sees it: :class:`RunMeta`, one typed field per key,
+written by the runner, the session, the experiment file and ``merge``, and read
+back by :func:`load_meta`, the one loader of every readable schema version.
 
-Readers (the analysis, compare, the report) take the stored JSON object as it is
-(:func:`harness.results.read_meta`, which accepts every readable version);
-:meth:`RunMeta.from_json` is for continuing a run of the current version (a
-resume, a merge). Keys this version does not know are kept as they were.
+A meta.json of an older version is brought to the current one by one explicit
+step per version (:data:`MIGRATIONS`), then typed; :attr:`RunMeta.stored_version`
+keeps the version it was stored under (what it lacks: ``schema_gaps``). Keys
+this version does not know are kept as they were.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from harness.results.environment import ENVIRONMENT_KEYS
-from harness.results.schema import SCHEMA_VERSION
+from harness.results.schema import READABLE_VERSIONS, SCHEMA_VERSION, ResultsError
 
 #: Written only once set (None or empty: the key is absent, as readers expect).
 _OPTIONAL = (
@@ -72,6 +74,8 @@ class RunMeta:
     report_error: str | None = None
     #: keys this version does not know, kept as read
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the schema version the file was stored under (written back as the current)
+    stored_version: int = SCHEMA_VERSION
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object stored as meta.json (the environment's keys at the top
@@ -81,7 +85,7 @@ class RunMeta:
             value = getattr(self, f.name)
             if f.name == "environment":
                 out.update(value)
-            elif f.name == "extra":
+            elif f.name in ("extra", "stored_version"):
                 continue
             elif f.name in _OPTIONAL and value in (None, [], {}):
                 continue
@@ -91,14 +95,116 @@ class RunMeta:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunMeta:
-        """A stored meta.json, to write on (a resume, a merge); it is written back
-        under the current version."""
+        """A meta.json object of the current version, typed (older versions go
+        through :func:`load_meta`)."""
         rest = dict(data)
-        rest.pop("schema_version", None)
+        version = rest.pop("schema_version", SCHEMA_VERSION)
         known = {f.name for f in fields(cls)} - {"environment", "extra"}
+        known.discard("stored_version")
         values = {k: rest.pop(k) for k in list(rest) if k in known}
         environment = {k: rest.pop(k) for k in ENVIRONMENT_KEYS if k in rest}
         for name in _OPTIONAL:  # null in the file: not set yet
             if values.get(name) is None:
                 values.pop(name, None)
-        return cls(**values, environment=environment, extra=rest)
+        return cls(
+            **values, environment=environment, extra=rest, stored_version=version
+        )
+
+
+# ---------------------------------------------------------------- migration
+# One step per version: what the next version added to meta.json, filled in for
+# a run stored before it where the older run tells (rows.csv's columns are the
+# reader's: harness.results.schema says what each version added there).
+
+
+def _from_v1(data: dict[str, Any]) -> None:
+    """2 added ``raw_seconds`` / ``raw_cpu_seconds`` to the rows, nothing to
+    meta.json."""
+
+
+def _from_v2(data: dict[str, Any]) -> None:
+    """3 added options.warmup and options.order_seed, load averages, the CPU
+    frequency and the hostname: not recorded before, so left absent (readers say
+    "no warm-up count recorded")."""
+
+
+def _from_v3(data: dict[str, Any]) -> None:
+    """4 added the adaptive stop (options.adaptive, the tolerance; 0 = off) and
+    ``phases``: a run before it took every repeat, so its tolerance is 0."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options.setdefault("adaptive", 0)
+
+
+def _from_v4(data: dict[str, Any]) -> None:
+    """5 added calibrated samples (options.min_sample_seconds; 0 = one solve per
+    sample): a run before it timed one solve per repeat."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options.setdefault("min_sample_seconds", 0)
+
+
+def _from_v5(data: dict[str, Any]) -> None:
+    """6 added each config's claim (solvers.<label>.bound and .guarantee): before
+    it, a config meta.json calls optimal claimed bound 1, any other none."""
+    for info in (data.get("solvers") or {}).values():
+        if isinstance(info, dict):
+            optimal = info.get("optimal") is True
+            info.setdefault("bound", 1 if optimal else None)
+            info.setdefault("guarantee", "optimal" if optimal else "none")
+
+
+#: version -> the step that brings a meta.json of that version to the next one.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], None]] = {
+    1: _from_v1, 2: _from_v2, 3: _from_v3, 4: _from_v4, 5: _from_v5,
+}  # fmt: skip
+
+
+def check_version(data: dict[str, Any], where: str = "meta.json") -> int:
+    """The stored object's schema version; ResultsError (one line naming
+    ``where``) for one this harness cannot read, a newer one included."""
+    version = data.get("schema_version")
+    if type(version) is not int or version not in READABLE_VERSIONS:
+        newer = (
+            f"newer than this harness's {SCHEMA_VERSION}; "
+            if type(version) is int and version > SCHEMA_VERSION
+            else ""
+        )
+        raise ResultsError(
+            f"{where}: schema_version {version!r} is not supported by this harness "
+            f"({newer}it reads versions {', '.join(map(str, READABLE_VERSIONS))}); "
+            "use the harness version that wrote it"
+        )
+    return version
+
+
+def migrate(data: dict[str, Any], where: str = "meta.json") -> dict[str, Any]:
+    """A copy of a stored meta.json object brought to :data:`SCHEMA_VERSION`, one
+    step per version; ResultsError (one line naming ``where``) for a version this
+    harness cannot read, a newer one included."""
+    version = check_version(data, where)
+    # The steps change only options and solvers' entries: those are copied, the
+    # rest (a large run's placement) is shared with ``data``.
+    out = dict(data)
+    if isinstance(out.get("options"), dict):
+        out["options"] = dict(out["options"])
+    if isinstance(out.get("solvers"), dict):
+        out["solvers"] = {
+            label: dict(info) if isinstance(info, dict) else info
+            for label, info in out["solvers"].items()
+        }
+    for step in range(version, SCHEMA_VERSION):
+        MIGRATIONS[step](out)
+    out["schema_version"] = SCHEMA_VERSION
+    return out
+
+
+def load_meta(data: dict[str, Any], where: str = "meta.json") -> RunMeta:
+    """The one loader: a stored meta.json object of any readable version, migrated
+    (:func:`migrate`) and typed; :attr:`RunMeta.stored_version` is its version."""
+    current = migrate(data, where)
+    for key in ("run_id", "started_utc"):  # always written; a hand-made file
+        current.setdefault(key, "")  # may lack them: read as unknown
+    meta = RunMeta.from_json(current)
+    meta.stored_version = data["schema_version"]
+    return meta

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.files import append_durably, write_atomic
-from harness.results.runmeta import RunMeta
+from harness.results.runmeta import RunMeta, check_version, load_meta
 from harness.results.schema import (
     BOOL_COLUMNS,
     BOOL_TOKENS,
@@ -33,7 +33,6 @@ from harness.results.schema import (
     MAX_TEXT,
     MEASURES,
     META_FILE,
-    READABLE_VERSIONS,
     REJECTED_FILE,
     ROWS_FILE,
     SCHEMA_VERSION,
@@ -142,8 +141,9 @@ def find_run_dir(token: str, results_dir: Path | str) -> Path:
 
 
 def read_meta(run_dir: Path | str) -> dict[str, Any]:
-    """``meta.json`` of a run; ResultsError if missing, malformed or of another
-    schema version."""
+    """``meta.json`` of a run as stored (its own version's keys; typed and
+    migrated: :func:`read_run_meta`); ResultsError if missing, malformed or of a
+    version this harness cannot read."""
     path = Path(run_dir) / META_FILE
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
@@ -153,17 +153,18 @@ def read_meta(run_dir: Path | str) -> dict[str, Any]:
         raise ResultsError(f"{path}: cannot read: {err}") from None
     if not isinstance(meta, dict):
         raise ResultsError(f"{path}: not a JSON object")
-    version = meta.get("schema_version")
-    if version not in READABLE_VERSIONS:
-        raise ResultsError(
-            f"{path}: schema_version {version!r} is not supported by this harness "
-            f"(it reads versions {', '.join(map(str, READABLE_VERSIONS))}); use the "
-            "harness version that wrote it"
-        )
+    check_version(meta, str(path))
     problem = meta_problem(meta)
     if problem:
         raise ResultsError(f"{path}: {problem} (edited by hand?)")
     return meta
+
+
+def read_run_meta(run_dir: Path | str) -> RunMeta:
+    """``meta.json`` of a run of any readable version, migrated to the current
+    one and typed (:func:`~harness.results.runmeta.load_meta`); ResultsError as
+    :func:`read_meta`."""
+    return load_meta(read_meta(run_dir), str(Path(run_dir) / META_FILE))
 
 
 #: The type of each meta.json entry the readers use, where present: "object",
