@@ -53,18 +53,14 @@ def history(
     date; breaks where the environment changed or counters moved; the largest steps;
     regressions flagged by the statistics of `harness compare`."""
     from harness.compare import Thresholds
-    from harness.compare.history import (
-        HistoryError,
-        build_history,
-        largest_steps,
-        write_history,
-    )
+    from harness.compare.history import HistoryError, build_history, largest_steps
+    from harness.report.history import HistoryReport
 
     if out is None:
         out = _results_folder(runs) / "history"
     try:
         hist = build_history(runs, Thresholds(min_ratio=min_ratio))
-        page = write_history(hist, out, top)
+        page = HistoryReport(hist, top).write(out)
     except HistoryError as err:
         raise fail(str(err)) from None
     except OSError as err:

@@ -9,10 +9,7 @@ How the numbers are made is :data:`HOW_TO_READ`, printed at the end of every rep
 """
 from __future__ import annotations
 
-import base64
-import html
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ from harness.analysis.aggregate import sig
 from harness.core.files import real_dir, write_atomic
 from harness.report.comparison import comparison_table
 from harness.report.findings import compare_findings, findings
+from harness.report.render import Section, html_page, markdown_page
 from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
 from harness.report.summary_table import skip_lines, summary_columns
 from harness.report.summary_table import summary_blocks as summary_blocks_of
@@ -35,7 +33,6 @@ from harness.report.tables import (
     PARTS,
     display_compare,
     display_table,
-    html_table,
     markdown_table,
     text_table,
 )
@@ -84,18 +81,6 @@ HOW_TO_READ = (
 
 
 # ---------------------------------------------------------------- report
-
-
-@dataclass(slots=True)
-class _Section:
-    """One block of the report, rendered to both Markdown and HTML."""
-
-    title: str
-    level: int = 2
-    paragraphs: list[str] = field(default_factory=list)
-    bullets: list[str] = field(default_factory=list)
-    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
-    figures: list[Any] = field(default_factory=list)  # plots.Plot
 
 
 def write_report(
@@ -191,41 +176,176 @@ def _write(
             )
         )
     say("writing report: report.md and report.html")
-    sections = _sections(runs, table, figures)
-    title = (
-        f"Benchmark report: {runs[0].run_id}"
-        if len(runs) == 1
-        else f"Benchmark comparison of {len(runs)} runs"
+    report = (
+        ComparisonReport(runs, figures, table)
+        if len(runs) > 1
+        else SummaryReport(runs[0], figures)
     )
-    write_atomic(out / "report.md", _markdown(title, sections))
-    html_path = out / "report.html"
-    write_atomic(html_path, _html(title, sections, out))
-    return html_path
+    return report.write(out)
 
 
-def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Section]:
-    sections = []
-    stands = _Section("What stands out")
-    if len(runs) > 1:
-        stands.bullets.extend(compare_findings(runs, table))
-    for run in runs[-1:] if len(runs) > 1 else runs:
-        prefix = f"{run.label}: " if len(runs) > 1 else ""
-        stands.bullets.extend(
-            prefix + (s[:1].lower() + s[1:] if prefix else s) for s in findings(run)
+class Report:
+    """One report of stored runs, as Downward Lab's reports are: a title and its
+    sections, written as report.md and report.html. A subclass says which sections;
+    everything it uses (the runs, the plots drawn, the comparison table) is given
+    to it, nothing through a module variable."""
+
+    #: several runs: their labels prefix the findings and name the sections
+    several = False
+
+    def __init__(self, runs: list[Run], figures: list) -> None:
+        self.runs = runs
+        self.figures = figures
+
+    @property
+    def title(self) -> str:
+        raise NotImplementedError
+
+    def sections(self) -> list[Section]:
+        raise NotImplementedError
+
+    def write(self, out: Path) -> Path:
+        """report.md and report.html into ``out``; returns the HTML path."""
+        sections = self.sections()
+        write_atomic(out / "report.md", markdown_page(self.title, sections))
+        html_path = out / "report.html"
+        write_atomic(html_path, html_page(self.title, sections))
+        return html_path
+
+    # ---- sections every report has
+
+    def stands_out(self, first: Sequence[str] = ()) -> Section:
+        """The findings of the newest run (``first``: bullets before them)."""
+        stands = Section("What stands out", bullets=list(first))
+        for run in self.runs[-1:]:
+            prefix = f"{run.label}: " if self.several else ""
+            stands.bullets.extend(
+                prefix + (s[:1].lower() + s[1:] if prefix else s)
+                for s in findings(run)
+            )
+        skipped = [f.title for f in self.figures if f.skipped]
+        if skipped:
+            stands.bullets.append(
+                "Not drawn for lack of data (reasons under Plots): "
+                f"{'; '.join(skipped)}."
+            )
+        return stands
+
+    def results(self) -> list[Section]:
+        """Per dataset answers and cost, then coverage and scores: one section per
+        run, the newest first."""
+        sections = []
+        for run in reversed(self.runs):
+            sec = Section(
+                f"Results per dataset: {run.label}"
+                if self.several
+                else "Results per dataset"
+            )
+            table_run = aggregate.run_summary(run)
+            for dataset, cells in table_run.groupby("dataset", sort=True):
+                caption = _dataset_caption(run, dataset, cells)
+                sec.tables.append(
+                    (f"{caption}: answers", display_table(cells, "answers"))
+                )
+                sec.tables.append((f"{caption}: cost", display_table(cells, "cost")))
+            if table_run.empty:
+                sec.paragraphs.append("No result rows.")
+            else:
+                sec.tables.append(
+                    ("All datasets: coverage and scores (sum over instances)",
+                     _scores_table(aggregate.score_totals(aggregate.run_fair(run))))
+                )  # fmt: skip
+            sections.append(sec)
+        return sections
+
+    def plots(self) -> Section:
+        pics = Section("Plots")
+        if self.several:
+            pics.paragraphs.append(
+                f"Plots show {self.runs[-1].label} ({self.runs[-1].run_id}), "
+                "except the comparison plot, which shows every run."
+            )
+        pics.figures = [f for f in self.figures if not f.skipped]
+        pics.bullets = [
+            f"{f.title}: skipped ({f.skipped})." for f in self.figures if f.skipped
+        ]
+        return pics
+
+    def about(self) -> Section:
+        """Last: readers come for the results; the facts that make them
+        reproducible (commit, machine, options, set-up) follow."""
+        about = Section("Runs")
+        about.tables.append(("", _runs_table(self.runs)))
+        for run in self.runs:
+            label = f" of {run.label}" if self.several else ""
+            hosts = _hosts_table(run)
+            if hosts is not None:
+                about.tables.append((f"Where the cells{label} were measured", hosts))
+            setup = _setup_table(run)
+            if setup is not None:
+                about.tables.append(
+                    (f"One-time set-up{label} (not part of any solve time)", setup)
+                )
+        return about
+
+    def how_to_read(self) -> Section:
+        return Section(
+            "How to read the numbers",
+            bullets=[*(_method(run) for run in self.runs), *HOW_TO_READ],
         )
-    skipped = [f.title for f in figures if f.skipped]
-    if skipped:
-        stands.bullets.append(
-            f"Not drawn for lack of data (reasons under Plots): {'; '.join(skipped)}."
-        )
-    sections.append(stands)
-    if len(runs) == 1:  # the summary `harness run` printed, every column
-        sections.append(_summary_section(runs[0]))
-    if len(runs) > 1:
-        comp = _Section(
+
+
+class SummaryReport(Report):
+    """One run: what stands out, the summary `harness run` printed (every
+    column), the results per dataset, plots and provenance."""
+
+    def __init__(self, run: Run, figures: list) -> None:
+        super().__init__([run], figures)
+
+    @property
+    def title(self) -> str:
+        return f"Benchmark report: {self.runs[0].run_id}"
+
+    def sections(self) -> list[Section]:
+        return [
+            self.stands_out(),
+            _summary_section(self.runs[0]),
+            *self.results(),
+            self.plots(),
+            self.about(),
+            self.how_to_read(),
+        ]
+
+
+class ComparisonReport(Report):
+    """Several runs: each later one side by side with the first, judged as
+    `harness compare` judges; the newest run's findings and plots."""
+
+    several = True
+
+    def __init__(self, runs: list[Run], figures: list, table: pd.DataFrame) -> None:
+        super().__init__(runs, figures)
+        self.table = table  # comparison_table(runs)
+
+    @property
+    def title(self) -> str:
+        return f"Benchmark comparison of {len(self.runs)} runs"
+
+    def sections(self) -> list[Section]:
+        return [
+            self.stands_out(compare_findings(self.runs, self.table)),
+            self.side_by_side(),
+            *self.results(),
+            self.plots(),
+            self.about(),
+            self.how_to_read(),
+        ]
+
+    def side_by_side(self) -> Section:
+        comp = Section(
             "Side by side",
             paragraphs=[
-                f"Each later run against {runs[0].label}, judged as `harness "
+                f"Each later run against {self.runs[0].label}, judged as `harness "
                 "compare` judges it: time ratio = new / old (below 1 = faster) "
                 "of the metric named in the column (CPU time where both runs "
                 "have it), the geometric mean of per-instance median ratios over "
@@ -233,65 +353,15 @@ def _sections(runs: list[Run], table: pd.DataFrame, figures: list) -> list[_Sect
                 "in both are left out: timer noise); counters exact."
             ],
         )
-        comp.tables.extend(summary_blocks(runs, table))
-        sections.append(comp)
-    for run in reversed(runs):
-        sec = _Section(
-            f"Results per dataset: {run.label}"
-            if len(runs) > 1
-            else "Results per dataset"
-        )
-        table_run = aggregate.run_summary(run)
-        for dataset, cells in table_run.groupby("dataset", sort=True):
-            caption = _dataset_caption(run, dataset, cells)
-            sec.tables.append((f"{caption}: answers", display_table(cells, "answers")))
-            sec.tables.append((f"{caption}: cost", display_table(cells, "cost")))
-        if table_run.empty:
-            sec.paragraphs.append("No result rows.")
-        else:
-            sec.tables.append(
-                ("All datasets: coverage and scores (sum over instances)",
-                 _scores_table(aggregate.score_totals(aggregate.run_fair(run))))
-            )  # fmt: skip
-        sections.append(sec)
-    pics = _Section("Plots")
-    if len(runs) > 1:
-        pics.paragraphs.append(
-            f"Plots show {runs[-1].label} ({runs[-1].run_id}), "
-            "except the comparison plot, which shows every run."
-        )
-    pics.figures = [f for f in figures if not f.skipped]
-    pics.bullets = [f"{f.title}: skipped ({f.skipped})." for f in figures if f.skipped]
-    sections.append(pics)
-    # Provenance last: readers come for the results; the facts that make them
-    # reproducible (commit, machine, options, set-up) follow.
-    about = _Section("Runs")
-    about.tables.append(("", _runs_table(runs)))
-    for run in runs:
-        label = f" of {run.label}" if len(runs) > 1 else ""
-        hosts = _hosts_table(run)
-        if hosts is not None:
-            about.tables.append((f"Where the cells{label} were measured", hosts))
-        setup = _setup_table(run)
-        if setup is not None:
-            about.tables.append(
-                (f"One-time set-up{label} (not part of any solve time)", setup)
-            )
-    sections.append(about)
-    sections.append(
-        _Section(
-            "How to read the numbers",
-            bullets=[*(_method(run) for run in runs), *HOW_TO_READ],
-        )
-    )
-    return sections
+        comp.tables.extend(summary_blocks(self.runs, self.table))
+        return comp
 
 
-def _summary_section(run: Run) -> _Section:
+def _summary_section(run: Run) -> Section:
     """The run's one summary (:mod:`harness.report.summary_table`), as the terminal
     showed it at the end of the run, with every column."""
     blocks = summary_blocks_of(run)
-    sec = _Section("Summary", paragraphs=[SUMMARY_LEGEND])
+    sec = Section("Summary", paragraphs=[SUMMARY_LEGEND])
     keys = summary_columns(blocks)
     sec.tables.extend((b.title, b.frame(keys)) for b in blocks if b.rows)
     sec.bullets.extend(
@@ -504,87 +574,6 @@ def _provenance(run: Run) -> dict[str, str]:
         label = "merged from" if m.get("merged_from") else "reused cells"
         out[label] = "; ".join(f"{n} cells measured in {r}" for r, n in counts.items())
     return out
-
-
-def _markdown(title: str, sections: list[_Section]) -> str:
-    out = [f"# {title}", ""]
-    for s in sections:
-        out += ["#" * s.level + " " + s.title, ""]
-        for p in s.paragraphs:
-            out += [p, ""]
-        if s.bullets:
-            out += [f"- {b}" for b in s.bullets] + [""]
-        for caption, frame in s.tables:
-            if caption:
-                out += [f"**{caption}**", ""]
-            out += [markdown_table(frame), ""]
-        for f in s.figures:
-            out += [
-                f"### {f.title}",
-                "",
-                f.caption,
-                "",
-                f"![{f.title}](plots/{f.path.name})",
-                "",
-            ]
-    return "\n".join(out)
-
-
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;
-max-width:1300px;padding:0 1rem;color:#1b1b1b;line-height:1.45}
-h1{font-size:1.6rem;border-bottom:2px solid #333;padding-bottom:.3rem}
-h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #bbb}
-h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
-.scroll{overflow-x:auto;margin:.4rem 0 1.2rem}
-table{border-collapse:collapse;font-size:.85rem;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right;white-space:nowrap}
-th{background:#eee;vertical-align:bottom;white-space:normal;max-width:7.5rem}
-td.text,th.text{text-align:left}
-td.text{white-space:normal;max-width:40rem}
-tbody tr:nth-child(even){background:#f7f7f7}
-ul.findings li{margin:.25rem 0}
-figure{margin:1rem 0 2rem;page-break-inside:avoid}
-figure img{max-width:100%;height:auto;border:1px solid #ddd}
-figcaption{font-size:.9rem;color:#444;margin-top:.3rem}
-p.caption{font-weight:600;margin:.8rem 0 .2rem}
-@media print{body{max-width:none;margin:0}a{color:inherit}}
-"""
-
-
-def _html(title: str, sections: list[_Section], out: Path) -> str:
-    esc = html.escape
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{esc(title)}</title>",
-        f"<style>{_CSS}</style></head><body>",
-        f"<h1>{esc(title)}</h1>",
-    ]
-    for s in sections:
-        parts.append(f"<h{s.level}>{esc(s.title)}</h{s.level}>")
-        parts += [f"<p>{esc(p)}</p>" for p in s.paragraphs]
-        if s.bullets:
-            parts.append(
-                '<ul class="findings">'
-                + "".join(f"<li>{esc(b)}</li>" for b in s.bullets)
-                + "</ul>"
-            )
-        for caption, frame in s.tables:
-            if caption:
-                parts.append(f'<p class="caption">{esc(caption)}</p>')
-            parts.append(html_table(frame))
-        for f in s.figures:
-            data = base64.b64encode(f.path.read_bytes()).decode("ascii")
-            parts.append(
-                f'<figure id="{esc(f.path.stem)}"><h3>{esc(f.title)}</h3>'
-                f'<img src="data:image/png;base64,{data}" alt="{esc(f.title)}" '
-                f'data-file="plots/{esc(f.path.name)}">'
-                f"<figcaption>{esc(f.caption)} (plots/{esc(f.path.name)})"
-                "</figcaption></figure>"
-            )
-    parts.append("</body></html>")
-    return "\n".join(parts)
 
 
 def summary_blocks(

@@ -14,13 +14,9 @@ from plugins.tiny import make_dataset, walk
 from where import PLUGINS
 
 import harness
-from harness.compare.history import (
-    HistoryError,
-    build_history,
-    largest_steps,
-    write_history,
-)
+from harness.compare.history import HistoryError, build_history, largest_steps
 from harness.puzzle import goal_board, grid
+from harness.report.history import HistoryReport
 from harness.solver import scoped_registry
 
 PLUGIN = str(PLUGINS / "history_steps.py")
@@ -76,7 +72,7 @@ def test_page_flags_the_counter_change_and_the_time_step(results, tmp_path):
     assert {(s.index, s.config) for s in largest_steps(hist)} >= set(flagged)
     assert hist.runs[1].expanded["steps"] == hist.runs[0].expanded["steps"] + 8
 
-    page = write_history(hist, tmp_path)
+    page = HistoryReport(hist).write(tmp_path)
     text = page.read_text()
     assert text.count("<li class='regression'>") == 2
     assert "2222222b" in text and "3333333c" in text

@@ -143,12 +143,10 @@ def test_report_counts_hosts_warns_and_lists_lost_batches(tmp_path) -> None:
 
 
 def test_report_tables_the_hosts_of_a_run_measured_on_several(tmp_path) -> None:
-    import pandas as pd
-
-    from harness.report.document import _sections
+    from harness.report.document import SummaryReport
 
     new = run(tmp_path, "new", {ASTAR: ("node2", EPYC), BFS: ("node1", XEON)})
-    sections = _sections([load_run(new)], pd.DataFrame(), [])
+    sections = SummaryReport(load_run(new), []).sections()
     tables = dict(next(s for s in sections if s.title == "Runs").tables)
     hosts = tables["Where the cells were measured"]
     assert hosts.to_dict("records") == [
@@ -158,6 +156,6 @@ def test_report_tables_the_hosts_of_a_run_measured_on_several(tmp_path) -> None:
     facts = dict(zip(tables[""]["run"], tables[""]["value"], strict=True))
     assert facts["CPU"].endswith("(the client's: see where the cells were measured)")
     one = run(tmp_path, "one", {ASTAR: ("node1", XEON), BFS: ("node1", XEON)})
-    tables = dict(next(s for s in _sections([load_run(one)], pd.DataFrame(), [])
+    tables = dict(next(s for s in SummaryReport(load_run(one), []).sections()
                        if s.title == "Runs").tables)  # fmt: skip
     assert "Where the cells were measured" not in tables  # one host, no Dask
