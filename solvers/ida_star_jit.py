@@ -7,6 +7,11 @@ move touches, walking distance by one step in its row or column state table,
 pattern databases by re-indexing only the moved tile's group (and its mirrored
 group). Kernels live in :mod:`harness.kernels`.
 
+``solve`` calls the kernel's one-board entry (:mod:`harness.kernels.single`): the
+tables bound once per heuristic, goal and grid, the solvability test compiled, the
+compiled overload called without numba's argument typing, so a 3x3 solve costs
+its search and ~2-3 us more (``tests/benchmarks/bench_solve_call.py``). A kernel
+without one (a plugin's) goes the general way (``_solve_general``).
 ``solve_many`` (for ``harness solve``) solves a batch in one kernel call, through
 a ``*_many`` driver per kernel.
 
@@ -113,6 +118,53 @@ def _run(start: Board, goal: Board, g: Grid, heuristic: Heuristic, stats) -> Mov
     return kernels.moves_to_str(path, length)
 
 
+class _Fast:
+    """A kernel's one-board entry bound to a heuristic, goal and grid
+    (:mod:`harness.kernels.single`): ``call(start, frame, *start_args(start))``,
+    and the frame's counters and path as the arrays they are."""
+
+    __slots__ = ("data", "call", "frame", "start_args", "stats", "path")
+
+    def __init__(self, data, call, frame, start_args, stats, path) -> None:
+        self.data, self.call, self.frame = data, call, frame
+        self.start_args, self.stats, self.path = start_args, stats, path
+
+
+#: (heuristic name, goal, rows, cols) -> _Fast, or None for a kernel without a
+#: one-board entry; and the last (heuristic, grid, goal, _Fast) looked up, since
+#: a run solves one cell's board over and over.
+_fast_memo: dict[tuple, _Fast | None] = {}
+_last: list = [None, None, None, None]
+_UNSEEN = object()
+
+
+def _fast(goal: Board, g: Grid, h: Heuristic) -> _Fast | None:
+    """The one-board entry of the heuristic's kernel (compiled or loaded from
+    numba's cache on first use), or None when its kernel has none."""
+    key = (h.name, goal, g.rows, g.cols)
+    fast = _fast_memo.get(key, _UNSEEN)
+    if fast is _UNSEEN or (fast is not None and fast.data is not h.data):
+        from harness import kernels
+        from harness.kernels import single
+
+        k = _kernel(goal, g, h)
+        entry = getattr(single, f"{k.function}_one", None)
+        fast = None
+        if entry is not None:
+            nbr = kernels.neighbour_array(g)
+            frame, stats, path = single.make_frame(goal, g.cols, nbr, k.args)
+            extra = k.start_args(goal) if k.start_args else ()
+            call = single.bind(entry, tuple(goal), frame, *extra)
+            fast = _Fast(h.data, call, frame, k.start_args, stats, path)
+        _fast_memo[key] = fast
+    _last[:] = (h, g, goal, fast)
+    return fast
+
+
+#: move index (bytes 0-3) -> its letter
+_LETTER_BYTES = bytes.maketrans(bytes(range(4)), MOVE_ORDER.encode())
+
+
 def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     """Compile (or load from numba's cache) the kernel this heuristic uses, by
     solving a two-move board; PDB tables are already in ``heuristic.data``."""
@@ -122,6 +174,7 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     blank_moves = "".join(m for m, _ in g.neighbours[goal.index(0)][:1])
     near = apply_moves(goal, blank_moves, g)
     _run(near, goal, g, h, np.zeros(4, dtype=np.int64))
+    solve(near, goal, g, counters=Counters(), heuristic=h)  # its one-board entry
 
 
 _LETTERS: list = []
@@ -222,11 +275,54 @@ def solve(
 
     Shortest move string from ``start`` to ``goal``; None when unsolvable.
     """
+    h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, grid)
+    last = _last
+    if h is last[0] and grid is last[1] and goal == last[2]:
+        fast = last[3]
+    else:
+        fast = _fast(goal, grid, h)
+    if fast is None or type(start) is not tuple:
+        return _solve_general(start, goal, grid, h, counters)
+    if fast.start_args is None:
+        length = fast.call(start, fast.frame)
+    else:
+        length = fast.call(start, fast.frame, *fast.start_args(start))
+    if length < 0:
+        return _no_moves(length, fast, start, goal, grid, h, counters)
+    expanded, generated, deepest, iterations = fast.stats.tolist()
+    counters.expanded += expanded
+    counters.generated += generated
+    counters.max_frontier = max(counters.max_frontier, deepest)
+    counters.iterations += iterations
+    return fast.path[:length].tobytes().translate(_LETTER_BYTES).decode("ascii")
+
+
+def _no_moves(length, fast, start, goal, grid, h, counters) -> Moves | None:
+    """A one-board entry's negative return (:mod:`harness.kernels.single`)."""
+    from harness.kernels import single
+
+    if length == single.UNSOLVABLE:
+        return None
+    if length == single.NOT_A_BOARD:  # the general path says what is wrong
+        return _solve_general(start, goal, grid, h, counters)
+    expanded, generated, deepest, iterations = fast.stats.tolist()
+    counters.expanded += expanded
+    counters.generated += generated
+    counters.max_frontier = max(counters.max_frontier, deepest)
+    counters.iterations += iterations
+    raise RuntimeError(f"ida_star_jit: no path within {single.MAX_PATH} moves")
+
+
+def _solve_general(
+    start: Board, goal: Board, grid: Grid, h: Heuristic, counters: Counters
+) -> Moves | None:
+    """The path of a kernel without a one-board entry (a plugin's), and of a
+    start that is not a tuple of the goal's tiles: the solvability test in
+    Python, then the kernel through numba's dispatcher."""
     if not is_solvable(start, goal, grid):
         return None
     import numpy as np
 
-    h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, grid)
     stats = np.zeros(4, dtype=np.int64)
     try:
         return _run(start, goal, grid, h, stats)

@@ -205,6 +205,66 @@ def test_pdb44_agrees_with_pure_ida_star_on_3x3() -> None:
         assert len(fast[0]) == len(pure) and fast[1] == pure_counters
 
 
+# ------------------------------------------------- the one-board entry
+
+
+@pytest.mark.parametrize(
+    "heuristic", ["manhattan", "misplaced", "linear_conflict", "walking_distance",
+                  "pdb44"],
+)  # fmt: skip
+def test_one_board_entry_equals_the_general_path(heuristic: str) -> None:
+    """``solve`` goes through the kernel's one-board entry (solvability tested in
+    compiled code, the arguments bound once); ``_solve_general`` is the plain
+    path. Same moves and counters on solvable and unsolvable boards, on grids
+    whose blank parity depends on the width, toward other goals."""
+    from solvers import ida_star_jit
+
+    cases = [(G3, "standard"), (G3, "spiral"), (G3, "blank-first")]
+    if heuristic != "pdb44":  # pdb44 is built for 3x3 only
+        cases += [(grid(2, 3), "standard"), (grid(3, 2), "spiral"),
+                  (grid(2, 4), "standard")]  # fmt: skip
+    for g, goal_name in cases:
+        goal = goal_board(goal_name, g)
+        h = make_heuristic(heuristic, goal, g)
+        rng = random.Random(f"one-{heuristic}-{g.label}-{goal_name}")
+        deepest = 14 if heuristic == "misplaced" else 40
+        boards = [walk(goal, g, rng.randint(0, deepest), rng) for _ in range(4)]
+        boards += [goal] + [
+            b for b in random_boards(goal, g, 6, f"one-{g.label}")
+            if heuristic != "misplaced" or not is_solvable(b, goal, g)
+        ]  # fmt: skip
+        assert ida_star_jit._fast(goal, g, h) is not None  # the entry is taken
+        for board in boards:
+            one, plain = Counters(), Counters()
+            moves = ida_star_jit.solve(board, goal, g, counters=one, heuristic=h)
+            assert moves == ida_star_jit._solve_general(board, goal, g, h, plain)
+            assert one == plain, (board, goal)
+            assert (moves is None) == (not is_solvable(board, goal, g))
+
+
+def test_one_board_entry_adds_to_the_counters_and_passes_odd_starts_on() -> None:
+    """Counters are added to, as the general path does; a start that is not a
+    tuple of the goal's tiles gets the general path's answer or error."""
+    from solvers import ida_star_jit
+
+    goal = goal_board("standard", G3)
+    h = make_heuristic("manhattan", goal, G3)
+    board = walk(goal, G3, 30, random.Random("odd"))
+    once, twice = Counters(), Counters()
+    ida_star_jit.solve(board, goal, G3, counters=once, heuristic=h)
+    for _ in range(2):
+        ida_star_jit.solve(board, goal, G3, counters=twice, heuristic=h)
+    assert twice.expanded == 2 * once.expanded > 0
+    assert twice.max_frontier == once.max_frontier
+    as_list = ida_star_jit.solve(list(board), goal, G3, counters=once, heuristic=h)
+    assert as_list == ida_star_jit.solve(board, goal, G3, counters=once, heuristic=h)
+    for bad in ((9, *board[1:]), (-1, *board[1:])):
+        with pytest.raises(KeyError):  # what is_solvable says of an unknown tile
+            ida_star_jit.solve(bad, goal, G3, counters=Counters(), heuristic=h)
+    with pytest.raises(KeyError):
+        ida_star_jit._solve_general((9, *board[1:]), goal, G3, h, Counters())
+
+
 # ------------------------------------------------------------ table walk
 
 

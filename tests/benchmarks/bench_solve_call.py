@@ -1,0 +1,134 @@
+"""The cost of one ``ida_star_jit`` call around its search (issue 21, item 7).
+
+    .venv/bin/python tests/benchmarks/bench_solve_call.py             # ~1 min
+    .venv/bin/python tests/benchmarks/bench_solve_call.py --heuristics pdb44 --rounds 9
+
+In one process, on the same 3x3 boards, interleaved (A B C A B C ... per round, the
+order rotated each round), per heuristic:
+
+- ``entry``: ``solve`` as the runner calls it (the kernel's one-board entry,
+  :mod:`harness.kernels.single`);
+- ``general``: the way every solve went before the entry (``_solve_general``:
+  the solvability test in Python, the board's array, the kernel through numba's
+  dispatcher with all its arguments) -- the "before";
+- ``kernel``: the same solves back to back inside one compiled loop (no Python
+  per solve): the search's own cost, the floor any entry can reach.
+
+Each figure is the CPU time (``process_time``) of a calibrated loop over the boards
+(every board solved ``--loops`` times in a row, as the runner's samples do), per
+solve, the median over rounds. Printed: microseconds per solve, and the ratios
+general / entry and entry / kernel (entry - kernel is the cost per call left).
+The load average is printed beside them. Counters and moves of the two call paths
+are checked equal on every board first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import time
+
+
+def load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--heuristics", default="manhattan,pdb44,linear_conflict")
+    ap.add_argument("--boards", type=int, default=40)
+    ap.add_argument("--loops", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--seed", type=int, default=21)
+    args = ap.parse_args()
+
+    import numba
+    import numpy as np
+
+    import solvers.ida_star_jit as ida
+    from harness import kernels
+    from harness.heuristics import make_heuristic
+    from harness.puzzle import grid, is_solvable
+    from harness.solver import Counters
+
+    g = grid(3, 3)
+    goal = (1, 2, 3, 4, 5, 6, 7, 8, 0)
+    rng = random.Random(args.seed)
+    boards: list[tuple[int, ...]] = []
+    while len(boards) < args.boards:
+        b = list(range(9))
+        rng.shuffle(b)
+        if is_solvable(tuple(b), goal, g):
+            boards.append(tuple(b))
+
+    @numba.njit
+    def kernel_loop(fn, starts, board, target, nbr, stats, path, loops, *rest):
+        total = 0
+        for i in range(starts.shape[0]):
+            for _ in range(loops):
+                board[:] = starts[i]
+                stats[:] = 0
+                total += fn(board, target, nbr, *rest, stats, path)
+        return total
+
+    print(f"{len(boards)} uniform solvable 3x3 boards, {args.loops} loops each, "
+          f"{args.rounds} rounds; load {load()} before")  # fmt: skip
+    print(f"{'heuristic':18s} {'entry us':>9s} {'general us':>11s} {'kernel us':>10s}"
+          f" {'general/entry':>14s} {'entry/kernel':>13s} {'entry-kernel us':>16s}")
+    for name in args.heuristics.split(","):
+        h = make_heuristic(name, goal, g)
+        ida._prepare(g, goal, h)
+        for b in boards:  # the two paths agree, and every call is warm
+            c1, c2 = Counters(), Counters()
+            m1 = ida.solve(b, goal, g, counters=c1, heuristic=h)
+            m2 = ida._solve_general(b, goal, g, h, c2)
+            assert (m1, c1) == (m2, c2), (name, b, m1, m2, c1, c2)
+        k = ida._kernel(goal, g, h)
+        fn = getattr(kernels, k.function)
+        starts = np.array(boards, dtype=np.int8)
+        target = np.array(goal, dtype=np.int8)
+        nbr = kernels.neighbour_array(g)
+        stats = np.zeros(4, dtype=np.int64)
+        path = np.zeros(kernels.MAX_PATH + 1, dtype=np.int8)
+        board = np.zeros(9, dtype=np.int8)
+
+        def run_entry() -> None:
+            for b in boards:
+                for _ in range(args.loops):
+                    ida.solve(b, goal, g, counters=Counters(), heuristic=h)
+
+        def run_general() -> None:
+            for b in boards:
+                for _ in range(args.loops):
+                    ida._solve_general(b, goal, g, h, Counters())
+
+        def run_kernel() -> None:
+            kernel_loop(fn, starts, board, target, nbr, stats, path, args.loops,
+                        *k.args)  # fmt: skip
+
+        if k.start_args is not None:  # walking distance: no compiled loop here
+            run_kernel = None  # type: ignore[assignment]
+        else:
+            run_kernel()
+        ways = {"entry": run_entry, "general": run_general, "kernel": run_kernel}
+        ways = {w: f for w, f in ways.items() if f is not None}
+        per: dict[str, list[float]] = {w: [] for w in ways}
+        order = list(ways)
+        for r in range(args.rounds):
+            for w in order[r % len(order):] + order[: r % len(order)]:
+                c0 = time.process_time_ns()
+                ways[w]()
+                per[w].append((time.process_time_ns() - c0) / 1e3
+                              / (len(boards) * args.loops))  # fmt: skip
+        med = {w: statistics.median(v) for w, v in per.items()}
+        kern = med.get("kernel", float("nan"))
+        print(f"{name:18s} {med['entry']:9.2f} {med['general']:11.2f} {kern:10.2f}"
+              f" {med['general'] / med['entry']:13.2f}x {med['entry'] / kern:12.2f}x"
+              f" {med['entry'] - kern:16.2f}")  # fmt: skip
+    print(f"load {load()} after")
+
+
+if __name__ == "__main__":
+    main()
