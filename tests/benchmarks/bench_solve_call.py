@@ -2,6 +2,8 @@
 
     .venv/bin/python tests/benchmarks/bench_solve_call.py             # ~1 min
     .venv/bin/python tests/benchmarks/bench_solve_call.py --heuristics pdb44 --rounds 9
+    .venv/bin/python tests/benchmarks/bench_solve_call.py --heuristics manhattan \
+        --c-program /tmp/ida_manhattan     # make -C examples/external, copied out
 
 In one process, on the same 3x3 boards, interleaved (A B C A B C ... per round, the
 order rotated each round), per heuristic:
@@ -14,10 +16,17 @@ order rotated each round), per heuristic:
 - ``kernel``: the same solves back to back inside one compiled loop (no Python
   per solve): the search's own cost, the floor any entry can reach.
 
+- ``C``, with ``--c-program`` and Manhattan only: our C IDA*
+  (``examples/external/ida_manhattan``) given the same boards, each ``--loops``
+  lines in a row, in one process per round: its CPU time (children's rusage)
+  less that of a run with no input (its start-up), per line. Lines are read,
+  parsed and printed: what a batch program pays per solve.
+
 Each figure is the CPU time (``process_time``) of a calibrated loop over the boards
 (every board solved ``--loops`` times in a row, as the runner's samples do), per
 solve, the median over rounds. Printed: microseconds per solve, and the ratios
-general / entry and entry / kernel (entry - kernel is the cost per call left).
+general / entry and entry / kernel (entry - kernel is the cost per call left),
+and with ``--c-program`` entry / C and kernel / C.
 The load average is printed beside them. Counters and moves of the two call paths
 are checked equal on every board first.
 """
@@ -27,7 +36,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
+import subprocess
 import time
 
 
@@ -42,6 +53,7 @@ def main() -> None:
     ap.add_argument("--loops", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seed", type=int, default=21)
+    ap.add_argument("--c-program", help="examples/external/ida_manhattan, built")
     args = ap.parse_args()
 
     import numba
@@ -112,21 +124,42 @@ def main() -> None:
             run_kernel = None  # type: ignore[assignment]
         else:
             run_kernel()
+        lines = "".join(
+            (" ".join(map(str, b)) + "\n") * args.loops for b in boards
+        ).encode()
+
+        def child_cpu(data: bytes) -> float:
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([args.c_program], input=data, stdout=subprocess.DEVNULL,
+                           check=True)  # fmt: skip
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+
+        def run_c() -> float:
+            """CPU seconds of the program's lines, its start-up taken off."""
+            return child_cpu(lines) - child_cpu(b"")
+
         ways = {"entry": run_entry, "general": run_general, "kernel": run_kernel}
+        if args.c_program and name == "manhattan":
+            ways["C"] = run_c
         ways = {w: f for w, f in ways.items() if f is not None}
         per: dict[str, list[float]] = {w: [] for w in ways}
         order = list(ways)
         for r in range(args.rounds):
             for w in order[r % len(order):] + order[: r % len(order)]:
                 c0 = time.process_time_ns()
-                ways[w]()
-                per[w].append((time.process_time_ns() - c0) / 1e3
-                              / (len(boards) * args.loops))  # fmt: skip
+                took = ways[w]()
+                ns = took * 1e9 if took is not None else time.process_time_ns() - c0
+                per[w].append(ns / 1e3 / (len(boards) * args.loops))
         med = {w: statistics.median(v) for w, v in per.items()}
         kern = med.get("kernel", float("nan"))
         print(f"{name:18s} {med['entry']:9.2f} {med['general']:11.2f} {kern:10.2f}"
               f" {med['general'] / med['entry']:13.2f}x {med['entry'] / kern:12.2f}x"
               f" {med['entry'] - kern:16.2f}")  # fmt: skip
+        if "C" in med:
+            print(f"{'  our C program':18s} {med['C']:9.2f} us per line; entry / C "
+                  f"{med['entry'] / med['C']:.2f}x, kernel / C "
+                  f"{kern / med['C']:.2f}x")  # fmt: skip
     print(f"load {load()} after")
 
 
