@@ -149,22 +149,27 @@ def _write(
         sorted({c for r in runs for c in r.rows["config"].unique()})
     )
     shown = runs[-1]  # the newest run is drawn; older runs appear in the comparison
+    inst = shown.instances()
     limit = (shown.meta.get("options") or {}).get("timeout")
-    figures = plots.make_plots(
-        shown.instances(),
-        colors,
-        out / "plots",
-        time_limit_s=limit if isinstance(limit, int | float) else None,
-        progress=lambda done, total: say(f"writing report: plots {done}/{total}"),
-        formats=extras,
-    )
-    say("writing report: profiles and scatter plots")
     from harness.report import figures as paper
+    from harness.report.beside import Beside
 
-    figures += paper.report_figures(
-        shown.instances(), colors, out / "plots",
-        aggregate.time_limit(shown.meta, shown.instances()), extras,
-    )  # fmt: skip
+    # The profiles and scatter plots cost as much as the other plots: on two
+    # cores they are drawn in a forked child meanwhile (harness.report.beside).
+    with Beside(
+        paper.report_figures, inst, colors, out / "plots",
+        aggregate.time_limit(shown.meta, inst), extras,
+    ) as papers:  # fmt: skip
+        figures = plots.make_plots(
+            inst,
+            colors,
+            out / "plots",
+            time_limit_s=limit if isinstance(limit, int | float) else None,
+            progress=lambda done, total: say(f"writing report: plots {done}/{total}"),
+            formats=extras,
+        )
+        say("writing report: profiles and scatter plots")
+        figures += papers.result()
     table = comparison_table(runs) if len(runs) > 1 else pd.DataFrame()
     if len(runs) > 1:
         figures.append(

@@ -634,3 +634,36 @@ def test_writing_the_report_says_what_it_writes(single: Path, said: list[str]) -
         "writing report: profiles and scatter plots",
         "writing report: report.md and report.html",
     ]
+
+
+def test_beside_runs_its_job_in_a_forked_child_or_here(monkeypatch):
+    """harness.report.beside: forked when it may fork, else run here when asked;
+    a failure is raised where the result is asked for."""
+    import os
+
+    from harness.report import beside
+
+    monkeypatch.setattr(beside, "can_fork", lambda: True)
+    with beside.Beside(os.getpid) as job:
+        assert job.forked and job.result() != os.getpid()
+    with beside.Beside(int, "not a number") as job, pytest.raises(ValueError):
+        job.result()
+    monkeypatch.setattr(beside, "can_fork", lambda: False)
+    with beside.Beside(os.getpid) as job:
+        assert not job.forked and job.result() == os.getpid()
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_report_figures_are_the_same_drawn_beside_or_here(tmp_path, monkeypatch, fork):
+    """The profiles and scatter plots drawn in a forked child (two cores) or in
+    this process: the same files and the same figures in the report, in order."""
+    from harness.report import beside
+
+    monkeypatch.setattr(beside, "can_fork", lambda: fork)
+    html = report.write_report([RUN_A], tmp_path / "out")
+    names = [img["data-file"] for img in _parse(html).images]
+    assert names[-3:] == ["plots/profile_time.png", "plots/profile_expanded.png",
+                          "plots/scatter_astar_dict.png"]  # fmt: skip
+    assert {f"plots/{p.name}" for p in (tmp_path / "out" / "plots").glob("*.png")} == (
+        set(names)
+    )
