@@ -13,6 +13,7 @@ from harness import results as res
 from harness.measure.executors import Executor
 from harness.measure.plan import Cell, Plan
 from harness.measure.sampling import WARM_SOLVE_BELOW
+from harness.measure.stopping import LONG_REPEATS, LONG_SAMPLE_SECONDS
 from harness.measure.tasks import (
     REFERENCE_BOARD,
     REFERENCE_CONFIG,
@@ -136,8 +137,9 @@ def new_meta(
             "repeats": (
                 f"adaptive: up to {plan.repeats} per cell; a cell stops once the "
                 "repeats left could not move the median of its wall, CPU and "
-                f"normalised times by more than {plan.adaptive:.0%} (rows: "
-                "repeats_taken, stop_reason)"
+                f"normalised times by more than {plan.adaptive:.0%} (stable), or "
+                f"after {LONG_REPEATS} samples of {LONG_SAMPLE_SECONDS:g} s of CPU "
+                "or more each (long) (rows: repeats_taken, stop_reason)"
                 if plan.adaptive > 0
                 else f"{plan.repeats} per cell"
             ),

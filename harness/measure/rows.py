@@ -265,8 +265,9 @@ def _repeats_taken(
         r["measure"] == "time" and r["status"] in FAILURES for r in stored
     ):
         return taken, stopping.FAILED
-    if any(a.stop for a in timed):
-        return taken, stopping.STABLE
+    stop = next((a.stop for a in timed if a.stop), "")
+    if stop:
+        return taken, stop  # STABLE or LONG
     return taken, stopping.MAXIMUM if result.task.adaptive > 0 else stopping.FIXED
 
 

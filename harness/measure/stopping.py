@@ -21,8 +21,12 @@ than the maximum.
 
 The rule looks at every figure a verdict is taken from: the wall time (the
 report's), the CPU time (compare's raw ratio) and the CPU time divided by the
-reference solve (compare's normalised ratio). Standard library only (workers
-import it).
+reference solve (compare's normalised ratio).
+
+A second rule is about effort, not stability (:func:`long_enough`): a long solve
+stops after two samples of at least 0.1 s of CPU each (``long``). Its median is
+then the mean of the two; a solve this long is where the repeats cost the most.
+Standard library only (workers import it).
 """
 
 from __future__ import annotations
@@ -32,10 +36,20 @@ from collections.abc import Sequence
 
 #: Why a cell's timed repeats ended (the ``stop_reason`` column of its time rows).
 STABLE = "stable"  # the repeats left could not move the median past the tolerance
+LONG = "long"  # LONG_REPEATS samples of LONG_SAMPLE_SECONDS or more each: enough
 MAXIMUM = "max"  # adaptive, but it took all --repeats
 FIXED = "fixed"  # adaptive stop off: all --repeats by request
 FAILED = "failed"  # a repeat failed (timeout, error, ...): no more were tried
-STOP_REASONS = (STABLE, MAXIMUM, FIXED, FAILED)
+STOP_REASONS = (STABLE, LONG, MAXIMUM, FIXED, FAILED)
+#: A long solve's repeats: with the adaptive stop on, a cell stops after this many
+#: timed samples once each lasted LONG_SAMPLE_SECONDS of CPU or more. Such a sample
+#: is 100 minimum sample times: its own noise is small, and the per-core drift is
+#: what the reference beside it cancels. On the main job the third repeat of the
+#: ~35 such cells (pure-Python BFS on unsolvable boards, IDA* and A* with the
+#: misplaced-tiles heuristic on deep ones) was ~12 s of the workers' ~150 CPU s.
+#: Like hyperfine's minimum time, a figure of effort spent, not of stability.
+LONG_REPEATS = 2
+LONG_SAMPLE_SECONDS = 0.1
 
 
 def _median(values: list[float]) -> float:
@@ -52,6 +66,16 @@ def median_range(known: Sequence[float], total: int) -> tuple[float, float]:
     k = sorted(float(v) for v in known)
     missing = total - len(k)
     return _median([0.0] * missing + k), _median(k + [math.inf] * missing)
+
+
+def long_enough(samples_cpu: Sequence[float], total: int) -> bool:
+    """Whether timed samples that each took these CPU seconds (every solve of the
+    sample together) are enough of ``total`` repeats: LONG_REPEATS of them, each
+    at least LONG_SAMPLE_SECONDS, with repeats still left to skip."""
+    return (
+        LONG_REPEATS <= len(samples_cpu) < total
+        and min(samples_cpu) >= LONG_SAMPLE_SECONDS
+    )
 
 
 def settled(series: Sequence[Sequence[float]], total: int, tolerance: float) -> bool:

@@ -46,7 +46,7 @@ from harness.measure.sampling import (
     calibrate,
     time_loop,
 )
-from harness.measure.stopping import STABLE, settled
+from harness.measure.stopping import LONG, STABLE, long_enough, settled
 from harness.measure.tasks import (
     MAX_MOVES_CHARS,
     REFERENCE_BOARD,
@@ -274,9 +274,9 @@ class Worker:
                 p.measure == "time"
                 and task.adaptive > 0
                 and attempt.outcome == "returned"
-                and _settled(result.attempts + [attempt], timed_total, task.adaptive)
             ):
-                attempt.stop, stopped = STABLE, True
+                attempt.stop = _stop(result.attempts + [attempt], timed_total, task)
+                stopped = bool(attempt.stop)
             self._send(("attempt", attempt))
             result.attempts.append(attempt)
             if attempt.outcome != "returned":
@@ -610,6 +610,18 @@ def check_loops(attempt: Attempt, one: Sample, sample: Sample) -> None:
 def _now() -> tuple[float, float]:
     """(wall, CPU) clocks of this process, for the phase accounting."""
     return time.perf_counter(), time.process_time()
+
+
+def _stop(attempts: list[Attempt], total: int, task: Task) -> str:
+    """Why the cell takes no more timed repeats after these attempts (STABLE or
+    LONG, harness.measure.stopping), or "" to go on."""
+    if _settled(attempts, total, task.adaptive):
+        return STABLE
+    timed = [a for a in attempts if a.measure == "time"]
+    if all(a.outcome == "returned" and a.cpu_seconds is not None for a in timed):
+        if long_enough([a.cpu_seconds * (a.loops or 1) for a in timed], total):
+            return LONG
+    return ""
 
 
 def _settled(attempts: list[Attempt], total: int, tolerance: float) -> bool:

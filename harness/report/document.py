@@ -23,6 +23,7 @@ from harness.analysis import (
 )
 from harness.analysis.aggregate import sig
 from harness.core.files import real_dir, write_atomic
+from harness.measure.stopping import LONG_SAMPLE_SECONDS
 from harness.report.comparison import comparison_table
 from harness.report.findings import compare_findings, findings
 from harness.report.render import Section, html_page, markdown_page
@@ -402,7 +403,14 @@ def _method(run: Run) -> str:
         f"{opts.get('repeats', '?')} timed repeats"
         + (
             f" at most (a cell stopped once the repeats left could not move its "
-            f"median by more than {opts['adaptive']:.0%}; rows: repeats_taken)"
+            f"median by more than {opts['adaptive']:.0%}"
+            + (
+                f", or a long solve after {_long_repeats(run)} samples of "
+                f"{LONG_SAMPLE_SECONDS:g} s of CPU or more each"
+                if _long_repeats(run)
+                else ""
+            )
+            + "; rows: repeats_taken, stop_reason)"
             if opts.get("adaptive")
             else ""
         ),
@@ -430,6 +438,16 @@ def _method(run: Run) -> str:
     if gaps:
         text += "; " + "; ".join(gaps)
     return text + "."
+
+
+def _long_repeats(run: Run) -> int | None:
+    """The repeats a long solve's cells took when the run stopped them early for
+    that (stop_reason "long"), or None."""
+    rows = run.rows
+    if "stop_reason" not in rows:
+        return None
+    long = rows[(rows["measure"] == "time") & (rows["stop_reason"] == "long")]
+    return int(long["repeats_taken"].max()) if len(long) else None
 
 
 def _dataset_caption(run: Run, dataset: str, cells: pd.DataFrame) -> str:

@@ -21,7 +21,7 @@ SCHEMA_VERSION = 6  # bump on any change of columns or their meaning
 #       frequency and governor, hostname. Older runs are read with these columns
 #       empty, and :func:`schema_gaps` says what they lack.
 #   4 - time rows: ``repeats_taken`` (how many timed repeats the cell took) and
-#       ``stop_reason`` (why no more: stable | max | fixed | failed, see
+#       ``stop_reason`` (why no more: stable | long | max | fixed | failed, see
 #       harness.measure.stopping): the adaptive stop may take fewer than
 #       options.repeats. A ``ref_cpu_seconds`` may be shared by the repeats of
 #       one worker within 0.5 s (timer.reference says so). meta.json: ``phases``
@@ -163,13 +163,16 @@ COLUMNS_V5: tuple[str, ...] = COLUMNS[: COLUMNS.index("first_cpu_seconds") + 1]
 #: stop_reason of a cell whose remaining repeats were skipped as unable to move
 #: its median (a resume or reuse must not take them)
 STOPPED_STABLE = "stable"
+#: ... or skipped after enough samples of a long solve (harness.measure.stopping)
+STOPPED_LONG = "long"
 
 
 def stopped_early(rows: Iterable[dict[str, str]]) -> bool:
     """Whether a cell's stored rows say its timed repeats stopped early on
     purpose (the adaptive stop): the repeats it lacks are not missing."""
     return any(
-        r.get("measure") == "time" and r.get("stop_reason") == STOPPED_STABLE
+        r.get("measure") == "time"
+        and r.get("stop_reason") in (STOPPED_STABLE, STOPPED_LONG)
         for r in rows
     )
 

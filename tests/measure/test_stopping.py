@@ -170,3 +170,55 @@ def test_a_resume_counts_a_stopped_cell_complete(tmp_path, always_settled):
     harness.run(datasets=[_boards()], resume=run_dir.name, out=tmp_path, jobs=0)
     assert len(res.read_row_dicts(run_dir)) == before  # nothing measured again
     assert res.stopped_early(res.read_row_dicts(run_dir))
+
+
+def test_a_long_solve_stops_after_two_long_samples():
+    """The effort rule: two samples of 0.1 s of CPU or more each, repeats left."""
+    long = stopping.LONG_SAMPLE_SECONDS
+    assert stopping.long_enough([long, 3 * long], 3)
+    assert not stopping.long_enough([0.9 * long, 3 * long], 3)  # one was short
+    assert not stopping.long_enough([3 * long], 3)  # one sample is not enough
+    assert not stopping.long_enough([long, long, long], 3)  # nothing left to skip
+    assert not stopping.long_enough([long, long], 2)
+
+
+def test_worker_stops_a_long_cell_that_did_not_settle():
+    """Noisy (no STABLE), but long: LONG; a sample's CPU is per solve x loops."""
+    task = Task(0, ConfigKey("bfs", None), (), 2, 3, GOAL23, GOAL23, (),
+                timeout=5.0, memory_limit_mb=None, adaptive=0.04)  # fmt: skip
+    noisy = [_attempt(0, 0.2, 0.2, 0.005), _attempt(1, 0.3, 0.3, 0.005)]
+    assert worker._stop(noisy, 3, task) == stopping.LONG
+    assert worker._stop(noisy[:1], 3, task) == ""
+    short = [_attempt(0, 0.02, 0.02), _attempt(1, 0.03, 0.03)]
+    assert worker._stop(short, 3, task) == ""
+    looped = [_attempt(0, 0.002, 0.002), _attempt(1, 0.003, 0.003)]
+    for a in looped:
+        a.loops = 100  # 0.2 s and 0.3 s samples
+    assert worker._stop(looped, 3, task) == stopping.LONG
+    failed = [noisy[0], Attempt("time", 1, "timeout")]
+    assert worker._stop(failed, 3, task) == ""
+    steady = [_attempt(0, 0.2, 0.2, 0.005), _attempt(1, 0.2, 0.2, 0.005)]
+    assert worker._stop(steady, 3, task) == stopping.STABLE  # stability first
+
+
+def test_rows_and_resume_know_the_long_stop(tmp_path, monkeypatch):
+    """Every sample counts as long here: rows say "long" with 2 repeats taken,
+    the method says so, and a resume measures nothing again."""
+    monkeypatch.setattr(worker, "_settled", lambda *a: False)
+    monkeypatch.setattr(stopping, "LONG_SAMPLE_SECONDS", 0.0)
+    frame = harness.run("bfs", [_boards()], repeats=3, jobs=0, out=tmp_path)
+    timed = frame[frame.measure == "time"]
+    assert sorted(timed.repeat.unique()) == [0, 1]
+    assert (timed.repeats_taken == 2).all()
+    assert (timed.stop_reason == stopping.LONG).all()
+    run_dir = Path(frame.attrs["run_dir"])
+    from harness.analysis import load_run
+    from harness.report.document import _method
+
+    assert "or a long solve after 2 samples" in _method(load_run(run_dir))
+    before = len(res.read_row_dicts(run_dir))
+    meta = res.read_meta(run_dir)
+    meta["complete"] = False
+    res.write_meta(run_dir, meta)
+    harness.run(datasets=[_boards()], resume=run_dir.name, out=tmp_path, jobs=0)
+    assert len(res.read_row_dicts(run_dir)) == before  # nothing measured again
