@@ -9,7 +9,7 @@ Input is the per-instance table of :func:`harness.analysis.instances`.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,11 +144,12 @@ def make_plots(
     time_limit_s: float | None = None,
     progress: Callable[[int, int], None] | None = None,
     formats: Sequence[str] = (),
+    names: Collection[str] | None = None,
 ) -> list[Plot]:
     """Draw every standard plot of one run into ``plot_dir`` (``formats``: file
-    types written beside each PNG); stale files of plots skipped this time are
-    removed so the folder matches the report. ``progress`` hears (plots drawn,
-    plots in all) after each."""
+    types written beside each PNG), or those of ``names``; stale files of plots
+    skipped this time are removed so the folder matches the report. ``progress``
+    hears (plots drawn, plots in all) after each."""
     real_dir(plot_dir)
     answered = inst[inst["status"].isin(ANSWERED)] if len(inst) else inst
     solvable = (
@@ -160,11 +161,12 @@ def make_plots(
         inst, answered, solvable, styles, plot_dir, time_limit_s, tuple(formats)
     )
     load_entry_points(ENTRY_POINT_GROUP)
+    chosen = [d for n, d in _PLOTS.items() if names is None or n in names]
     plots = []
-    for draw in list(_PLOTS.values()):
+    for draw in chosen:
         plots.append(draw(data))
         if progress is not None:
-            progress(len(plots), len(_PLOTS))
+            progress(len(plots), len(chosen))
     for p in plots:
         if p.skipped:
             (plot_dir / f"{p.name}.png").unlink(missing_ok=True)

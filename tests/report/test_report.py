@@ -624,10 +624,12 @@ def test_the_report_shows_the_summary_the_terminal_prints(single: Path) -> None:
 
 def test_writing_the_report_says_what_it_writes(single: Path, said: list[str]) -> None:
     """The phase after the cells is not silent: each plot as it is drawn, then the
-    figures and the documents (harness run prints these lines)."""
+    figures and the documents (harness run prints these lines). The plots drawn
+    beside (harness.report.beside) come with the profiles and scatter plots."""
+    from harness.report.document import BESIDE_PLOTS
     from harness.report.plots import all_plots
 
-    n = len(all_plots())
+    n = len(all_plots()) - len(BESIDE_PLOTS)
     assert said[0] == "writing report: reading the rows"
     assert said[1 : n + 1] == [f"writing report: plots {i}/{n}" for i in range(1, n + 1)]
     assert said[n + 1 :] == [
