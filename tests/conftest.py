@@ -55,6 +55,36 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     return LoadWithWholeModules(config, log)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """On the xdist controller, before the workers start: compile the kernels into
+    numba's cache in two processes, one a core (tests/compile_kernels.py), so the
+    workers load them instead of both compiling them. Seconds on a warm cache; a
+    part that fails is reported and the suite goes on (its tests will say why)."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", 0):
+        return
+    if config.getoption("collectonly", False):
+        return
+    import subprocess
+    import sys
+
+    from compile_kernels import PARTS
+
+    script = str(Path(__file__).parent / "compile_kernels.py")
+    procs = {
+        part: subprocess.Popen(
+            [sys.executable, script, part],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        for part in PARTS
+    }
+    for part, proc in procs.items():
+        _, err = proc.communicate()
+        if proc.returncode:
+            last = (err.strip().splitlines() or ["no output"])[-1]
+            sys.stderr.write(f"compile_kernels {part} failed (exit {proc.returncode}):"
+                             f" {last}\n")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Timed benchmarks (``--benchmark-enable``) run in the pytest process, not on
