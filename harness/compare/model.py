@@ -78,6 +78,20 @@ class Thresholds:
                 base = max(base, floor)
         return base
 
+    def run_shift(self, normalized: bool) -> float:
+        """How far a whole run may shift against an identical one (a ratio):
+        the calibrated noise floor, else the default of harness.compare.noise.
+        Intervals from one run per side are widened by it."""
+        from harness.compare.noise import DEFAULT_RUN_SHIFT, DEFAULT_RUN_SHIFT_RAW
+
+        cal = self.calibration
+        floor = None
+        if cal is not None:
+            floor = cal.floor if normalized else cal.raw_floor
+        if floor:
+            return floor
+        return DEFAULT_RUN_SHIFT if normalized else DEFAULT_RUN_SHIFT_RAW
+
 
 @dataclass(frozen=True, slots=True)
 class CounterChange:

@@ -27,6 +27,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,11 @@ DEFAULT_MIN_RATIO = 1.10
 DEFAULT_MIN_RATIO_RAW = 1.80
 #: File a calibration is stored in, in the results folder.
 CALIBRATION_FILE = "noise_floor.json"
+#: How far a whole run may shift against an identical one when no calibration
+#: says (normalized ratios; raw CPU time): the largest deviations in the A/A
+#: rounds of docs/benchmarks.md were 0.950-1.052 normalized, 0.796-1.300 raw.
+DEFAULT_RUN_SHIFT = 1.05
+DEFAULT_RUN_SHIFT_RAW = 1.30
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +85,17 @@ def estimate(
     confidence: float = 0.95,
     resamples: int = 2000,
     rng: np.random.Generator | None = None,
+    run_shift: float = 1.0,
 ) -> Estimate:
     """The geomean over ``keys`` of median(new) / median(base), each side's
     per-instance log median averaged over its runs.
 
     Bootstrap: resample the instances; on a side with two or more runs, resample
     its runs too (the replicated unit); on a side with one run, resample the
-    repeats within each cell (all there is: the noise floor covers the rest).
+    repeats within each cell. Repeats in one run share its drift, so that
+    interval is too narrow by what a whole run shifts: ``run_shift`` (a ratio,
+    the 95% bound of identical pairs of runs: the calibrated noise floor) widens
+    it, in quadrature, by its share for each side with a single run.
     """
     rng = rng or np.random.default_rng(0)
     runs = (len(base_runs), len(new_runs))
@@ -125,10 +135,23 @@ def estimate(
     pick = rng.integers(0, n, (resamples, n))
     means = np.take_along_axis(diff, pick, axis=1).mean(axis=1)
     alpha = (1 - confidence) / 2
-    lo, hi = np.quantile(means, [alpha, 1 - alpha])
-    return Estimate(
-        math.exp(point), math.exp(float(lo)), math.exp(float(hi)), n, runs, True
-    )
+    lo, hi = (float(q) for q in np.quantile(means, [alpha, 1 - alpha]))
+    lo, hi = _with_run_shift(point, lo, hi, run_shift, runs, confidence)
+    return Estimate(math.exp(point), math.exp(lo), math.exp(hi), n, runs, True)
+
+
+def _with_run_shift(
+    point: float, lo: float, hi: float, run_shift: float, runs: tuple[int, int],
+    confidence: float,
+) -> tuple[float, float]:
+    """``(lo, hi)`` (logs) widened by the shift of the sides with one run: half
+    of the pair's variance each, scaled from 95% to ``confidence``."""
+    single = sum(r == 1 for r in runs)
+    if single == 0 or run_shift <= 1:
+        return lo, hi
+    z = NormalDist().inv_cdf((1 + confidence) / 2) / NormalDist().inv_cdf(0.975)
+    extra = math.log(run_shift) * z * math.sqrt(single / 2)
+    return point - math.hypot(point - lo, extra), point + math.hypot(hi - point, extra)
 
 
 def run_spread(side: list[dict[tuple, np.ndarray]], keys: list[tuple]) -> float | None:

@@ -104,6 +104,7 @@ def compare_times(
             confidence=th.confidence,
             resamples=th.resamples,
             rng=rng,
+            run_shift=th.run_shift(normalized),
         )
         raw = (
             noise.estimate(b_raw, n_raw, timed, resamples=1, rng=rng).ratio
@@ -133,6 +134,13 @@ def compare_times(
             )
     if th.calibration is not None:
         comp.notes.append(th.calibration.describe())
+    if 1 in (len(b_runs), len(n_runs)):
+        source = "the noise floor" if th.calibration is not None else "the default"
+        comp.notes.append(
+            "one run on a side: its intervals include the shift of a whole run "
+            f"(up to {th.run_shift(normalized):.2f}x between identical runs, "
+            f"{source}), since its repeats share the run's drift"
+        )
 
     def verdict_of(config: str, found: tuple) -> TimeVerdict:
         est, dropped, raw, spread = found
