@@ -69,14 +69,20 @@ def _ida(
     if weight is not None:
         wa, wb = weight
         bound = wb * h
-    stats[1] += 1  # the root: Korf's published counts include it once
+    # the counters live in locals (registers) and reach ``stats`` on return: a
+    # store to ``stats`` per node is a memory write LLVM cannot drop, since any
+    # array here may alias it
+    expanded = 0
+    generated = 1  # the root: Korf's published counts include it once
+    deepest = 0
+    iterations = 0
     while True:
-        stats[3] += 1
+        iterations += 1
         next_bound = _INF
         if _is_goal(board, goal, h):
-            return 0
+            return _counted(stats, 0, expanded, generated, deepest, iterations)
         depth = 0
-        stats[0] += 1
+        expanded += 1
         stack_move[0] = 0
         while depth >= 0:
             k = stack_move[depth]
@@ -112,7 +118,7 @@ def _ida(
             dst = nbr[blank, k]
             if dst < 0:
                 continue
-            stats[1] += 1
+            generated += 1
             t = board[dst]
             if additive is not None:
                 child_h = child_s = s + cost[t, blank] - cost[t, dst]
@@ -189,17 +195,29 @@ def _ida(
             s = child_s
             path[depth] = k
             depth += 1
-            if depth > stats[2]:
-                stats[2] = depth
+            if depth > deepest:
+                deepest = depth
             if _is_goal(board, goal, child_h):
-                return depth
+                return _counted(stats, depth, expanded, generated, deepest, iterations)
             if depth >= MAX_PATH:
-                return -1
-            stats[0] += 1
+                return _counted(stats, -1, expanded, generated, deepest, iterations)
+            expanded += 1
             stack_move[depth] = 0
         if next_bound >= _INF or next_bound > _bound_limit(weight):
-            return -1
+            return _counted(stats, -1, expanded, generated, deepest, iterations)
         bound = next_bound
+
+
+@jit
+def _counted(stats, result, expanded, generated, deepest, iterations):
+    """Add a search's counters to ``stats`` (expanded, generated, the deepest
+    depth reached, iterations) and return ``result``."""
+    stats[0] += expanded
+    stats[1] += generated
+    if deepest > stats[2]:
+        stats[2] = deepest
+    stats[3] += iterations
+    return result
 
 
 @jit
