@@ -143,8 +143,8 @@ def _ida(
                 pos[t] = blank  # the tile slides into the blank's cell
                 grp = tile_group[t]
                 new_val = _group_value(
-                    pos, gtiles[grp], gsize[grp], gmult[grp], gcellmap[grp], tables,
-                    offsets[grp], packed, gcost[grp],
+                    pos, grp, gtiles, gsize[grp], gmult, gcellmap, tables,
+                    offsets[grp], packed, gcost,
                 )
                 child_total = total + new_val - val[grp]
                 child_h = child_total
@@ -160,8 +160,8 @@ def _ida(
                 if mirror and low < next_bound:
                     mgrp = mtile_group[t]
                     new_mval = _group_value(
-                        pos, mtiles[mgrp], gsize[mgrp], gmult[mgrp], mcellmap[mgrp],
-                        tables, moffsets[mgrp], packed, gcost[mgrp],
+                        pos, mgrp, mtiles, gsize[mgrp], gmult, mcellmap, tables,
+                        moffsets[mgrp], packed, gcost,
                     )
                     child_mtotal = mtotal + new_mval - mval[mgrp]
                     if child_mtotal > child_h:
@@ -482,21 +482,24 @@ def ctpop(typingctx, value):
 
 
 @jit
-def _group_value(pos, tiles, k, mult, cellmap, tables, offset, packed, cost):
-    """One group's table value, its tiles' cells read through ``cellmap`` (the
-    symmetry carrying the group onto the table it shares, or that and the
-    transpose for a mirrored lookup). ``packed`` tables hold (value - MD) / 2 at
-    4 bits per entry (:mod:`harness.heuristics.pdb_build`), ``offset`` counting
-    entries: the group's Manhattan distance (``cost[slot, cell]``) is added back."""
+def _group_value(pos, grp, gtiles, k, gmult, cellmap, tables, offset, packed, gcost):
+    """Group ``grp``'s table value, its tiles (``gtiles[grp]``) read at their cells
+    through ``cellmap[grp]`` (the symmetry carrying the group onto the table it
+    shares, or that and the transpose for a mirrored lookup). ``packed`` tables hold
+    (value - MD) / 2 at 4 bits per entry (:mod:`harness.heuristics.pdb_build`),
+    ``offset`` counting entries: the group's Manhattan distance
+    (``gcost[grp, slot, cell]``) is added back. The 2-D arrays come whole with the
+    row, not as row views: a view made per call costs numba a reference count
+    taken and dropped per node (about a tenth of pdb44's node rate when tried)."""
     used = np.int64(0)
     index = 0
     md = 0
     for i in range(k):
-        p = np.int64(cellmap[pos[tiles[i]]])
-        index += (p - ctpop(used & ((np.int64(1) << p) - 1))) * mult[i]
+        p = np.int64(cellmap[grp, pos[gtiles[grp, i]]])
+        index += (p - ctpop(used & ((np.int64(1) << p) - 1))) * gmult[grp, i]
         used |= np.int64(1) << p
         if packed:
-            md += cost[i, p]
+            md += gcost[grp, i, p]
     if packed:
         at = offset + index
         return np.int32(md + 2 * ((tables[at >> 1] >> ((at & 1) * 4)) & 0xF))
@@ -521,14 +524,14 @@ def _pdb_groups(
     mtotal = 0
     for grp in range(gtiles.shape[0]):
         val[grp] = _group_value(
-            pos, gtiles[grp], gsize[grp], gmult[grp], gcellmap[grp], tables,
-            offsets[grp], packed, gcost[grp],
+            pos, grp, gtiles, gsize[grp], gmult, gcellmap, tables, offsets[grp],
+            packed, gcost,
         )
         total += val[grp]
         if mirror:
             mval[grp] = _group_value(
-                pos, mtiles[grp], gsize[grp], gmult[grp], mcellmap[grp], tables,
-                moffsets[grp], packed, gcost[grp],
+                pos, grp, mtiles, gsize[grp], gmult, mcellmap, tables, moffsets[grp],
+                packed, gcost,
             )
             mtotal += mval[grp]
     return pos, val, mval, total, mtotal
@@ -596,8 +599,8 @@ def wida_walking_distance(
 @jit
 def wida_pdb(
     board, goal, nbr, a, b, tables, offsets, gtiles, gsize, gmult, tile_group, mirror,
-    moffsets, mtiles, mtile_group, mcellmap, popcnt, packed, gcost, stats, path,
+    moffsets, mtiles, mtile_group, gcellmap, mcellmap, packed, gcost, stats, path,
 ):
     pdb = (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
-           mtile_group, mcellmap, popcnt, packed, gcost)  # fmt: skip
+           mtile_group, gcellmap, mcellmap, packed, gcost)  # fmt: skip
     return _ida(board, goal, nbr, stats, path, pdb=pdb, weight=(a, b))
