@@ -60,10 +60,12 @@ def _ida(
         saved = np.zeros((MAX_PATH + 1, 2), dtype=np.int32)
         s = (total, mtotal)
         h = max(total, mtotal)
-    blank = 0
+    # cells and tiles as unsigned ints: numba wraps a signed index (adds the
+    # length when it is negative) on every read; an unsigned one it reads as is
+    blank = np.uintp(0)
     for c in range(board.shape[0]):
         if board[c] == 0:
-            blank = c
+            blank = np.uintp(c)
     stack_move = np.zeros(MAX_PATH + 1, dtype=np.int8)
     bound = h
     if weight is not None:
@@ -92,8 +94,8 @@ def _ida(
                 if depth < 0:
                     break
                 back = path[depth]
-                src = nbr[blank, 3 - back]
-                t = board[src]
+                src = np.uintp(nbr[blank, np.uintp(3 - back)])
+                t = np.uintp(board[src])
                 board[blank] = t
                 board[src] = 0
                 if additive is not None:
@@ -115,11 +117,12 @@ def _ida(
             stack_move[depth] = k + 1
             if depth > 0 and k == 3 - path[depth - 1]:
                 continue  # never generate the move undoing the last one
-            dst = nbr[blank, k]
-            if dst < 0:
+            to = nbr[blank, np.uintp(k)]
+            if to < 0:
                 continue
+            dst = np.uintp(to)
             generated += 1
-            t = board[dst]
+            t = np.uintp(board[dst])
             if additive is not None:
                 child_h = child_s = s + cost[t, blank] - cost[t, dst]
             if walking is not None:
