@@ -104,11 +104,11 @@ def _ida(
                     total, mtotal = s
                     pos[t] = blank
                     pos[0] = src
-                    grp = tile_group[t]
+                    grp = np.uintp(tile_group[t])
                     total += saved[depth + 1, 0] - val[grp]
                     val[grp] = saved[depth + 1, 0]
                     if mirror:
-                        grp = mtile_group[t]
+                        grp = np.uintp(mtile_group[t])
                         mtotal += saved[depth + 1, 1] - mval[grp]
                         mval[grp] = saved[depth + 1, 1]
                     s = (total, mtotal)
@@ -144,7 +144,7 @@ def _ida(
                 # only the moved tile's group, and its mirrored group, change
                 total, mtotal = s
                 pos[t] = blank  # the tile slides into the blank's cell
-                grp = tile_group[t]
+                grp = np.uintp(tile_group[t])
                 new_val = _group_value(
                     pos, grp, gtiles, gsize[grp], gmult, gcellmap, tables,
                     offsets[grp], packed, gcost,
@@ -161,7 +161,7 @@ def _ida(
                 else:
                     low = depth + 1 + child_total
                 if mirror and low < next_bound:
-                    mgrp = mtile_group[t]
+                    mgrp = np.uintp(mtile_group[t])
                     new_mval = _group_value(
                         pos, mgrp, mtiles, gsize[mgrp], gmult, mcellmap, tables,
                         moffsets[mgrp], packed, gcost,
@@ -188,7 +188,7 @@ def _ida(
                 saved[depth + 1, 0] = val[grp]
                 val[grp] = new_val
                 if mirror:
-                    mgrp = mtile_group[t]
+                    mgrp = np.uintp(mtile_group[t])
                     saved[depth + 1, 1] = mval[mgrp]
                     mval[mgrp] = new_mval
                 pos[0] = dst
@@ -498,15 +498,16 @@ def _group_value(pos, grp, gtiles, k, gmult, cellmap, tables, offset, packed, gc
     index = 0
     md = 0
     for i in range(k):
-        p = np.int64(cellmap[grp, pos[gtiles[grp, i]]])
+        p = np.int64(cellmap[grp, np.uintp(pos[np.uintp(gtiles[grp, i])])])
         index += (p - ctpop(used & ((np.int64(1) << p) - 1))) * gmult[grp, i]
         used |= np.int64(1) << p
         if packed:
-            md += gcost[grp, i, p]
+            md += gcost[grp, i, np.uintp(p)]
     if packed:
         at = offset + index
-        return np.int32(md + 2 * ((tables[at >> 1] >> ((at & 1) * 4)) & 0xF))
-    return np.int32(tables[offset + index])
+        byte = np.int64(tables[np.uintp(at >> 1)])
+        return np.int32(md + 2 * ((byte >> ((at & 1) * 4)) & 0xF))
+    return np.int32(tables[np.uintp(offset + index)])
 
 
 @jit
