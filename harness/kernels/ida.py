@@ -265,8 +265,9 @@ def ida_additive(board, goal, nbr, cost, stats, path):
 
 
 @jit
-def _line_conflict(board, cells, length, line, goal_line, goal_slot):
-    """Tiles that must leave this line: members whose goal line is it, minus the
+def _line_conflict(board, line_cells, at, length, line, goal_line, goal_slot):
+    """Tiles that must leave this line (its cells ``line_cells[at]``, whole with
+    the row, as PDB lookups take theirs): members whose goal line is it, minus the
     longest subsequence already in goal order (the admissible LIS form)."""
     # patience sorting over at most 5 values, tails t0 < t1 < ... kept in locals
     # (no heap allocation); a fifth tail is never compared, so it is not stored
@@ -274,7 +275,7 @@ def _line_conflict(board, cells, length, line, goal_line, goal_slot):
     size = 0
     members = 0
     for i in range(length):
-        t = board[cells[i]]
+        t = np.uintp(board[np.uintp(line_cells[at, i])])
         if t == 0 or goal_line[t] != line:
             continue
         members += 1
@@ -309,11 +310,11 @@ def lc_line_values(board, line_cells, line_len, goal_row, goal_col, rows, out):
     for line in range(line_cells.shape[0]):
         if line < rows:
             out[line] = _line_conflict(
-                board, line_cells[line], line_len[line], line, goal_row, goal_col
+                board, line_cells, line, line_len[line], line, goal_row, goal_col
             )
         else:
             out[line] = _line_conflict(
-                board, line_cells[line], line_len[line], line - rows, goal_col, goal_row
+                board, line_cells, line, line_len[line], line - rows, goal_col, goal_row
             )
 
 
@@ -330,12 +331,14 @@ def ida_linear_conflict(
     lines = line_cells.shape[0]
     values = np.zeros(lines, dtype=np.int32)
     lc_line_values(board, line_cells, line_len, goal_row, goal_col, rows, values)
-    blank = 0
+    blank = np.uintp(0)  # unsigned cells and tiles: no wrap of negative indices
+    ucols = np.uintp(cols)
+    urows = np.uintp(rows)
     md = 0
     for c in range(n):
         t = board[c]
         if t == 0:
-            blank = c
+            blank = np.uintp(c)
         md += cost[t, c]
     conflicts = 0
     for i in range(lines):
@@ -348,14 +351,17 @@ def ida_linear_conflict(
     if weight is not None:
         wa, wb = weight
         bound = wb * (md + 2 * conflicts)
-    stats[1] += 1  # the root, once
+    expanded = 0  # the counters in locals, as in _ida
+    generated = 1  # the root, once
+    deepest = 0
+    iterations = 0
     while True:
-        stats[3] += 1
+        iterations += 1
         next_bound = _INF
         if _is_goal(board, goal, md + conflicts):
-            return 0
+            return _counted(stats, 0, expanded, generated, deepest, iterations)
         depth = 0
-        stats[0] += 1
+        expanded += 1
         stack_move[0] = 0
         while depth >= 0:
             k = stack_move[depth]
@@ -364,48 +370,51 @@ def ida_linear_conflict(
                 if depth < 0:
                     break
                 back = path[depth]
-                src = nbr[blank, 3 - back]
-                t = board[src]
+                src = np.uintp(nbr[blank, np.uintp(3 - back)])
+                t = np.uintp(board[src])
                 md += cost[t, blank] - cost[t, src]
                 board[blank] = t
                 board[src] = 0
                 blank = src
                 for j in range(2):
-                    line = saved_line[depth + 1, j]
+                    line = np.uintp(saved_line[depth + 1, j])
                     conflicts += saved_value[depth + 1, j] - values[line]
                     values[line] = saved_value[depth + 1, j]
                 continue
             stack_move[depth] = k + 1
             if depth > 0 and k == 3 - path[depth - 1]:
                 continue
-            dst = nbr[blank, k]
-            if dst < 0:
+            to = nbr[blank, np.uintp(k)]
+            if to < 0:
                 continue
-            stats[1] += 1
-            t = board[dst]
+            dst = np.uintp(to)
+            generated += 1
+            t = np.uintp(board[dst])
             child_md = md + cost[t, blank] - cost[t, dst]
             # apply, then measure the two affected lines
             board[blank] = t
             board[dst] = 0
             if k == 0 or k == 3:  # vertical: rows of blank and dst
-                la = blank // cols
-                lb = dst // cols
+                la = blank // ucols
+                lb = dst // ucols
             else:
-                la = rows + blank % cols
-                lb = rows + dst % cols
-            if la < rows:
+                la = urows + blank % ucols
+                lb = urows + dst % ucols
+            if la < urows:
                 va = _line_conflict(
-                    board, line_cells[la], line_len[la], la, goal_row, goal_col
+                    board, line_cells, la, line_len[la], np.intp(la), goal_row, goal_col
                 )
                 vb = _line_conflict(
-                    board, line_cells[lb], line_len[lb], lb, goal_row, goal_col
+                    board, line_cells, lb, line_len[lb], np.intp(lb), goal_row, goal_col
                 )
             else:
                 va = _line_conflict(
-                    board, line_cells[la], line_len[la], la - rows, goal_col, goal_row
+                    board, line_cells, la, line_len[la], np.intp(la - urows), goal_col,
+                    goal_row,
                 )
                 vb = _line_conflict(
-                    board, line_cells[lb], line_len[lb], lb - rows, goal_col, goal_row
+                    board, line_cells, lb, line_len[lb], np.intp(lb - urows), goal_col,
+                    goal_row,
                 )
             child_conflicts = conflicts + va - values[la] + vb - values[lb]
             if weight is not None:
@@ -429,16 +438,16 @@ def ida_linear_conflict(
             blank = dst
             path[depth] = k
             depth += 1
-            if depth > stats[2]:
-                stats[2] = depth
+            if depth > deepest:
+                deepest = depth
             if _is_goal(board, goal, md + conflicts):
-                return depth
+                return _counted(stats, depth, expanded, generated, deepest, iterations)
             if depth >= MAX_PATH:
-                return -1
-            stats[0] += 1
+                return _counted(stats, -1, expanded, generated, deepest, iterations)
+            expanded += 1
             stack_move[depth] = 0
         if next_bound >= _INF or next_bound > _bound_limit(weight):
-            return -1
+            return _counted(stats, -1, expanded, generated, deepest, iterations)
         bound = next_bound
 
 
