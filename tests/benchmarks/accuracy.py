@@ -11,16 +11,24 @@ checks the figure itself against an outside reference. Config by config, from a
    of 3 loops of back-to-back solves lasting at least ``--loop-ms``, each solve's
    counters made before the clock (the solver's time only);
 2. ``harness run`` (the real command, a subprocess, default options but no memory
-   pass) of that config on the same boards;
+   pass and ``--jobs 1``) of that config on the same boards: its one worker is
+   pinned to the first core, as the reference is. Each core drifts on its own (up
+   to 2x over seconds here), so with two workers half the boards would be timed on
+   a core the reference never ran on (``--jobs 2`` to see it);
 3. the reference again; its geometric mean with step 1 brackets the run (the
    machine drifts; the 'before/after' column shows by how much).
 
-Per config it prints the geometric mean over boards of recorded / reference CPU
-time (goal: 0.9-1.1), its quartiles, and the cold first solve's ratio for contrast
-(what one solve after the harness's bookkeeping read, the figure before schema 5).
+With ``--rounds N`` every config's bracket is run N times (the configs' order
+reversed every other round) and the median round's figures are printed, with every
+round's ratio: one bracket is a few seconds, and the drift within it is what the
+'before/after' column shows. Per config it prints the geometric mean over boards of
+recorded / reference CPU time (goal: 0.9-1.1), its quartiles, and the cold first
+solve's ratio for contrast (what one solve after the harness's bookkeeping read,
+the figure before schema 5).
 
     python tests/benchmarks/accuracy.py             # 292 3x3 boards, 10 4x4 walks
     python tests/benchmarks/accuracy.py --quick     # about a quarter of the boards
+    python tests/benchmarks/accuracy.py --rounds 3  # each bracket 3 times, the median
     python tests/benchmarks/accuracy.py -- --min-sample-time 0   # one solve a repeat
 
 Boards: 8-uniform and 8-strata (292) for the compiled configs and ``table``; every
@@ -35,6 +43,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -228,6 +237,20 @@ def main() -> None:
     )
     ap.add_argument("--configs", help="only these configs (comma list of labels)")
     ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="harness run's workers (default 1: its one worker is pinned to the "
+        "first core, where the reference loops run; each core drifts on its own)",
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="repeat every config's bracket this often, configs alternating "
+        "forwards and backwards; the median round is reported (default 1)",
+    )
+    ap.add_argument(
         "--ranking",
         type=Path,
         metavar="RUN",
@@ -244,81 +267,118 @@ def main() -> None:
     if args.ranking:
         ranking(args.ranking, args.dataset, args.loop_ms / 1e3)
         return
-    import numpy as np
-
-    from harness.analysis import read_run
     from harness.datasets import save_dataset
 
     sets = boards(args.quick)
     folder = Path(tempfile.mkdtemp(prefix="accuracy-"))
     paths = {w: save_dataset(d, folder / f"{d.name}.jsonl") for w, d in sets.items()}
+    chosen = set(args.configs.split(",")) if args.configs else None
+    todo = [(c, w) for c, w in CONFIGS if chosen is None or c in chosen]
     loads = [load()]
-    print(f"load {loads[0]}; per config: reference loops, harness run, reference "
-          f"loops (>= {args.loop_ms:g} ms, median of 3)", flush=True)  # fmt: skip
-    lines, ratios, started = [], [], time.monotonic()
+    print(f"load {loads[0]}; per config: reference loops, harness run (--jobs "
+          f"{args.jobs}), reference loops (>= {args.loop_ms:g} ms, median of 3); "
+          f"{args.rounds} round(s)", flush=True)  # fmt: skip
+    by_config: dict[tuple, list] = {key: [] for key in todo}
+    started = time.monotonic()
     try:
-        chosen = set(args.configs.split(",")) if args.configs else None
-        for config, which in CONFIGS:
-            if chosen is not None and config not in chosen:
-                continue
-            before = reference(config, paths[which], args.loop_ms / 1e3)
-            done = subprocess.run(
-                [*HARNESS, "run", "--solvers", config, "--datasets", str(paths[which]),
-                 "--out", str(folder / "runs"), "--no-memory", "--quiet",
-                 "--no-report", *args.extra], capture_output=True, text=True,
-            )  # fmt: skip
-            if done.returncode != 0:
-                sys.exit(f"harness run failed:\n{done.stderr}")
-            after = reference(config, paths[which], args.loop_ms / 1e3)
-            loads.append(load())
-            meta, rows = read_run(Path(done.stdout.strip().splitlines()[-1]))
-            timed = rows[(rows.measure == "time") & (rows.status == "solved")]
-            by = timed.groupby("instance")
-            cpu, first = by.cpu_seconds.median(), by.first_cpu_seconds.median()
-            norm = (
-                (timed.cpu_seconds / timed.ref_cpu_seconds)
-                .groupby(timed.instance)
-                .median()
-            )
-            ref_loop = math.sqrt(before["_reference"] * after["_reference"])
-            r, n, drift, cold, loop_us = [], [], [], [], []
-            for inst, recorded in cpu.items():
-                loop = math.sqrt(before[inst] * after[inst])
-                r.append(recorded / loop)
-                n.append(norm[inst] / (loop / ref_loop))
-                drift.append(after[inst] / before[inst])
-                cold.append(first[inst] / loop)
-                loop_us.append(loop * 1e6)
-            g = math.exp(np.mean(np.log(r)))
-            gn = math.exp(np.mean(np.log(n)))
-            ratios.append(g)
-            q1, q3 = np.quantile(r, [0.25, 0.75])
-            label = config + (" (4x4)" if which == "4x4" else "")
-            line = (f"{label:30s} {len(r):6d} {np.median(loop_us):9.1f} "
-                    f"{by.loops.median().median():6.0f} {g:6.3f} {q1:5.2f}-{q3:5.2f} "
-                    f"{gn:6.3f} "
-                    f"{math.exp(np.mean(np.log(drift))):12.3f} "
-                    f"{math.exp(np.nanmean(np.log(cold))):6.2f}   "
-                    f"{loads[-1]}")  # fmt: skip
-            lines.append(line)
-            print(line, flush=True)
+        for round_ in range(args.rounds):
+            # every other round backwards: no config always first or last
+            for config, which in todo if round_ % 2 == 0 else todo[::-1]:
+                figures = one_config(config, which, paths[which], folder, args)
+                loads.append(load())
+                figures["load"] = loads[-1]
+                by_config[(config, which)].append(figures)
+                print(f"round {round_ + 1}: {line(config, which, [figures])}",
+                      flush=True)  # fmt: skip
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(
         f"\n{'config':30s} {'boards':>6s} {'loop us':>9s} {'loops':>6s} "
         f"{'ratio':>6s} {'q1-q3':>11s} {'norm.':>6s} {'before/after':>12s} "
-        f"{'cold':>6s}   load"
+        f"{'cold':>6s}   " + ("rounds' ratios" if args.rounds > 1 else "load")
     )
-    print("\n".join(lines))
+    ratios = []
+    for (config, which), rounds in by_config.items():
+        ratios.append(statistics.median(f["ratio"] for f in rounds))
+        print(line(config, which, rounds))
     inside = sum(0.9 <= g <= 1.1 for g in ratios)
     print(
         f"\n{inside} of {len(ratios)} configs within 0.9-1.1 (geometric mean of "
-        "recorded / loop CPU per board); 'norm.': the same with each side divided "
+        "recorded / loop CPU per board"
+        + (f", the median of {args.rounds} rounds" if args.rounds > 1 else "")
+        + "); 'norm.': the same with each side divided "
         "by the reference solve timed beside it (the harness's ref_cpu_seconds, "
         "the child's own), which cancels the machine's drift; 'cold': the cells' "
         "first solve over the loop; 'before/after': the loop's drift over the "
         "config's run; "
-        f"{time.monotonic() - started:.0f} s, load {loads[0]} at the start"
+        f"{time.monotonic() - started:.0f} s, load {loads[0]} at the start, "
+        f"{loads[-1]} at the end"
+    )
+
+
+def one_config(config: str, which: str, path: Path, folder: Path, args) -> dict:
+    """One bracket: reference loops, ``harness run`` of the config, reference loops;
+    per board the recorded CPU over the loops' geometric mean, summarized."""
+    import numpy as np
+
+    from harness.analysis import read_run
+
+    before = reference(config, path, args.loop_ms / 1e3)
+    done = subprocess.run(
+        [*HARNESS, "run", "--solvers", config, "--datasets", str(path),
+         "--out", str(folder / "runs"), "--no-memory", "--quiet", "--no-report",
+         "--jobs", str(args.jobs), *args.extra], capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        sys.exit(f"harness run failed:\n{done.stderr}")
+    after = reference(config, path, args.loop_ms / 1e3)
+    run_dir = Path(done.stdout.strip().splitlines()[-1])
+    _meta, rows = read_run(run_dir)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    timed = rows[(rows.measure == "time") & (rows.status == "solved")]
+    by = timed.groupby("instance")
+    cpu, first = by.cpu_seconds.median(), by.first_cpu_seconds.median()
+    norm = (timed.cpu_seconds / timed.ref_cpu_seconds).groupby(timed.instance).median()
+    ref_loop = math.sqrt(before["_reference"] * after["_reference"])
+    r, n, drift, cold, loop_us = [], [], [], [], []
+    for inst, recorded in cpu.items():
+        loop = math.sqrt(before[inst] * after[inst])
+        r.append(recorded / loop)
+        n.append(norm[inst] / (loop / ref_loop))
+        drift.append(after[inst] / before[inst])
+        cold.append(first[inst] / loop)
+        loop_us.append(loop * 1e6)
+    q1, q3 = np.quantile(r, [0.25, 0.75])
+    return {
+        "boards": len(r),
+        "loop_us": float(np.median(loop_us)),
+        "loops": float(by.loops.median().median()),
+        "ratio": _gmean(r),
+        "q1": float(q1),
+        "q3": float(q3),
+        "norm": _gmean(n),
+        "drift": _gmean(drift),
+        "cold": math.exp(np.nanmean(np.log(cold))),
+    }
+
+
+def line(config: str, which: str, rounds: list[dict]) -> str:
+    """One config's figures: with several rounds, the median of each figure and
+    every round's ratio; with one, that round and its load."""
+
+    def med(key: str) -> float:
+        return statistics.median(f[key] for f in rounds)
+
+    label = config + (" (4x4)" if which == "4x4" else "")
+    tail = (
+        " ".join(f"{f['ratio']:.3f}" for f in rounds)
+        if len(rounds) > 1
+        else rounds[0].get("load", "")
+    )
+    return (
+        f"{label:30s} {rounds[0]['boards']:6d} {med('loop_us'):9.1f} "
+        f"{med('loops'):6.0f} {med('ratio'):6.3f} {med('q1'):5.2f}-{med('q3'):5.2f} "
+        f"{med('norm'):6.3f} {med('drift'):12.3f} {med('cold'):6.2f}   {tail}"
     )
 
 
