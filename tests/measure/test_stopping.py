@@ -163,13 +163,18 @@ def test_rows_record_repeats_taken_and_why(tmp_path, always_settled):
 def test_a_resume_counts_a_stopped_cell_complete(tmp_path, always_settled):
     frame = harness.run("bfs", [_boards()], repeats=3, jobs=0, out=tmp_path)
     run_dir = Path(frame.attrs["run_dir"])
+    _assert_resume_measures_nothing_again(run_dir, tmp_path)
+    assert res.stopped_early(res.read_row_dicts(run_dir))
+
+
+def _assert_resume_measures_nothing_again(run_dir: Path, out: Path) -> None:
+    """Mark the stored run incomplete, resume it: no row is added."""
     before = len(res.read_row_dicts(run_dir))
     meta = res.read_meta(run_dir)
     meta["complete"] = False
     res.write_meta(run_dir, meta)
-    harness.run(datasets=[_boards()], resume=run_dir.name, out=tmp_path, jobs=0)
-    assert len(res.read_row_dicts(run_dir)) == before  # nothing measured again
-    assert res.stopped_early(res.read_row_dicts(run_dir))
+    harness.run(datasets=[_boards()], resume=run_dir.name, out=out, jobs=0)
+    assert len(res.read_row_dicts(run_dir)) == before
 
 
 def test_a_long_solve_stops_after_two_long_samples():
@@ -216,9 +221,4 @@ def test_rows_and_resume_know_the_long_stop(tmp_path, monkeypatch):
     from harness.report.document import _method
 
     assert "or a long solve after 2 samples" in _method(load_run(run_dir))
-    before = len(res.read_row_dicts(run_dir))
-    meta = res.read_meta(run_dir)
-    meta["complete"] = False
-    res.write_meta(run_dir, meta)
-    harness.run(datasets=[_boards()], resume=run_dir.name, out=tmp_path, jobs=0)
-    assert len(res.read_row_dicts(run_dir)) == before  # nothing measured again
+    _assert_resume_measures_nothing_again(run_dir, tmp_path)
