@@ -154,8 +154,8 @@ def run_command(
             metavar="SECONDS",
             help="Each timed repeat is one sample of at least this much CPU time: "
             "a faster solve is timed as a loop of k back-to-back solves of the same "
-            "board (k found in the warm-up; the rows' loops column) right after one "
-            "warm solve, and recorded as the sample over k. Batch external programs "
+            "board (k found in the warm-up; the rows' loops column) right after k "
+            "untimed warm solves, and recorded as the sample over k. Batch external programs "
             "get k lines of the board the same way; the start-up (the goal board's "
             "line: reading, parsing, printing) is subtracted, so their time is the "
             "search alone, where an in-process solver's includes its Python entry "

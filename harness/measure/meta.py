@@ -111,7 +111,8 @@ def new_meta(
                 "this order: gc.collect(), the memory limit, "
                 + ("gc.disable(), " if plan.disable_gc else "")
                 + "the alarm, then a warm solve of the board (solves under "
-                f"{WARM_SOLVE_BELOW * 1e3:g} ms) and nothing else; worker objects "
+                f"{WARM_SOLVE_BELOW * 1e3:g} ms; before a sample of several loops, "
+                "as many solves in all) and nothing else; worker objects "
                 "from imports and set-up frozen (gc.freeze()); first_seconds: the "
                 "cell's first solve, timed alone (cold caches)"
                 if plan.min_sample_seconds > 0

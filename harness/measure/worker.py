@@ -44,6 +44,7 @@ from harness.measure.sampling import (
     CellClock,
     Sample,
     calibrate,
+    steady_loops,
     time_loop,
 )
 from harness.measure.stopping import LONG, STABLE, long_enough, settled
@@ -469,15 +470,24 @@ class Worker:
         return attempt
 
     def _sample(self, task: Task, config, h, g: Grid) -> tuple[Sample | None, Sample]:
-        """(the warm solve or None, the sample): nothing runs between the two but
-        the alarm's re-arming (one system call). The sample's alarm is the time
+        """(the warm solve or None, the sample): the warm solve, for a looped
+        sample an untimed loop of as many solves less one (sampling.steady_loops),
+        then the sample; nothing else runs between them but the alarm's re-arming
+        (one system call). The sample's alarm is the time
         limit, plus a few minimum sample times when it loops several solves."""
         cell, loops = self._cell, self._cell.loops or 1
         run = partial(self._board_loop, task, config, h, g)
+        slack = 4 * loops * cell.per_solve if loops > 1 else 0.0
         self._arm(task.timeout)
         warm = run(1) if cell.warm else None
+        if warm is not None and loops > 1:
+            # the solves after the housekeeping and the last reference sample stay
+            # slow for a while: an untimed loop brings the sample to the solve's
+            # steady state (sampling.steady_loops)
+            self._rearm(task.timeout + slack)
+            run(steady_loops(loops))
         if warm is not None:
-            self._rearm(task.timeout + (4 * loops * cell.per_solve if loops > 1 else 0))
+            self._rearm(task.timeout + slack)
         sample = run(loops)
         self._armed = False
         return warm, sample

@@ -442,7 +442,8 @@ def _method(run: Run) -> str:
             "each a calibrated sample of at least "
             f"{sig(1e3 * float(opts['min_sample_seconds']))} ms of CPU (a faster "
             "solve is timed as a loop of back-to-back solves of its board, right "
-            "after a warm solve; the times are per solve, rows: loops; each cell's "
+            "after warm solves as many as the loop's; the times are per solve, "
+            "rows: loops; each cell's "
             "first solve, cold, is first_cpu_seconds)"
         )
     if opts.get("reference"):

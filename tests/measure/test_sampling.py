@@ -1,5 +1,5 @@
 """Calibrated samples: fast solves timed as loops of back-to-back solves, each
-sample right after its own warm solve, counters from one solve, every loop
+sample right after its own warm solves, counters from one solve, every loop
 checked, a solver that keeps answers between calls flagged. These tests check the
 structure (what runs, in which order, what is recorded), never the clock.
 
@@ -230,7 +230,8 @@ def test_nothing_runs_between_a_warm_solve_and_its_sample(monkeypatch, warmup):
     loops = timed[0].loops
     assert loops > 1 and all(a.loops == loops for a in timed)
     sample = ["clock"] + ["solve"] * loops + ["clock"]
-    warm = ["clock", "solve", "clock"]
+    # the warm solve, then untimed solves up to the sample's loops
+    warm = ["clock", "solve", "clock", "clock"] + ["solve"] * (loops - 1) + ["clock"]
     # one per timed repeat, each ending where its reference begins; the last
     # reference's own sample (its two clocks) is all that follows
     segments = " ".join(kinds).split(" reference")
@@ -238,7 +239,7 @@ def test_nothing_runs_between_a_warm_solve_and_its_sample(monkeypatch, warmup):
     for segment in segments[:-1]:
         events = segment.split()
         cut = len(events) - len(warm) - len(sample)
-        # the repeat ends: warm solve, then the sample; nothing else in between
+        # the repeat ends: warm solves, then the sample; nothing else in between
         assert events[cut:] == warm + sample, (loops, ' '.join(events))
         head = events[:cut]
         # the housekeeping came before: collection, then the memory limit
@@ -265,3 +266,33 @@ def test_calibration_aims_at_the_minimum_sample():
     tried.clear()
     assert sampling.calibrate(sample, 2e-3, 1e-3) == (1, 2e-3)
     assert sampling.calibrate(sample, 5e-6, 0.0) == (1, 5e-6) and tried == []
+
+
+def test_a_batch_program_gets_warm_lines_as_many_as_its_sample(monkeypatch):
+    """A timed pass of a calibrated batch cell: one warm line, the lines that bring
+    it to as many as the sample, then the sample's lines; nothing after the sample
+    but the reference. A cell timed one line a sample gets its warm line only."""
+    from harness.measure.external import passes
+    from harness.measure.external.programs import Program
+
+    asked: list = []
+
+    def run_pass(program, g, start, goal, *, measure, timeout, memory_limit_mb,
+                 loops=1):  # fmt: skip
+        asked.append(loops)
+        return passes.PassResult("returned", moves="dr", seconds=1e-5,
+                                 cpu_seconds=1e-5, raw_seconds=1e-5,
+                                 raw_cpu_seconds=1e-5)  # fmt: skip
+
+    monkeypatch.setattr(passes, "run_pass", run_pass)
+    program = Program("prog", ("prog",), batch=True)
+    task = _logged_task((Pass("time", 0),))
+    for loops, expected in ((5, [1, 4, 5]), (1, [1, 1])):
+        asked.clear()
+        cell = sampling.CellClock(loops=loops, per_solve=1e-5, warm=True)
+        attempt = passes.worker_pass(
+            task, Pass("time", 0), program, grid(3), cell,
+            lambda: asked.append("reference") or (1e-3, 1e-3),
+        )  # fmt: skip
+        assert attempt.outcome == "returned" and attempt.loops == loops
+        assert asked == [*expected, "reference"]

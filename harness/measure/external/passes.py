@@ -28,7 +28,12 @@ from harness.measure.external.programs import (
     parse_exec,
 )
 from harness.measure.probes import session_leaders_of
-from harness.measure.sampling import WARM_SOLVE_BELOW, CellClock, calibrate
+from harness.measure.sampling import (
+    WARM_SOLVE_BELOW,
+    CellClock,
+    calibrate,
+    steady_loops,
+)
 from harness.measure.tasks import Attempt, Pass, Task
 from harness.puzzle import Board, Grid
 
@@ -338,7 +343,8 @@ def worker_pass(
 ) -> Attempt:
     """A worker's pass of an external program, on the footing of an in-process
     solver's: a batch program's cell is calibrated like a solver's (k lines of the
-    board per sample, after one warm line; ``cell`` keeps what the passes learn),
+    board per sample, after one warm line and as many untimed lines as the sample
+    less one; ``cell`` keeps what the passes learn),
     a program run once per board is cold by construction, one process per solve.
     ``reference`` times the worker's reference sample after a timed pass."""
 
@@ -386,6 +392,10 @@ def worker_pass(
     if warm is not None and warm.outcome != "returned":
         return warm
     slack = 4 * cell.loops * cell.per_solve if cell.loops > 1 else 0.0
+    if warm is not None and cell.loops > 1:  # untimed lines to the steady state,
+        steady = ask(steady_loops(cell.loops), slack=slack)  # as in-process
+        if steady.outcome != "returned":
+            return steady
     attempt = ask(cell.loops, slack=slack)
     if attempt.outcome != "returned":
         return attempt
