@@ -3,12 +3,20 @@ xdist workers start, and the switch that skips it."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
-import conftest
 import pytest
 from compile_kernels import PARTS
+
+# tests/conftest.py by its path: the name "conftest" may be another folder's
+_spec = importlib.util.spec_from_file_location(
+    "suite_conftest", Path(__file__).with_name("conftest.py")
+)
+conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(conftest)
 
 
 class _Config:
