@@ -480,10 +480,7 @@ class Worker:
         slack = 4 * loops * cell.per_solve if loops > 1 else 0.0
         self._arm(task.timeout)
         warm = run(1) if cell.warm else None
-        if warm is not None and loops > 1:
-            # the solves after the housekeeping and the last reference sample stay
-            # slow for a while: an untimed loop brings the sample to the solve's
-            # steady state (sampling.steady_loops)
+        if warm is not None and loops > 1:  # to the steady state (steady_loops)
             self._rearm(task.timeout + slack)
             run(steady_loops(loops))
         if warm is not None:
