@@ -49,7 +49,7 @@ def _main(
     """Benchmark sliding-tile puzzle (8- and 15-puzzle) solvers.
 
     Start with `harness run` (the main job: every solver on the default datasets,
-    69.8-70.4 s measured on a quiet 2-core machine, minutes when other jobs share
+    71.8-77.4 s measured on a quiet 2-core machine, minutes when other jobs share
     the cores) and `harness solve` (boards on standard input)."""
 
 

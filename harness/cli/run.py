@@ -239,7 +239,7 @@ def run_command(
     the rows in a new run directory (its path is the last line printed).
 
     A bare `harness run` is the main job: every solver config on the default
-    datasets, 69.8-70.4 s measured on a quiet 2-core machine with numba's kernels
+    datasets, 71.8-77.4 s measured on a quiet 2-core machine with numba's kernels
     and the pattern databases cached (docs/benchmarks.md); the first run also
     compiles and builds them, and other jobs on the cores stretch it (about 3.5
     min at a load average of 2-4)."""
