@@ -152,10 +152,13 @@ def _fast(goal: Board, g: Grid, h: Heuristic) -> _Fast | None:
         fast = None
         if entry is not None:
             nbr = kernels.neighbour_array(g)
-            frame, stats, path = single.make_frame(goal, g.cols, nbr, k.args)
-            extra = k.start_args(goal) if k.start_args else ()
+            args, start_args = k.args, k.start_args
+            if k.function == "ida_walking_distance":  # its entry finds the states
+                args, start_args = single.walking_distance_args(h.data, args), None
+            frame, stats, path = single.make_frame(goal, g.cols, nbr, args)
+            extra = start_args(goal) if start_args else ()
             call = single.bind(entry, tuple(goal), frame, *extra)
-            fast = _Fast(h.data, call, frame, k.start_args, stats, path)
+            fast = _Fast(h.data, call, frame, start_args, stats, path)
         _fast_memo[key] = fast
     _last[:] = (h, g, goal, fast)
     return fast

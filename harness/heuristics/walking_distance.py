@@ -68,7 +68,7 @@ class WalkingDistance:
         import numpy as np
 
         g = self.grid
-        codes, ids = self._coded(side, lines, width)
+        codes, ids = self.coded(side)
         cell = np.arange(g.cells)
         line_of = cell // g.cols if side == "row" else cell % g.cols
         goal_line = np.array(self.goal_row if side == "row" else self.goal_col)
@@ -81,11 +81,14 @@ class WalkingDistance:
         at = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
         return np.where(codes[at] == code, ids[at], -1)  # -1: not a state
 
-    def _coded(self, side: str, lines: int, width: int):
+    def coded(self, side: str):
         """(sorted codes, their ids) of every row or column state (memoized)."""
         found = self._coded_memo.get(side)
         if found is None:
             import numpy as np
+
+            g = self.grid
+            lines, width = (g.rows, g.cols) if side == "row" else (g.cols, g.rows)
 
             table = self.row_ids if side == "row" else self.col_ids
             base = width + 1

@@ -133,16 +133,65 @@ def ida_pdb_one(start, frame):
 
 
 @jit
-def ida_walking_distance_one(start, frame, row_id, col_id):
-    """``row_id``, ``col_id``: the start's count states (the kernel's
-    ``start_args``), computed by the caller."""
+def _count_state(board, line_of, goal_line, weight, lines, codes, ids):
+    """The id of a board's row (or column) count state, -1 if none: the counts
+    coded as one integer (cell ``c`` holding tile ``t`` adds
+    ``weight[line_of[c] * lines + goal_line[t]]``, the blank its line times
+    ``weight[lines * lines]``) and found among the sorted ``codes``, as
+    :meth:`harness.heuristics.walking_distance.WalkingDistance.ids_many` does."""
+    code = 0
+    for c in range(board.shape[0]):
+        t = board[c]
+        if t == 0:
+            code += line_of[c] * weight[lines * lines]
+        else:
+            code += weight[line_of[c] * lines + goal_line[t]]
+    at = np.searchsorted(codes, code)
+    if at < codes.shape[0] and codes[at] == code:
+        return ids[at]
+    return -1
+
+
+@jit
+def ida_walking_distance_one(start, frame):
+    """The start's count states are found here (``frame.args`` ends with the
+    coded states of :func:`walking_distance_args`), not in Python per call."""
     ok = _load(start, frame)
     if ok < 0:
         return ok
+    (row_dist, row_next, col_dist, col_next, goal_row, goal_col, row_line, row_weight,
+     rows, row_codes, row_ids, col_line, col_weight, cols, col_codes,
+     col_ids) = frame.args  # fmt: skip
+    row_id = _count_state(
+        frame.board, row_line, goal_row, row_weight, rows, row_codes, row_ids
+    )
+    col_id = _count_state(
+        frame.board, col_line, goal_col, col_weight, cols, col_codes, col_ids
+    )
+    if row_id < 0 or col_id < 0:
+        return NOT_A_BOARD
     return ida_walking_distance(
-        frame.board, frame.goal, frame.nbr, row_id, col_id, *frame.args,
-        frame.stats, frame.path,
+        frame.board, frame.goal, frame.nbr, row_id, col_id, row_dist, row_next,
+        col_dist, col_next, goal_row, goal_col, frame.stats, frame.path,
     )  # fmt: skip
+
+
+def walking_distance_args(data: Any, args: tuple) -> tuple:
+    """The walking-distance kernel's arguments (``args``) followed by what its
+    one-board entry needs to find a start's count states: per side, each cell's
+    line, the digit weights, the line count, and the sorted state codes with
+    their ids (``data``: the heuristic's tables)."""
+    g = data.grid
+    cell = np.arange(g.cells)
+    out = list(args)
+    for side, lines, width, line_of in (
+        ("row", g.rows, g.cols, cell // g.cols),
+        ("col", g.cols, g.rows, cell % g.cols),
+    ):
+        codes, ids = data.coded(side)
+        weight = (width + 1) ** np.arange(lines * lines + 1, dtype=np.int64)
+        out += [line_of.astype(np.int64), weight, np.int64(lines), codes, ids]
+    return tuple(out)
 
 
 def make_frame(
