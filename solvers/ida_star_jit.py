@@ -152,9 +152,7 @@ def _fast(goal: Board, g: Grid, h: Heuristic) -> _Fast | None:
         fast = None
         if entry is not None:
             nbr = kernels.neighbour_array(g)
-            args, start_args = k.args, k.start_args
-            if k.function == "ida_walking_distance":  # its entry finds the states
-                args, start_args = single.walking_distance_args(h.data, args), None
+            args, start_args = single.entry_args(k, h.data)
             frame, stats, path = single.make_frame(goal, g.cols, nbr, args)
             extra = start_args(goal) if start_args else ()
             call = single.bind(entry, tuple(goal), frame, *extra)

@@ -152,17 +152,18 @@ def run_command(
         typer.Option(
             "--min-sample-time",
             metavar="SECONDS",
-            help="Each timed repeat is one sample of at least this much CPU time: "
-            "a faster solve is timed as a loop of k back-to-back solves of the same "
+            help="Each timed repeat is one sample of at least this much CPU time: a "
+            "faster solve is timed as a loop of k back-to-back solves of the same "
             "board (k found in the warm-up; the rows' loops column) right after k "
-            "untimed warm solves, and recorded as the sample over k. Batch external programs "
-            "get k lines of the board the same way; the start-up (the goal board's "
-            "line: reading, parsing, printing) is subtracted, so their time is the "
-            "search alone, where an in-process solver's includes its Python entry "
-            "(for the compiled ones the solvability check, array conversion and "
-            "move string: about 2-15 us a call). One-process-per-board programs "
-            "are timed one cold process per solve. The cell's first solve is kept "
-            "apart (first_cpu_seconds: cold, single-shot). 0: one solve per sample.",
+            "untimed warm solves, and recorded as the sample over k. Batch external"
+            " programs get k lines of the board the same way; the start-up (the "
+            "goal board's line: reading, parsing, printing) is subtracted, so their"
+            " time is the search alone, where an in-process solver's includes its "
+            "Python entry (for the compiled ones the solvability check, array "
+            "conversion and move string: about 2-15 us a call). One-process-per-"
+            "board programs are timed one cold process per solve. The cell's first "
+            "solve is kept apart (first_cpu_seconds: cold, single-shot). 0: one "
+            "solve per sample.",
             show_default=f"{defaults.MIN_SAMPLE_SECONDS:g}",
         ),
     ] = None,

@@ -502,7 +502,8 @@ def _group_value(pos, grp, gtiles, k, gmult, cellmap, tables, offset, packed, gc
     ``offset`` counting entries: the group's Manhattan distance
     (``gcost[grp, slot, cell]``) is added back. The 2-D arrays come whole with the
     row, not as row views: a view made per call costs numba a reference count
-    taken and dropped per node (about a tenth of pdb44's node rate when tried)."""
+    taken and dropped per node (pdb44 ran 1.044x faster without them,
+    tests/benchmarks/bench_kernels_ab.py)."""
     used = np.int64(0)
     index = 0
     md = 0

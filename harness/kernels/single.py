@@ -176,6 +176,15 @@ def ida_walking_distance_one(start, frame):
     )  # fmt: skip
 
 
+def entry_args(kernel: Any, data: Any) -> tuple[tuple, Callable[..., tuple] | None]:
+    """(the frame's ``args``, the start arguments computed per call or None) for a
+    heuristic's IDA* kernel (``data``: its tables): the kernel's own, except where
+    the entry finds the start's arguments itself (walking distance)."""
+    if kernel.function == "ida_walking_distance":
+        return walking_distance_args(data, kernel.args), None
+    return kernel.args, kernel.start_args
+
+
 def walking_distance_args(data: Any, args: tuple) -> tuple:
     """The walking-distance kernel's arguments (``args``) followed by what its
     one-board entry needs to find a start's count states: per side, each cell's

@@ -443,8 +443,7 @@ def _method(run: Run) -> str:
             f"{sig(1e3 * float(opts['min_sample_seconds']))} ms of CPU (a faster "
             "solve is timed as a loop of back-to-back solves of its board, right "
             "after warm solves as many as the loop's; the times are per solve, "
-            "rows: loops; each cell's "
-            "first solve, cold, is first_cpu_seconds)"
+            "rows: loops; each cell's first solve, cold, is first_cpu_seconds)"
         )
     if opts.get("reference"):
         parts.append(

@@ -19,11 +19,11 @@ checks the figure itself against an outside reference. Config by config, from a
    machine drifts; the 'before/after' column shows by how much).
 
 With ``--rounds N`` every config's bracket is run N times (the configs' order
-reversed every other round) and the median round's figures are printed, with every
-round's ratio: one bracket is a few seconds, and the drift within it is what the
-'before/after' column shows. Per config it prints the geometric mean over boards of
-recorded / reference CPU time (goal: 0.9-1.1), its quartiles, and the cold first
-solve's ratio for contrast (what one solve after the harness's bookkeeping read,
+reversed every other round) and each figure's median over the rounds is printed,
+with every round's ratio: one bracket is a few seconds, and the drift within it is
+what the 'before/after' column shows. Per config it prints the geometric mean over
+boards of recorded / reference CPU time (goal: 0.9-1.1), its quartiles, and the cold
+first solve's ratio for contrast (what one solve after the harness's bookkeeping read,
 the figure before schema 5).
 
     python tests/benchmarks/accuracy.py             # 292 3x3 boards, 10 4x4 walks
@@ -248,7 +248,7 @@ def main() -> None:
         type=int,
         default=1,
         help="repeat every config's bracket this often, configs alternating "
-        "forwards and backwards; the median round is reported (default 1)",
+        "forwards and backwards; each figure's median is reported (default 1)",
     )
     ap.add_argument(
         "--ranking",
