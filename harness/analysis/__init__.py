@@ -19,18 +19,16 @@ import pandas as pd
 from harness.analysis.keys import CONFIG_GROUP, INSTANCE
 from harness.results import (
     ANSWERED,
-    BOOL_COLUMNS,
     BOOL_TOKENS,
-    COLUMNS,
     CONTRADICTED,
-    FLOAT_COLUMNS,
-    INT_COLUMNS,
     MEASURES,
     META_FILE,
     ROWS_FILE,
     STATUSES,
     WORST_LAST,
     ResultsError,
+    column_names,
+    columns,
     RunMeta,
     load_meta,
     mark_contradicted_labels,
@@ -39,14 +37,12 @@ from harness.results import (
 )
 from harness.results import PROBLEMS as PROBLEMS  # the status vocabulary, re-exported
 from harness.results import SEVERITY as SEVERITY
+from harness.results.columns import per_instance_columns, shown_in_summary
 from harness.results.quality import BEST_LENGTH, QUALITY_BASIS, mark_quality
 
 #: The worst wins when an instance's repeats disagree (ties broken: solved before
 #: unsolvable, timeout before memout).
 _WORST = {s: i for i, s in enumerate(WORST_LAST)}
-TEXT_COLUMNS = tuple(
-    c for c in COLUMNS if c not in INT_COLUMNS + FLOAT_COLUMNS + BOOL_COLUMNS
-)
 _BOOL_TOKENS = BOOL_TOKENS
 MIB = 1 << 20
 #: Time ratios closer to 1 than this are not called out: ordinary timing noise.
@@ -122,22 +118,22 @@ def _claimed_bounds(meta: RunMeta, rows: pd.DataFrame) -> pd.DataFrame:
 def typed_rows(records: Sequence[dict[str, str]], path: Path | str) -> pd.DataFrame:
     """Rows of strings (as :func:`harness.results.read_row_dicts` gives them) as a
     typed DataFrame; ResultsError at the first field that is not of its type."""
-    raw = pd.DataFrame.from_records(list(records), columns=list(COLUMNS))
+    raw = pd.DataFrame.from_records(list(records), columns=list(column_names()))
     raw = raw.fillna("").astype(str)
 
     def fail(index: int, message: str) -> ResultsError:
         return ResultsError(f"{path}: line {index + 2}: {message}")
 
     out = pd.DataFrame(index=pd.RangeIndex(len(raw)))
-    for col in COLUMNS:
+    for col, kind in ((c.name, c.kind) for c in columns()):
         text = raw[col]
-        if col in INT_COLUMNS or col in FLOAT_COLUMNS:
+        if kind in ("int", "float"):
             num = pd.to_numeric(text.mask(text == ""), errors="coerce")
             bad = num.isna() & (text != "")
             if bad.any():
                 i = int(np.flatnonzero(bad.to_numpy())[0])
                 raise fail(i, f"{col} {text.iat[i]!r} is not a number")
-            if col in INT_COLUMNS:
+            if kind == "int":
                 whole = num.isna() | (num == np.floor(num))
                 if not whole.all():
                     i = int(np.flatnonzero(~whole.to_numpy())[0])
@@ -145,7 +141,7 @@ def typed_rows(records: Sequence[dict[str, str]], path: Path | str) -> pd.DataFr
                 out[col] = num.astype("Int64")
             else:
                 out[col] = num.astype("float64")
-        elif col in BOOL_COLUMNS:
+        elif kind == "bool":
             key = text.str.strip().str.lower()
             bad = ~key.isin(list(_BOOL_TOKENS))
             if bad.any():
@@ -197,11 +193,12 @@ def analysis_view(stored: pd.DataFrame, *, split_mixed: bool = True) -> pd.DataF
     mixed datasets split in two (:func:`_split_mixed`) unless ``split_mixed`` is
     false."""
     out = pd.DataFrame(index=pd.RangeIndex(len(stored)))
-    for col in TEXT_COLUMNS:
-        values = stored[col].astype(object)
-        out[col] = values.where(values.notna(), "").astype(str).to_numpy()
-    for col in INT_COLUMNS + FLOAT_COLUMNS + BOOL_COLUMNS:
-        out[col] = stored[col].to_numpy(dtype=float, na_value=np.nan)
+    for col, kind in ((c.name, c.kind) for c in columns()):
+        if kind == "text":
+            values = stored[col].astype(object)
+            out[col] = values.where(values.notna(), "").astype(str).to_numpy()
+        else:
+            out[col] = stored[col].to_numpy(dtype=float, na_value=np.nan)
     out["solvable"] = out["solvable"].fillna(0.0).astype(bool)
     out[CONTRADICTED] = (
         stored[CONTRADICTED].to_numpy(dtype=bool)
@@ -302,6 +299,7 @@ def instances(rows: pd.DataFrame) -> pd.DataFrame:
         is_optimal=("is_optimal", "min"),  # one non-optimal repeat makes it non-optimal
         suboptimality=("suboptimality", "max"),  # the worst repeat's path
         quality_basis=(QUALITY_BASIS, "first"),
+        **{c.name: (c.name, c.per_instance) for c in per_instance_columns()},
     )
     base = base.join(agg)
     base[["repeats", "answered_repeats"]] = (
@@ -342,6 +340,8 @@ def summary(
     from harness.analysis import aggregate
 
     inst = instances(rows) if inst is None else inst
+    # the registered columns' per-config values (over the common instances)
+    added = [c.summary_key for c in shown_in_summary() if c.name in inst]
     cols = [
         *CONFIG_GROUP,
         "dataset_name",
@@ -366,6 +366,7 @@ def summary(
         "peak_rss_mib",
         "rss_added_mib",
         *aggregate.FAIR_COLUMNS[5:],
+        *added,
     ]
     if inst.empty:
         return pd.DataFrame(columns=cols)
@@ -394,7 +395,8 @@ def summary(
     out["rss_added_mib"] = g["peak_rss_delta_bytes"].max() / MIB  # by the solve
     out = out.reset_index()
     fair = aggregate.fair_summary(inst, aggregate.time_limit(meta, inst))
-    out = out.merge(fair[[*CONFIG_GROUP, *aggregate.FAIR_COLUMNS[5:]]], on=CONFIG_GROUP, how="left")
+    fair_columns = [*aggregate.FAIR_COLUMNS[5:], *added]
+    out = out.merge(fair[[*CONFIG_GROUP, *fair_columns]], on=CONFIG_GROUP, how="left")
     out = out.sort_values(
         ["run_id", "dataset", "answered", "common_gmean_ms", "config"],
         ascending=[True, True, False, True, True],

@@ -31,6 +31,7 @@ import pandas as pd
 
 from harness.analysis.keys import CONFIG_GROUP, GROUP
 from harness.results import ANSWERED
+from harness.results.columns import shown_in_summary
 
 #: Times at or below this score 1 (0.1 ms: below it, process noise and the timer
 #: dominate; Lab's planning default is 1 s, too coarse for sliding-tile puzzles).
@@ -146,8 +147,10 @@ def fair_summary(inst: pd.DataFrame, limit_s: float | None = None) -> pd.DataFra
     same for every config of the dataset), own-set medians (labelled as such
     wherever shown) and summed scores. Ranked within a dataset by answered
     (most first), then common geometric mean time."""
+    shown = [c for c in shown_in_summary() if c.name in inst]
+    names = [*FAIR_COLUMNS, *(c.summary_key for c in shown)]
     if inst.empty:
-        return pd.DataFrame(columns=FAIR_COLUMNS)
+        return pd.DataFrame(columns=names)
     limit_s = limit_s if limit_s is not None else time_limit(None, inst)
     scored = with_scores(inst, limit_s)
     common = common_instances(inst)
@@ -187,9 +190,11 @@ def fair_summary(inst: pd.DataFrame, limit_s: float | None = None) -> pd.DataFra
                 "own_median_expanded": ok["expanded"].median(),
                 "score_time": float(part["score_time"].sum()),
                 "score_expanded": float(part["score_expanded"].sum()),
+                # registered columns, over the same common instances
+                **{c.summary_key: com[c.name].agg(c.per_config) for c in shown},
             }
         )
-    out = pd.DataFrame(rows, columns=FAIR_COLUMNS)
+    out = pd.DataFrame(rows, columns=names)
     out = out.sort_values(
         ["run_id", "dataset", "answered", "common_gmean_ms", "config"],
         ascending=[True, True, False, True, True],

@@ -148,8 +148,8 @@ def append_raw(run_dir: Path, rows: Sequence[dict[str, str]]) -> None:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for row in rows:
-        writer.writerow([row.get(c, "") for c in res.COLUMNS])
-    header = (",".join(res.COLUMNS) + "\n").encode("utf-8")
+        writer.writerow([row.get(c, "") for c in res.column_names()])
+    header = (",".join(res.column_names()) + "\n").encode("utf-8")
     append_durably(Path(run_dir) / res.ROWS_FILE, buf.getvalue().encode(), header)
 
 

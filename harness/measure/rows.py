@@ -18,8 +18,10 @@ from harness.measure import stopping
 from harness.measure.plan import Cell
 from harness.measure.tasks import MAX_MOVES_CHARS, Attempt, Pass, TaskResult
 from harness.puzzle import goal_name
+from harness.results.columns import core_columns
 
 FAILURES = res.PROBLEMS  # what --strict fails on
+CORE = core_columns()
 COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 
 
@@ -161,7 +163,11 @@ def build_rows(
         extra = {k[6:]: v for k, v in counters.items() if k.startswith("extra_")}
         timed = a.measure == "time" and a.outcome == "returned"
         rows.append(
-            res.ResultRow(
+            _with_registered(
+                cell,
+                result,
+                a,
+                optimum,
                 **_cell_fields(run_id, cell, optimum),
                 measure=a.measure,
                 repeat=a.repeat,
@@ -198,6 +204,20 @@ def build_rows(
             )
         )
     return rows
+
+
+def _with_registered(
+    cell: Cell,
+    result: TaskResult | None,
+    attempt: Attempt | None,
+    optimum: int | None,
+    **core: Any,
+) -> res.ResultRow:
+    """A row of the core fields ``core`` and every registered column's value,
+    computed by its declaration (harness.results.columns)."""
+    context = res.RowContext(core, attempt, result, cell, optimum)
+    more = {c.name: c.compute(context) for c in res.columns()[len(CORE):]}
+    return res.ResultRow(**core, more=more)
 
 
 #: A cell whose first solve took this many times as long as a later cold solve of
@@ -310,7 +330,11 @@ UNMEASURED = (
 def skipped_rows(run_id: str, cell: Cell, passes: Sequence[Pass], optimum: int | None):
     """Rows of a refused cell: one per pass, status ``skipped`` with the reason."""
     return [
-        res.ResultRow(
+        _with_registered(
+            cell,
+            None,
+            None,
+            optimum,
             **_cell_fields(run_id, cell, optimum),
             measure=p.measure,
             repeat=p.repeat,

@@ -646,6 +646,9 @@ def _open_for_resume(run_id, run_dir, lock, jobs, argv, datasets, repair):
         res.read_row_dicts(run_dir)
     except res.ResultsError as err:
         raise RunError(str(err)) from None
+    problem = res.append_problem(run_dir)
+    if problem:
+        raise RunError(problem)
     jobs = default_jobs() if jobs is None else jobs
     session = {
         "at_utc": res.utc_now(),

@@ -171,6 +171,9 @@ class Attempt:
     single_cpu_seconds: float | None = None
     #: which solve check_counters / check_moves came from ("" : none compared)
     check_label: str = ""
+    #: values the worker measured for registered columns (harness.results.columns),
+    #: by column name; a column's ``compute`` reads them from here
+    measured: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

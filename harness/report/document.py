@@ -28,7 +28,7 @@ from harness.report.comparison import comparison_table
 from harness.report.findings import compare_findings, findings
 from harness.report.render import Section, html_page, markdown_page
 from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
-from harness.report.summary_table import skip_lines, summary_columns
+from harness.report.summary_table import legend_lines, skip_lines, summary_columns
 from harness.report.summary_table import summary_blocks as summary_blocks_of
 from harness.report.tables import (
     PARTS,
@@ -389,8 +389,8 @@ def _summary_section(run: Run) -> Section:
     """The run's one summary (:mod:`harness.report.summary_table`), as the terminal
     showed it at the end of the run, with every column."""
     blocks = summary_blocks_of(run)
-    sec = Section("Summary", paragraphs=[SUMMARY_LEGEND])
     keys = summary_columns(blocks)
+    sec = Section("Summary", paragraphs=[SUMMARY_LEGEND, *legend_lines(keys)])
     sec.tables.extend((b.title, b.frame(keys)) for b in blocks if b.rows)
     sec.bullets.extend(
         f"Skipped (declined by the solver, not failures): {line}."

@@ -24,6 +24,7 @@ import pandas as pd
 
 from harness.analysis import PROBLEMS, Run, aggregate, skipped_reasons
 from harness.report.tables import quality_varies
+from harness.results.columns import shown_in_summary
 
 #: (key, header, right-aligned). Headers carry their unit.
 COLUMNS = (
@@ -37,7 +38,18 @@ COLUMNS = (
     ("skipped", "skipped", True),
     ("failed", "failed", False),
 )
-#: The order in which columns are left out when a table is too wide.
+
+
+def table_columns() -> tuple[tuple[str, str, bool], ...]:
+    """:data:`COLUMNS` with the registered columns that have a summary header
+    (harness.results.columns) after the node counts."""
+    at = [k for k, _, _ in COLUMNS].index("nodes") + 1
+    added = tuple((c.name, c.header, True) for c in shown_in_summary())
+    return COLUMNS[:at] + added + COLUMNS[at:]
+
+
+#: The order in which columns are left out when a table is too wide (registered
+#: columns go before these).
 DROP_FIRST = ("gmean_ms", "optimal", "skipped", "quality", "nodes", "median_ms",
               "solved")  # fmt: skip
 LEGEND = (
@@ -68,7 +80,7 @@ class SummaryBlock:
     def frame(self, keys: Sequence[str]) -> pd.DataFrame:
         """The rows as a table of strings under the display headers of ``keys``
         (:func:`summary_columns`)."""
-        names = dict((k, h) for k, h, _ in COLUMNS)
+        names = dict((k, h) for k, h, _ in table_columns())
         return pd.DataFrame(
             [[r[k] for k in keys] for r in self.rows], columns=[names[k] for k in keys]
         )
@@ -115,7 +127,16 @@ def _row(r: dict, quality: bool = False) -> dict[str, str]:
         "nodes": nodes(r["common_median_expanded"]) if in_common else "-",
         "skipped": str(r["skipped"]) if r["skipped"] else "",
         "failed": failed,
+        **{c.name: _registered(c, r.get(c.summary_key)) if in_common else "-"
+           for c in shown_in_summary()},
     }  # fmt: skip
+
+
+def _registered(column, value) -> str:
+    """A registered column's per-config value as its declaration renders it."""
+    if value is None or value != value:
+        return "-"
+    return (column.render or number)(value)
 
 
 def summary_columns(blocks: list[SummaryBlock]) -> list[str]:
@@ -123,7 +144,7 @@ def summary_columns(blocks: list[SummaryBlock]) -> list[str]:
     order: every block shows the same ones."""
     return [
         k
-        for k, _, _ in COLUMNS
+        for k, _, _ in table_columns()
         if k == "config" or any(r[k] not in ("", "-") for b in blocks for r in b.rows)
     ]
 
@@ -140,7 +161,7 @@ def summary_text(
     if not blocks:
         return "no result rows"
     keys = summary_columns(blocks)
-    right = {k for k, _, r in COLUMNS if r}
+    right = {k for k, _, r in table_columns() if r}
 
     def render(keys: list[str]) -> list[str]:
         out = []
@@ -155,14 +176,14 @@ def summary_text(
         return out[1:]
 
     lines, dropped = render(keys), []
-    for key in DROP_FIRST:
+    for key in [*(c.name for c in shown_in_summary()), *DROP_FIRST]:
         if max(map(len, lines), default=0) <= width:
             break
         if key in keys:
             keys.remove(key)
-            dropped.append(dict((k, h) for k, h, _ in COLUMNS)[key])
+            dropped.append(dict((k, h) for k, h, _ in table_columns())[key])
             lines = render(keys)
-    tail = [LEGEND] + [QUALITY_LEGEND] * ("quality" in keys)
+    tail = [LEGEND] + [QUALITY_LEGEND] * ("quality" in keys) + legend_lines(keys)
     if dropped:
         tail.append(
             f"Left out to fit {width} columns: {', '.join(dropped)} (a wider "
@@ -175,6 +196,16 @@ def summary_text(
             text += textwrap.wrap(line, width, initial_indent="  ",
                                   subsequent_indent="    ")  # fmt: skip
     return "\n".join(text)
+
+
+def legend_lines(keys: Sequence[str]) -> list[str]:
+    """One legend line per registered column shown (its header, its doc, and
+    over which boards)."""
+    return [
+        f"{c.header}: {c.doc} ({c.per_config} over the boards every config answered)."
+        for c in shown_in_summary()
+        if c.name in keys
+    ]
 
 
 def skip_lines(run: Run) -> list[str]:

@@ -7,7 +7,8 @@ are kept on one line), so a run killed at any moment leaves at most one torn las
 line, which readers drop and :func:`repair_rows` cuts off before a resume appends.
 Standard library only; :func:`harness.analysis.read_run` is the typed reader.
 
-The package: :mod:`~harness.results.schema` (columns, statuses, version),
+The package: :mod:`~harness.results.schema` (the core row, statuses, version),
+:mod:`~harness.results.columns` (the columns of rows.csv, and their registry),
 :mod:`~harness.results.store` (run folders, meta.json, rows.csv),
 :mod:`~harness.results.runmeta` (meta.json typed: :class:`RunMeta`, and
 :func:`load_meta`, which migrates every readable version),
@@ -26,6 +27,15 @@ from harness.results.contradictions import (
     mark_contradicted_labels,
     stored_contradictions,
 )
+from harness.results.columns import (
+    Column,
+    RowContext,
+    column_names,
+    columns,
+    names_of,
+    register_column,
+    schema_columns,
+)
 from harness.results.environment import (
     ENVIRONMENT_KEYS,
     PACKAGES,
@@ -38,16 +48,7 @@ from harness.results.environment import (
 from harness.results.runmeta import MIGRATIONS, RunMeta, load_meta, migrate
 from harness.results.schema import (
     ANSWERED,
-    BOOL_COLUMNS,
     BOOL_TOKENS,
-    COLUMNS,
-    COLUMNS_V1,
-    COLUMNS_V2,
-    COLUMNS_V3,
-    COLUMNS_V4,
-    COLUMNS_V5,
-    FLOAT_COLUMNS,
-    INT_COLUMNS,
     MAX_TEXT,
     MEASURES,
     META_FILE,
@@ -55,6 +56,7 @@ from harness.results.schema import (
     READABLE_VERSIONS,
     REJECTED_FILE,
     ROWS_FILE,
+    FIRST_OF_VERSION,
     SCHEMA_VERSION,
     SEVERITY,
     SEVERITY_GROUPS,
@@ -70,6 +72,7 @@ from harness.results.schema import (
 )
 from harness.results.store import (
     COLD_TIMES,
+    append_problem,
     append_rows,
     find_run_dir,
     format_rows,
@@ -92,19 +95,12 @@ from harness.results.store import (
 
 __all__ = [
     "ANSWERED",
-    "BOOL_COLUMNS",
     "BOOL_TOKENS",
     "COLD_TIMES",
-    "COLUMNS",
-    "COLUMNS_V1",
-    "COLUMNS_V2",
-    "COLUMNS_V3",
-    "COLUMNS_V4",
-    "COLUMNS_V5",
+    "Column",
     "CONTRADICTED",
     "ENVIRONMENT_KEYS",
-    "FLOAT_COLUMNS",
-    "INT_COLUMNS",
+    "FIRST_OF_VERSION",
     "MIGRATIONS",
     "MAX_TEXT",
     "MEASURES",
@@ -114,6 +110,7 @@ __all__ = [
     "READABLE_VERSIONS",
     "REJECTED_FILE",
     "ROWS_FILE",
+    "RowContext",
     "ResultRow",
     "ResultsError",
     "RunMeta",
@@ -125,7 +122,10 @@ __all__ = [
     "STOPPED_STABLE",
     "SUPPORTED_SCHEMAS",
     "WORST_LAST",
+    "append_problem",
     "append_rows",
+    "column_names",
+    "columns",
     "contradicted_labels",
     "contradiction_text",
     "cpu_frequency",
@@ -139,6 +139,7 @@ __all__ = [
     "make_run_id",
     "mark_contradicted_labels",
     "migrate",
+    "names_of",
     "meta_text",
     "new_run_dir",
     "python_argv",
@@ -146,9 +147,11 @@ __all__ = [
     "read_meta",
     "read_row_dicts",
     "read_run_meta",
+    "register_column",
     "repair_hint",
     "repair_rows",
     "row_key",
+    "schema_columns",
     "schema_gaps",
     "stopped_early",
     "stored_contradictions",

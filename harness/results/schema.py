@@ -1,10 +1,12 @@
-"""The rows a run stores: their columns (:class:`ResultRow`), the schema version
-and its history, the statuses and how bad each is, a row's key."""
+"""The rows a run stores: their core columns (:class:`ResultRow`; every column,
+registered ones too, is declared in :mod:`harness.results.columns`), the schema
+version and its history, the statuses and how bad each is, a row's key."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
+from typing import Any
 
 SCHEMA_VERSION = 6  # bump on any change of columns or their meaning
 # History:
@@ -44,6 +46,11 @@ SCHEMA_VERSION = 6  # bump on any change of columns or their meaning
 #       ([solver, heuristic, {"w": "1.5"}]); solvers.<label>.params, .bound and
 #       .guarantee. Version 1-5 runs are read with both columns empty (and bound
 #       1 for the configs their meta.json calls optimal).
+#: The first column each version added (its columns run to the next version's
+#: first): where harness.results.columns reads a core column's version. A
+#: registered column declares its own (``Column.since``).
+FIRST_OF_VERSION = {2: "raw_seconds", 3: "peak_rss_delta_bytes", 4: "repeats_taken",
+                    5: "loops", 6: "bound"}  # fmt: skip
 #: Versions this harness reads (older ones are migrated on reading).
 READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 SUPPORTED_SCHEMAS = READABLE_VERSIONS
@@ -145,6 +152,9 @@ class ResultRow:
     bound: float | None = None
     #: path_length / optimal_length, for a solved row whose optimum is known
     suboptimality: float | None = None
+    #: the values of the registered columns (harness.results.columns) by name;
+    #: not a column itself (a registered column absent here is its empty value)
+    more: dict[str, Any] = field(default_factory=dict, hash=False)
 
     @property
     def key(self) -> tuple[str, str, str, str, int]:
@@ -153,13 +163,6 @@ class ResultRow:
         )
 
 
-COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))
-#: The columns of a version 1 / 2 ``rows.csv`` (read with the newer ones empty).
-COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("extra") + 1]
-COLUMNS_V2: tuple[str, ...] = COLUMNS[: COLUMNS.index("raw_cpu_seconds") + 1]
-COLUMNS_V3: tuple[str, ...] = COLUMNS[: COLUMNS.index("cpu") + 1]
-COLUMNS_V4: tuple[str, ...] = COLUMNS[: COLUMNS.index("stop_reason") + 1]
-COLUMNS_V5: tuple[str, ...] = COLUMNS[: COLUMNS.index("first_cpu_seconds") + 1]
 #: stop_reason of a cell whose remaining repeats were skipped as unable to move
 #: its median (a resume or reuse must not take them)
 STOPPED_STABLE = "stable"
@@ -182,17 +185,6 @@ def row_key(config: str, dataset: str, instance: str, measure: str, repeat: int)
     return (config, dataset, instance, measure, int(repeat))
 
 
-#: rows.csv columns by type (COLUMNS gives their order); the rest are text.
-INT_COLUMNS = (
-    "optimal_length", "repeat", "path_length", "expanded", "generated",
-    "max_frontier", "iterations", "peak_bytes", "peak_rss_bytes", "h_start",
-    "peak_rss_delta_bytes", "worker", "cpu", "repeats_taken", "loops",
-)  # fmt: skip
-FLOAT_COLUMNS = (
-    "seconds", "cpu_seconds", "raw_seconds", "raw_cpu_seconds", "ref_seconds",
-    "ref_cpu_seconds", "first_seconds", "first_cpu_seconds", "bound", "suboptimality",
-)  # fmt: skip
-BOOL_COLUMNS = ("solvable", "is_optimal")
 #: How a boolean field may be spelled (lower case), and what it means.
 BOOL_TOKENS = {"true": True, "1": True, "false": False, "0": False, "": None,
                "<na>": None, "nan": None, "none": None}  # fmt: skip

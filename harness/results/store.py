@@ -18,18 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.files import append_durably, write_atomic
+from harness.results.columns import (
+    column_names,
+    columns,
+    core_columns,
+    empty_text,
+    header_problem,
+)
 from harness.results.runmeta import RunMeta, check_version, load_meta
 from harness.results.schema import (
-    BOOL_COLUMNS,
     BOOL_TOKENS,
-    COLUMNS,
-    COLUMNS_V1,
-    COLUMNS_V2,
-    COLUMNS_V3,
-    COLUMNS_V4,
-    COLUMNS_V5,
-    FLOAT_COLUMNS,
-    INT_COLUMNS,
     MAX_TEXT,
     MEASURES,
     META_FILE,
@@ -285,11 +283,18 @@ def _cell(value: Any) -> str:
 
 
 def format_rows(rows: Iterable[ResultRow]) -> str:
-    """CSV text of ``rows`` (no header), exactly one ``\\n``-terminated line per row."""
+    """CSV text of ``rows`` (no header), exactly one ``\\n``-terminated line per row:
+    the core fields, then each registered column (its empty value when the row
+    has none)."""
+    core = [c.name for c in core_columns()]
+    added = [(c.name, c.empty) for c in columns()[len(core) :]]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for row in rows:
-        writer.writerow([_cell(getattr(row, c)) for c in COLUMNS])
+        writer.writerow(
+            [_cell(getattr(row, c)) for c in core]
+            + [_cell(row.more.get(name, empty)) for name, empty in added]
+        )
     return buf.getvalue()
 
 
@@ -297,7 +302,7 @@ def append_rows(run_dir: Path, rows: Iterable[ResultRow]) -> int:
     """Append rows to ``rows.csv`` (header first if new) in one write, then fsync.
     Returns how many rows were written; OSError naming the file if it cannot."""
     rows = list(rows)
-    header = (",".join(COLUMNS) + "\n").encode("utf-8")
+    header = (",".join(column_names()) + "\n").encode("utf-8")
     append_durably(Path(run_dir) / ROWS_FILE, format_rows(rows).encode("utf-8"), header)
     return len(rows)
 
@@ -327,11 +332,10 @@ def repair_rows(run_dir: Path) -> int:
     return size - keep
 
 
-_KINDS = [
-    ("int" if c in INT_COLUMNS else "float" if c in FLOAT_COLUMNS
-     else "bool" if c in BOOL_COLUMNS else "text")
-    for c in COLUMNS
-]  # fmt: skip
+def _kinds(header: Iterable[str]) -> list[str]:
+    """The kind of each column of a header (text for one not declared)."""
+    kind = {c.name: c.kind for c in columns()}
+    return [kind.get(name, "text") for name in header]
 
 
 def _field_problem(column: str, kind: str, value: str) -> str | None:
@@ -353,13 +357,16 @@ def _field_problem(column: str, kind: str, value: str) -> str | None:
     return f"{column} {value[:40]!r} is not True/False"
 
 
-def _row_problem(values: list[str], width: int = len(COLUMNS)) -> str | None:
+def _row_problem(
+    values: list[str], header: tuple[str, ...], kinds: list[str]
+) -> str | None:
     """Why one parsed rows.csv line cannot be a stored row (None: it can);
-    ``width``: the header's number of columns. Every field is checked against
-    its type, so every reader, and ``--repair``, agree on what is unreadable."""
-    if len(values) != width:
-        return f"{len(values)} fields, expected {width}"
-    row = dict(zip(COLUMNS, values, strict=False))
+    ``header``: the file's columns, ``kinds``: theirs (:func:`_kinds`). Every
+    field is checked against its column's kind, so every reader, and
+    ``--repair``, agree on what is unreadable."""
+    if len(values) != len(header):
+        return f"{len(values)} fields, expected {len(header)}"
+    row = dict(zip(header, values, strict=True))
     if row["measure"] not in MEASURES or not row["repeat"].isdigit():
         return f"measure {row['measure']!r} / repeat {row['repeat']!r} unreadable"
     if row["status"] not in STATUSES:
@@ -367,7 +374,7 @@ def _row_problem(values: list[str], width: int = len(COLUMNS)) -> str | None:
     for column in ("dataset", "instance", "config"):
         if not row[column]:
             return f"empty {column}"
-    for column, kind, value in zip(COLUMNS, _KINDS, values, strict=False):
+    for column, kind, value in zip(header, kinds, values, strict=True):
         if "\x00" in value:
             return f"{column} holds NUL bytes"
         problem = _field_problem(column, kind, value)
@@ -421,14 +428,16 @@ def quarantine_rows(run_dir: Path | str) -> int:
     lines = _lines(path)
     if not lines:
         return 0
-    if tuple(_parse_line(lines[0])) != COLUMNS:
+    header = tuple(_parse_line(lines[0]))
+    if header != column_names():
         read_row_dicts(run_dir)  # raises with the header's problem
     keep, rejected, seen = [lines[0]], [], set()
+    index, kinds = _key_index(header), _kinds(header)
     for line in lines[1:]:
         values = _parse_line(line)
-        bad = _row_problem(values)
+        bad = _row_problem(values, header, kinds)
         if not bad:
-            key = tuple(values[i] for i in _KEY_INDEX)
+            key = tuple(values[i] for i in index)
             bad = key in seen
             seen.add(key)
         (rejected if bad else keep).append(line)
@@ -439,9 +448,11 @@ def quarantine_rows(run_dir: Path | str) -> int:
     return len(rejected)
 
 
-_KEY_INDEX = tuple(
-    COLUMNS.index(c) for c in ("config", "dataset", "instance", "measure", "repeat")
-)
+def _key_index(header: tuple[str, ...]) -> tuple[int, ...]:
+    """Where a row's key fields are in a line of a file with ``header``."""
+    return tuple(
+        header.index(c) for c in ("config", "dataset", "instance", "measure", "repeat")
+    )
 
 
 def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
@@ -457,31 +468,26 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
         raise ResultsError(f"{path}: cannot read: {err.strerror}") from None
     if not lines:
         return []
-    header = _parse_line(lines[0])
-    width = len(header)
-    if tuple(header) in (COLUMNS_V1, COLUMNS_V2, COLUMNS_V3, COLUMNS_V4, COLUMNS_V5):
-        # an older schema: the later columns read as empty
-        header = list(COLUMNS)
-    if tuple(header) != COLUMNS:
-        missing = [c for c in COLUMNS if c not in header]
-        unknown = [c for c in header if c not in COLUMNS]
-        raise ResultsError(
-            f"{path}: line 1: columns do not match schema {SCHEMA_VERSION}"
-            + (f" (missing: {', '.join(missing)})" if missing else "")
-            + (f" (unknown: {', '.join(unknown)})" if unknown else "")
-        )
+    header = tuple(_parse_line(lines[0]))
+    problem = header_problem(header)
+    if problem:
+        raise ResultsError(f"{path}: line 1: {problem}")
+    # An older schema's run (or one without a plugin loaded now): the columns
+    # its header lacks read as their empty value.
+    missing = {c: empty_text(c) for c in column_names() if c not in header}
+    index, kinds = _key_index(header), _kinds(header)
     out = []
     first: dict[tuple, int] = {}
     for number, line in enumerate(lines[1:], start=2):
         values = _parse_line(line)
-        problem = _row_problem(values, width)
+        problem = _row_problem(values, header, kinds)
         if problem:
             raise ResultsError(
                 f"{path}: line {number}: {problem}; {repair_hint(run_dir)}"
             )
-        values += [""] * (len(COLUMNS) - width)
-        row = dict(zip(COLUMNS, values, strict=True))
-        key = tuple(values[i] for i in _KEY_INDEX)
+        row = dict(zip(header, values, strict=True))
+        row.update(missing)
+        key = tuple(values[i] for i in index)
         if key in first:
             raise ResultsError(
                 f"{path}: line {number}: {_duplicate_text(row, first[key])}; "
@@ -490,6 +496,30 @@ def read_row_dicts(run_dir: Path | str) -> list[dict[str, str]]:
         first[key] = number
         out.append(row)
     return out
+
+
+def append_problem(run_dir: Path | str) -> str | None:
+    """Why the rows this harness writes now cannot be appended to the run's
+    rows.csv (None: they can): its header is not :func:`column_names`, e.g. a
+    plugin column loaded now but not when the run began, or the reverse."""
+    path = Path(run_dir) / ROWS_FILE
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            header = tuple(_parse_line(fh.readline()))
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"{path}: cannot read: {err.strerror}"
+    current = column_names()
+    if header in ((), current):
+        return None
+    lacks = [c for c in current if c not in header]
+    extra = [c for c in header if c not in current]
+    return (
+        f"{path}: its columns differ from the rows this run would add"
+        + (f" (it has no {', '.join(lacks)}: loaded by a plugin now?)" if lacks else "")
+        + (f" (it has {', '.join(extra)}: load the plugin that adds it)" if extra else "")
+    )
 
 
 def stored_keys(run_dir: Path | str) -> set[tuple[str, str, str, str, int]]:

@@ -236,7 +236,7 @@ def test_mark_contradicted_labels_blanks_every_config_on_the_instance():
     from harness.analysis import typed_rows
 
     frame = typed_rows([
-        {**dict.fromkeys(res.COLUMNS, ""), "run_id": "r", "dataset": "d",
+        {**dict.fromkeys(res.column_names(), ""), "run_id": "r", "dataset": "d",
          "instance": i, "size": "3x3", "goal": "standard", "solvable": "True",
          "solver": c, "heuristic": "none", "config": c, "measure": "time",
          "repeat": "0", "status": "solved", "optimal_length": "6",

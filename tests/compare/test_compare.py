@@ -23,7 +23,7 @@ from harness.compare import (
     compare_runs,
     render,
 )
-from harness.results import COLUMNS
+from harness.results import column_names
 
 INSTANCES = [f"d20-{i:04d}" for i in range(8)]
 CONFIGS = [("astar_dict", "manhattan"), ("bfs", "none")]
@@ -69,7 +69,7 @@ def write_run(
     run = root / run_id
     run.mkdir(parents=True)
     with (run / "rows.csv").open("w", newline="") as f:
-        out = csv.DictWriter(f, COLUMNS)
+        out = csv.DictWriter(f, column_names())
         out.writeheader()
         for (solver, h, inst), c in cells.items():
             good = c["status"] in ("solved", "unsolvable")
@@ -643,7 +643,7 @@ def test_nondeterministic_counters_are_warned(tmp_path, base_run):
     rows = (new / "rows.csv").read_text().splitlines()
     hit = next(i for i, r in enumerate(rows) if ",d20-0001," in r and ",time,2," in r)
     fields = next(csv.reader([rows[hit]]))
-    fields[COLUMNS.index("expanded")] = "1"
+    fields[column_names().index("expanded")] = "1"
     rows[hit] = ",".join(fields)
     (new / "rows.csv").write_text("\n".join(rows) + "\n")
     comp = compare_runs(base_run, new)

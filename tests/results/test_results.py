@@ -50,7 +50,7 @@ def row(**changes) -> res.ResultRow:
 
 
 def test_columns_follow_the_contract_in_order():
-    assert res.COLUMNS[:26] == (
+    assert res.column_names()[:26] == (
         "run_id",
         "dataset",
         "instance",
@@ -78,7 +78,7 @@ def test_columns_follow_the_contract_in_order():
         "peak_rss_bytes",
         "h_start",
     )
-    assert res.COLUMNS[26:] == (
+    assert res.column_names()[26:] == (
         "extra",
         "raw_seconds",
         "raw_cpu_seconds",
@@ -95,11 +95,12 @@ def test_columns_follow_the_contract_in_order():
         "bound",
         "suboptimality",
     )
-    assert res.COLUMNS_V1 == res.COLUMNS[:27]
-    assert res.COLUMNS_V2 == res.COLUMNS[:29]
-    assert res.COLUMNS_V3 == res.COLUMNS[:34]
-    assert res.COLUMNS_V4 == res.COLUMNS[:36]
-    assert res.COLUMNS_V5 == res.COLUMNS[:39]
+    assert res.schema_columns(1) == res.column_names()[:27]
+    assert res.schema_columns(2) == res.column_names()[:29]
+    assert res.schema_columns(3) == res.column_names()[:34]
+    assert res.schema_columns(4) == res.column_names()[:36]
+    assert res.schema_columns(5) == res.column_names()[:39]
+    assert res.schema_columns(6) == res.column_names()[:41]
 
 
 def test_a_schema_4_run_reads_with_the_sampling_columns_empty(tmp_path):
@@ -109,9 +110,9 @@ def test_a_schema_4_run_reads_with_the_sampling_columns_empty(tmp_path):
     meta = json.loads((tmp_path / res.META_FILE).read_text())
     meta["schema_version"] = 4
     (tmp_path / res.META_FILE).write_text(json.dumps(meta))
-    line = res.format_rows([row()]).strip().split(",")[: len(res.COLUMNS_V4)]
+    line = res.format_rows([row()]).strip().split(",")[: len(res.schema_columns(4))]
     (tmp_path / res.ROWS_FILE).write_text(
-        ",".join(res.COLUMNS_V4) + "\n" + ",".join(line) + "\n"
+        ",".join(res.schema_columns(4)) + "\n" + ",".join(line) + "\n"
     )
     meta, frame = analysis.read_run(tmp_path)
     assert len(frame) == 1 and frame.loops.isna().all()
@@ -133,10 +134,10 @@ def test_a_schema_5_run_reads_with_bound_1_for_the_configs_it_called_optimal(tmp
     assert frame.bound.isna().all()  # schema 6: what the rows say, nothing added
     meta["schema_version"] = 5
     (tmp_path / res.META_FILE).write_text(json.dumps(meta))
-    lines = [",".join(line.split(",")[: len(res.COLUMNS_V5)])
+    lines = [",".join(line.split(",")[: len(res.schema_columns(5))])
              for line in res.format_rows(rows).splitlines()]  # fmt: skip
     (tmp_path / res.ROWS_FILE).write_text(
-        "\n".join([",".join(res.COLUMNS_V5), *lines]) + "\n"
+        "\n".join([",".join(res.schema_columns(5)), *lines]) + "\n"
     )
     _, frame = analysis.read_run(tmp_path)
     bounds = dict(zip(frame.config, frame.bound, strict=True))
@@ -173,7 +174,7 @@ def test_round_trip_keeps_values_and_types(tmp_path):
     meta, frame = analysis.read_run(tmp_path)
     assert meta == {"schema_version": res.SCHEMA_VERSION, "run_id": "r"}
     derived = [res.CONTRADICTED, "best_length", "quality_basis"]
-    assert list(frame.columns) == [*res.COLUMNS, *derived]
+    assert list(frame.columns) == [*res.column_names(), *derived]
     assert len(frame) == 4
     assert frame["seconds"].iloc[0] == 0.000123456789  # repr: no precision lost
     assert frame["seconds"].iloc[1] == 2.5e-7
@@ -234,7 +235,7 @@ def test_malformed_rows_are_named(tmp_path):
         fh.write("only,three,fields\n")
     with pytest.raises(
         res.ResultsError,
-        match=rf"rows.csv: line 3: 3 fields, expected {len(res.COLUMNS)}",
+        match=rf"rows.csv: line 3: 3 fields, expected {len(res.column_names())}",
     ):
         res.read_row_dicts(tmp_path)
 
@@ -266,7 +267,7 @@ def test_committed_v1_run_still_loads():
     assert len(frame) == 12
     assert frame["raw_seconds"].isna().all() and frame["raw_cpu_seconds"].isna().all()
     # ...and what schema 1 lacks is said
-    assert set(res.COLUMNS) <= set(frame.columns)
+    assert set(res.column_names()) <= set(frame.columns)
     assert frame["peak_rss_delta_bytes"].isna().all()
     assert frame["ref_cpu_seconds"].isna().all()
     gaps = " ".join(res.schema_gaps(meta))

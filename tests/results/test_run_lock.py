@@ -157,7 +157,7 @@ def with_field(run_dir: Path, column: str, value: str) -> str:
     lines = path.read_text().splitlines(True)
     row = res.read_row_dicts(run_dir)[0] | {column: value}
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow([row[c] for c in res.COLUMNS])
+    csv.writer(buf, lineterminator="\n").writerow([row[c] for c in res.column_names()])
     path.write_text("".join([lines[0], buf.getvalue(), *lines[2:]]))
     return buf.getvalue()
 
