@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from harness.core.defaults import BUDGET_SECONDS
 from harness.core.names import did_you_mean
+from harness.core.numbers import NumberError
 from harness.core.values import format_value, number
 from harness.heuristics import Heuristic, all_heuristics
 from harness.heuristics.registry import Capability, capabilities, registration_order
@@ -595,6 +596,8 @@ def _parse_params(spec: SolverSpec, texts: dict[str, str], token: str) -> tuple:
             out.append((name, spec.param(name).parse(text)))
         except KeyError as err:
             raise KeyError(f"{token!r}: {err.args[0]}") from None
+        except NumberError as err:
+            raise KeyError(str(err.at(where=repr(token), field=name))) from None
         except ValueError as err:
             raise KeyError(f"{token!r}: {name}={err}") from None
     return tuple(out)

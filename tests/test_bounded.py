@@ -67,7 +67,9 @@ def test_parameters_parse_once_into_one_canonical_label() -> None:
 @pytest.mark.parametrize(
     ("token", "message"),
     [
-        ("wastar[manhattan,w=0.5]", "w=0.5: must be at least 1"),
+        ("wastar[manhattan,w=0.5]", "w '0.5' must be at least 1"),
+        ("wastar[manhattan,w=1_5]", "w '1_5' is not a number"),  # not w=15
+        ("wastar[manhattan,w=١٢]", "w '\\u0661\\u0662' is not a number"),
         ("wastar[manhattan,w=abc]", "'abc' is not a number"),
         ("wastar[manhattan,w=1.234]", "too fine"),
         ("wastar[manhattan,w=2,w=3]", "parameter 'w' given twice"),

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from harness.core.numbers import parse_fraction
+
 
 def number(
     minimum: Fraction | int = 0,
@@ -19,25 +21,15 @@ def number(
     value is a Fraction, so ``w * optimum`` compares exactly and ``1.50`` and
     ``3/2`` are the same config. Denominators above ``max_denominator`` are
     refused (by default: at most two decimals), which keeps the integer keys of
-    weighted searches small."""
+    weighted searches small. The text is read by
+    :func:`harness.core.numbers.parse_fraction` (ASCII digits, no ``1_5``); a
+    refusal is a NumberError without a field, which the caller names."""
     low, high = Fraction(minimum), None if maximum is None else Fraction(maximum)
 
     def parse(text: str) -> Fraction:
-        text = str(text).strip()
-        try:
-            value = Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{text!r} is not a number (e.g. 1.5 or 3/2)") from None
-        if value.denominator > max_denominator:
-            raise ValueError(
-                f"{text}: too fine (denominator at most {max_denominator}; e.g. "
-                "two decimals)"
-            )
-        if value < low:
-            raise ValueError(f"{text}: must be at least {format_value(low)}")
-        if high is not None and value > high:
-            raise ValueError(f"{text}: must be at most {format_value(high)}")
-        return value
+        return parse_fraction(
+            str(text), "", minimum=low, maximum=high, max_denominator=max_denominator
+        )
 
     return parse
 
