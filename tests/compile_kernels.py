@@ -34,9 +34,10 @@ def compile_part(part: str) -> list[str]:
     """Solve one board per config of ``part``; the labels of the configs done."""
     import numpy as np
 
+    from harness.configs import every_config
     from harness.heuristics import all_heuristics, make_heuristic
     from harness.puzzle import apply_moves, goal_board, grid
-    from harness.solver import Counters, every_config
+    from harness.solver import Counters
 
     slow = {n for n, info in all_heuristics().items() if info.setup_estimate}
     configs = [c for c in every_config() if c.spec.name in PARTS[part]

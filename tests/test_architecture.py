@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("harness.puzzle", "harness.core"),
     ("harness.heuristics", "harness.kernels"),
     # the solver contract
-    ("harness.solver", "solvers"),
+    ("harness.solver", "harness.configs", "solvers"),
     # the stored formats: datasets in, runs out
     ("harness.datasets", "harness.results"),
     # measuring, and the plans, experiments and stored cells it starts from

@@ -15,10 +15,11 @@ from typer.testing import CliRunner
 
 from harness.analysis import load_run, read_run
 from harness.cli import app
+from harness.configs import ConfigKey, parse_config, select_solvers
 from harness.core.judge import judge
 from harness.heuristics import make_heuristic
 from harness.puzzle import apply_moves, goal_board, grid
-from harness.solver import ConfigKey, Counters, parse_config, select_solvers
+from harness.solver import Counters
 
 PLUGIN = str(Path(__file__).parent / "plugins" / "misbehaving.py")
 QUICK = ["--repeats", "1", "--no-memory", "--jobs", "0", "--no-report", "--quiet"]
@@ -327,7 +328,7 @@ def test_the_report_draws_quality_against_time_and_says_it_in_words(tmp_path):
 def test_every_heuristic_keeps_the_bound(heuristic: str, exact_distance) -> None:
     """``--solvers all`` (and so test_solvers.py) takes the bounded family with
     manhattan only: the other heuristics, on every known board, here."""
-    from harness.solver import every_config
+    from harness.configs import every_config
 
     configs = [c for c in every_config() if c.spec.in_all == "default"
                and c.heuristic == heuristic]  # fmt: skip

@@ -16,6 +16,7 @@ from itertools import permutations
 import pytest
 from known_boards import G3, KNOWN, STANDARD, Known
 
+from harness.configs import SolverConfig, select_solvers
 from harness.heuristics import Heuristic, make_heuristic
 from harness.puzzle import (
     Board,
@@ -26,7 +27,7 @@ from harness.puzzle import (
     is_solvable,
     parse_board,
 )
-from harness.solver import Counters, SolverConfig, all_solvers, select_solvers
+from harness.solver import Counters, all_solvers
 
 CONFIGS = select_solvers("all")
 MINE = ("bfs", "bidir_bfs", "astar_dict", "astar_cantor", "ida_star")

@@ -34,8 +34,8 @@ from typing import Annotated
 
 import typer
 
-from harness.core.batch import LONG_INPUT, read_batch, solvable_for
 from harness.cli.common import app, fail, load_plugins, size_and_goal
+from harness.core.batch import LONG_INPUT, read_batch, solvable_for
 from harness.core.judge import judge, judge_many
 from harness.puzzle import (
     GOAL_NAMES,
@@ -63,8 +63,8 @@ def default_solver(grid: Grid) -> str:
     """The solver ``harness solve`` uses on ``grid`` when none is named."""
     if grid.cells <= 9:
         return DEFAULT_SMALL
+    from harness.configs import parse_config
     from harness.heuristics import all_heuristics
-    from harness.solver import parse_config
 
     for label in DEFAULT_LARGE:
         try:
@@ -222,8 +222,8 @@ def solve(
 ) -> None:
     """Solve boards read from standard input (tokens until end of file): one line
     per board, the blank's moves (u d l r) or 'unsolvable'."""
+    from harness.configs import parse_config
     from harness.heuristics import make_heuristic
-    from harness.solver import parse_config
 
     g, target = size_and_goal(size or "3x3", goal)  # bad options fail before stdin
     programs = load_extensions(plugin, exec_)

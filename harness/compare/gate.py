@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.configs import SolverConfig, select_solvers
 from harness.core.judge import judge
 from harness.heuristics import make_heuristic
 from harness.puzzle import Board, Grid, goal_board, parse_board, parse_size
-from harness.solver import Counters, SolverConfig, select_solvers
+from harness.solver import Counters
 
 FORMAT = 1
 UPDATE_COMMAND = "python -m harness.compare.gate --update"

@@ -33,9 +33,10 @@ def oracle_labeller(goal: Board, g: Grid) -> Labeller:
 def solver_labeller(config: str, goal: Board, g: Grid) -> Labeller:
     """Optimal lengths from a registered optimal solver ``NAME[HEURISTIC]``; the
     returned path is replayed before its length is trusted."""
-    from harness.heuristics import make_heuristic
+    from harness.configs import parse_config
     from harness.core.judge import judge
-    from harness.solver import Counters, parse_config
+    from harness.heuristics import make_heuristic
+    from harness.solver import Counters
 
     try:
         cfg = parse_config(config)

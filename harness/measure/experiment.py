@@ -38,8 +38,8 @@ from harness.core.names import did_you_mean
 from harness.measure.plan import MAX_REPEATS, option_problem
 
 if TYPE_CHECKING:
+    from harness.configs import SolverConfig
     from harness.results import RunMeta
-    from harness.solver import SolverConfig
 
 #: Top-level options: key -> (type check, words for the error)
 OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -318,8 +318,9 @@ def _note(exp: Experiment, text: str) -> None:
 
 def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
     from harness import datasets as ds
+    from harness.configs import ConfigKey, parse_config
     from harness.heuristics import all_heuristics
-    from harness.solver import ConfigKey, all_solvers, parse_config
+    from harness.solver import all_solvers
 
     where = "" if index is None else f" (grid {index + 1})"
     if "datasets" not in grid:

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.configs import ConfigKey, SolverConfig, select_solvers
 from harness.core import defaults
 from harness.datasets import Dataset, Instance
 from harness.measure.external import load_plugin
 from harness.measure.tasks import Pass
 from harness.puzzle import goal_name
-from harness.solver import ConfigKey, SolverConfig, select_solvers
 
 DEFAULT_REPEATS = defaults.REPEATS
 

@@ -15,7 +15,7 @@ from harness.core.defaults import MIN_SAMPLE_SECONDS, SETUP_TIMEOUT
 from harness.puzzle import Board
 
 if TYPE_CHECKING:
-    from harness.solver import ConfigKey
+    from harness.configs import ConfigKey
 
 #: The tracemalloc pass runs this many times slower, so its limit is this multiple.
 TRACEMALLOC_TIMEOUT_FACTOR = 5.0

@@ -347,8 +347,8 @@ class Worker:
         if self._reference is None:
             self._reference = False
             try:
+                from harness.configs import ConfigKey
                 from harness.heuristics import make_heuristic
-                from harness.solver import ConfigKey
 
                 g = grid(3, 3)
                 config = ConfigKey(*REFERENCE_KEY).resolve()

@@ -103,9 +103,10 @@ def reference_child(config: str, dataset: str, loop_seconds: float) -> None:
     """The reference loops, in this (child) process: print {instance: seconds}."""
     import gc
 
+    from harness.configs import parse_config
     from harness.datasets import select_datasets
     from harness.heuristics import make_heuristic
-    from harness.solver import Counters, parse_config
+    from harness.solver import Counters
 
     if hasattr(os, "sched_setaffinity"):  # as the harness pins its first worker
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -143,10 +144,11 @@ def reference_child(config: str, dataset: str, loop_seconds: float) -> None:
 def reference_solve() -> float:
     """CPU seconds of the harness's reference solve (median of 5, after a warm
     one): what its rows' ref_cpu_seconds measure beside each repeat."""
+    from harness.configs import ConfigKey
     from harness.heuristics import make_heuristic
     from harness.measure.tasks import REFERENCE_BOARD, REFERENCE_GOAL, REFERENCE_KEY
     from harness.puzzle import grid
-    from harness.solver import ConfigKey, Counters
+    from harness.solver import Counters
 
     g = grid(3)
     spec = ConfigKey(*REFERENCE_KEY).resolve()

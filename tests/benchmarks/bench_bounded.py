@@ -25,9 +25,10 @@ import sys
 import time
 from importlib.resources import files
 
+from harness.configs import parse_config
 from harness.heuristics import make_heuristic
 from harness.puzzle import apply_moves, goal_board, grid
-from harness.solver import Counters, parse_config
+from harness.solver import Counters
 
 G4 = grid(4)
 COMPILED = [

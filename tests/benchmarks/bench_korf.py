@@ -22,9 +22,10 @@ import tempfile
 import time
 from importlib.resources import files
 
+from harness.configs import select_solvers
 from harness.heuristics import Heuristic, all_heuristics, make_heuristic, pdb
 from harness.puzzle import apply_moves, goal_board, grid, is_solvable, parse_board
-from harness.solver import Counters, all_solvers, select_solvers
+from harness.solver import Counters, all_solvers
 
 G3, G4 = grid(3), grid(4)
 PUBLISHED = {  # Korf & Felner 2002; Felner, Korf & Hanan 2004 (C, 2002-era CPU)

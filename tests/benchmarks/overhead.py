@@ -23,8 +23,9 @@ import sys
 import tempfile
 import time
 
+from harness.configs import SolverConfig
 from harness.puzzle import Board, Grid
-from harness.solver import Counters, SolverConfig, register
+from harness.solver import Counters, register
 
 
 @register("overhead_noop", optimal=False, budget_seconds=10)

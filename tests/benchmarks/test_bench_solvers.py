@@ -18,9 +18,9 @@ from collections.abc import Callable
 import pytest
 
 from harness.compare.gate import BOARDS, GateBoard, gate_configs
+from harness.configs import SolverConfig
 from harness.heuristics import all_heuristics, make_heuristic
 from harness.puzzle import apply_moves
-from harness.solver import SolverConfig
 
 #: Boards timed per solver: mid and deep 3x3, and the quick 4x4 of the gate.
 BENCH_BOARDS = [b for b in BOARDS if b.name in ("3x3-d19-judge", "3x3-d24", "4x4-d16")]

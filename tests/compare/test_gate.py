@@ -9,17 +9,11 @@ import json
 import pytest
 
 from harness.compare import gate
+from harness.configs import SolverConfig, parse_config
 from harness.core import oracle
 from harness.heuristics import make_heuristic
 from harness.puzzle import goal_board, grid
-from harness.solver import (
-    _REGISTRY,
-    Counters,
-    SolverConfig,
-    SolverSpec,
-    load_plugin,
-    parse_config,
-)
+from harness.solver import _REGISTRY, Counters, SolverSpec, load_plugin
 
 QUICK = ("astar_dict[manhattan]", "ida_star[misplaced]", "bfs")
 

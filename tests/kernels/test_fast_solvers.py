@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.configs import parse_config
 from harness.heuristics import make_heuristic
 from harness.puzzle import Board, Grid, apply_moves, goal_board, grid, is_solvable
-from harness.solver import Counters, all_solvers, parse_config
+from harness.solver import Counters, all_solvers
 
 G3, G4 = grid(3), grid(4)
 PAIRS = [("ida_star_jit", "ida_star"), ("astar_cantor_jit", "astar_dict")]

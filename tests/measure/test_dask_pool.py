@@ -8,10 +8,10 @@ import dataclasses
 import os
 from types import SimpleNamespace
 
+from harness.configs import ConfigKey
 from harness.measure.executors import dask as dask_pool
 from harness.measure.executors.local import LocalPool
 from harness.measure.tasks import Pass, Task
-from harness.solver import ConfigKey
 
 
 def _task(i: int, config: str, block: int | None) -> Task:

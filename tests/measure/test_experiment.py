@@ -59,7 +59,7 @@ datasets = ["8-mini", "8-seeds"]
     assert any(t.startswith("bfs x manhattan, walking_distance: bfs is blind")
                for t in exp.not_formed)  # fmt: skip
     # each config is parsed once and handed to the run as a value
-    from harness.solver import ConfigKey
+    from harness.configs import ConfigKey
 
     assert list(exp.values) == list(exp.pairs)
     assert [c.key for c in exp.values.values()] == [

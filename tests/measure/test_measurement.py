@@ -46,7 +46,7 @@ def run(tmp_path):
 
 
 def _task(n: int, config: str, start, passes, **kw) -> Task:
-    from harness.solver import ConfigKey
+    from harness.configs import ConfigKey
 
     solver, _, heuristic = config.rstrip("]").partition("[")
     return Task(

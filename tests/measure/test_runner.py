@@ -17,13 +17,14 @@ from where import PLUGINS
 import harness
 from harness import analysis
 from harness import results as res
+from harness.configs import ConfigKey
 from harness.heuristics import make_heuristic
 from harness.measure import rows, runner
 from harness.measure.plan import make_plan, resolve_solvers
 from harness.measure.tasks import Attempt, Pass, Task
 from harness.measure.worker import Worker
 from harness.puzzle import goal_board, grid
-from harness.solver import ConfigKey, load_plugin, scoped_registry
+from harness.solver import load_plugin, scoped_registry
 
 PLUGIN = str(PLUGINS / "misbehaving.py")
 

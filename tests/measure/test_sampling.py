@@ -18,17 +18,14 @@ from where import PLUGINS
 
 import harness
 from harness.analysis import load_run
+from harness.configs import ConfigKey
 from harness.measure import sampling
 from harness.measure.rows import nondeterminism
 from harness.measure.tasks import Attempt, Pass, Task
 from harness.measure.worker import Worker, check_loops
 from harness.puzzle import goal_board, grid
 from harness.report import findings
-from harness.solver import (
-    ConfigKey,
-    Counters,
-    all_solvers,
-)
+from harness.solver import Counters, all_solvers
 
 PLUGIN = str(PLUGINS / "measured.py")
 G3 = grid(3)

@@ -14,12 +14,12 @@ from plugins.tiny import make_dataset, walk
 
 import harness
 from harness import results as res
+from harness.configs import ConfigKey
 from harness.measure import stopping, worker
 from harness.measure.executors import fill_not_run
 from harness.measure.stopping import median_range, settled
 from harness.measure.tasks import Attempt, Pass, Task
 from harness.puzzle import goal_board, grid
-from harness.solver import ConfigKey
 
 G23 = grid(2, 3)
 GOAL23 = goal_board("standard", G23)
