@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from typing import Any
 
 from harness.measure.tasks import Attempt, Pass, Task
 
@@ -50,3 +51,13 @@ def describe_error(err: BaseException) -> str:
         one_line(f"{type(err).__name__}: {text}" if text else type(err).__name__)
         + where
     )
+
+
+def counters_dict(counters: Any) -> dict[str, Any]:
+    """A solver's counters as ints; a counters object the solver mangled is
+    described under ``_error``, not raised."""
+    try:
+        out = {k: int(v) for k, v in counters.as_dict().items()}
+    except Exception as err:  # a solver that mangled its counters object
+        return {"_error": describe_error(err)}
+    return out

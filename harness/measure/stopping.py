@@ -26,13 +26,17 @@ reference solve (compare's normalised ratio).
 A second rule is about effort, not stability (:func:`long_enough`): a long solve
 stops after two samples of at least 0.1 s of CPU each (``long``). Its median is
 then the mean of the two; a solve this long is where the repeats cost the most.
-Standard library only (workers import it).
+Standard library only at run time (workers import it).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only their attributes are read: workers import this module
+    from harness.measure.tasks import Attempt, Task
 
 #: Why a cell's timed repeats ended (the ``stop_reason`` column of its time rows).
 STABLE = "stable"  # the repeats left could not move the median past the tolerance
@@ -91,3 +95,33 @@ def settled(series: Sequence[Sequence[float]], total: int, tolerance: float) -> 
         if not (low > 0 and high <= low * (1 + tolerance)):
             return False
     return True
+
+
+def stop_reason(attempts: list[Attempt], total: int, task: Task) -> str:
+    """Why the cell takes no more timed repeats after these attempts (STABLE or
+    LONG, below), or "" to go on."""
+    if _settled(attempts, total, task.adaptive):
+        return STABLE
+    timed = [a for a in attempts if a.measure == "time"]
+    if all(a.outcome == "returned" and a.cpu_seconds is not None for a in timed):
+        if long_enough([a.cpu_seconds * (a.loops or 1) for a in timed], total):
+            return LONG
+    return ""
+
+
+def _settled(attempts: list[Attempt], total: int, tolerance: float) -> bool:
+    """Adaptive stop: the timed attempts so far pin the median of ``total`` repeats
+    of every figure a verdict uses (wall, CPU, CPU / reference) within the
+    tolerance (:func:`settled`)."""
+    timed = [a for a in attempts if a.measure == "time"]
+    if len(timed) >= total or any(a.outcome != "returned" for a in timed):
+        return False
+    series = [
+        [a.seconds for a in timed],
+        [a.cpu_seconds for a in timed],
+    ]
+    if all(a.ref_cpu_seconds for a in timed):
+        series.append([a.cpu_seconds / a.ref_cpu_seconds for a in timed])
+    if any(v is None for values in series for v in values):
+        return False
+    return settled(series, total, tolerance)

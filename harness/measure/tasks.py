@@ -8,6 +8,7 @@ Standard library and the harness core only (workers import this module).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -221,3 +222,9 @@ class TaskStarted:
 
 
 Event = TaskStarted | TaskResult
+
+
+def clocks_now() -> tuple[float, float]:
+    """(wall, CPU) clocks of this process, for the phase accounting
+    (:attr:`TaskResult.phases`)."""
+    return time.perf_counter(), time.process_time()

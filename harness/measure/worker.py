@@ -4,7 +4,9 @@ A :class:`~harness.measure.tasks.Task` is one solver config on one instance with
 the passes still to do (the timed repeats, then the memory pass). :class:`Worker`
 runs them in a worker process (:mod:`harness.measure.executors.local` is the parent
 side) and keeps prepared set-up state (plugins, heuristic tables, compiled kernels)
-between tasks of the same config.
+between tasks of the same config. Its memory pass is in
+:mod:`harness.measure.memory_pass`, the rule for stopping the timed repeats in
+:mod:`harness.measure.stopping`.
 
 This module is imported by workers: standard library and the harness core only.
 """
@@ -27,15 +29,15 @@ from typing import Any
 from harness.measure.failures import (
     AlarmTimeout,
     caused_by_alarm,
+    counters_dict,
     describe_error,
     one_line,
     timed_out,
 )
+from harness.measure.memory_pass import MemoryPass
 from harness.measure.probes import (
     die_with_parent,
-    peak_rss_bytes,
     pin_to_core,
-    reset_peak_rss,
     status_kb,
     trim_heap,
 )
@@ -47,35 +49,25 @@ from harness.measure.sampling import (
     steady_loops,
     time_loop,
 )
-from harness.measure.stopping import LONG, STABLE, long_enough, settled
+from harness.measure.stopping import stop_reason
 from harness.measure.tasks import (
     MAX_MOVES_CHARS,
     REFERENCE_BOARD,
     REFERENCE_GOAL,
     REFERENCE_KEY,
-    TRACEMALLOC_BELOW_BYTES,
-    TRACEMALLOC_BELOW_SECONDS,
-    TRACEMALLOC_TIMEOUT_FACTOR,
     Attempt,
     Pass,
     Setup,
     Task,
     TaskResult,
+    clocks_now,
 )
 from harness.puzzle import Board, Grid, grid
 
 # ------------------------------------------------------- worker: measurement
 
 
-def _counters_dict(counters: Any) -> dict[str, Any]:
-    try:
-        out = {k: int(v) for k, v in counters.as_dict().items()}
-    except Exception as err:  # a solver that mangled its counters object
-        return {"_error": describe_error(err)}
-    return out
-
-
-class Worker:
+class Worker(MemoryPass):
     """The measuring side of a worker process; also usable in-process (tests, other
     executors). Keeps prepared set-ups keyed by :attr:`Task.setup_key`."""
 
@@ -101,9 +93,9 @@ class Worker:
         self._reference_loops: dict[float, int] = {}
 
     def _spent(self, phase: str, since: tuple[float, float]) -> tuple[float, float]:
-        """Add the wall and CPU seconds from ``since`` (a :func:`_now`) to ``phase``;
-        returns now."""
-        now = _now()
+        """Add the wall and CPU seconds from ``since`` (a
+        :func:`~harness.measure.tasks.clocks_now`) to ``phase``; returns now."""
+        now = clocks_now()
         wall, cpu = self._phases.get(phase, (0.0, 0.0))
         self._phases[phase] = (wall + now[0] - since[0], cpu + now[1] - since[1])
         return now
@@ -216,7 +208,7 @@ class Worker:
         key = task.setup_key
         if key not in self._prepared:
             self._send(("setup_begin", task.setup_timeout))
-            began = _now()
+            began = clocks_now()
             try:
                 setup, prepared = self._setup(task)
                 self._spent("setup", began)
@@ -265,7 +257,7 @@ class Worker:
             }.get(p.measure, self._timed_pass)
             if config.spec.external is not None:
                 run_pass = self._external_pass
-            began = _now()
+            began = clocks_now()
             attempt = self._guard(
                 task, p, lambda f=run_pass: f(task, config, heuristic, g)
             )
@@ -276,7 +268,8 @@ class Worker:
                 and task.adaptive > 0
                 and attempt.outcome == "returned"
             ):
-                attempt.stop = _stop(result.attempts + [attempt], timed_total, task)
+                taken = result.attempts + [attempt]
+                attempt.stop = stop_reason(taken, timed_total, task)
                 stopped = bool(attempt.stop)
             self._send(("attempt", attempt))
             result.attempts.append(attempt)
@@ -336,7 +329,7 @@ class Worker:
             moves=moves,
             moves_type=kind,
             moves_chars=chars,
-            counters=_counters_dict(counters),
+            counters=counters_dict(counters),
         )
 
     # ---- the reference solve
@@ -384,9 +377,11 @@ class Worker:
 
         return time_loop(solve, start, goal, g, h, loops, Counters)
 
-    def _board_loop(self, task: Task, config, h, g: Grid, loops: int) -> Sample:
+    def _board_loop(
+        self, task: Task, config, heuristic, g: Grid, loops: int
+    ) -> Sample:
         """``loops`` back-to-back solves of the task's board, timed as one sample."""
-        return self._loop(config.solve, task.start, task.goal, g, h, loops)
+        return self._loop(config.solve, task.start, task.goal, g, heuristic, loops)
 
     # ---- passes
 
@@ -469,18 +464,24 @@ class Worker:
             attempt.ref_seconds, attempt.ref_cpu_seconds = ref
         return attempt
 
-    def _sample(self, task: Task, config, h, g: Grid) -> tuple[Sample | None, Sample]:
+    def _sample(
+        self, task: Task, config, heuristic, g: Grid
+    ) -> tuple[Sample | None, Sample]:
         """(the warm solve or None, the sample): the warm solve, for a looped
         sample an untimed loop of as many solves less one (sampling.steady_loops),
         then the sample; nothing else runs between them but the alarm's re-arming
         (one system call). The sample's alarm is the time
         limit, plus a few minimum sample times when it loops several solves."""
-        cell, loops = self._cell, self._cell.loops or 1
-        run = partial(self._board_loop, task, config, h, g)
+        cell = self._cell
+        loops = cell.loops or 1
+        run = partial(self._board_loop, task, config, heuristic, g)
         slack = 4 * loops * cell.per_solve if loops > 1 else 0.0
         self._arm(task.timeout)
         warm = run(1) if cell.warm else None
-        if warm is not None and loops > 1:  # to the steady state (steady_loops)
+        if warm is not None and loops > 1:
+            # the solves after the housekeeping and the last reference sample stay
+            # slow for a while: an untimed loop brings the sample to the solve's
+            # steady state (sampling.steady_loops)
             self._rearm(task.timeout + slack)
             run(steady_loops(loops))
         if warm is not None:
@@ -492,7 +493,7 @@ class Worker:
     def _reference_sample(self, task: Task) -> tuple[float, float] | None:
         """The reference sample right after a pass's own, in the same process on
         the same core (the same drift); its time is the pass's, not the solve's."""
-        began = _now()
+        began = clocks_now()
         ref = self._time_reference(task.min_sample_seconds)
         self._moved("time", "reference", began)
         return ref
@@ -507,104 +508,16 @@ class Worker:
         external = config.spec.external
         return worker_pass(task, self._current, external, g, self._cell, reference)
 
-    def _memory_pass(self, task: Task, config, heuristic, g: Grid) -> Attempt:
-        """Peak RSS of a plain solve, then the tracemalloc peak of a second one:
-        tracemalloc's own bookkeeping would inflate RSS, so never both at once."""
-        from harness.solver import Counters
-
-        counters = Counters()
-        gc.collect()
-        trim_heap()
-        if self._rss_reset_ok is None or self._rss_reset_ok:
-            self._rss_reset_ok = reset_peak_rss()  # VmHWM := VmRSS now
-        before_kb = status_kb("VmRSS")
-        self._limit_memory(task.memory_limit_mb)
-        self._arm(task.timeout)
-        c0 = time.process_time()
-        moves = config.solve(
-            task.start, task.goal, g, counters=counters, heuristic=heuristic
-        )
-        solve_cpu = time.process_time() - c0
-        self._disarm()
-        peak_rss = peak_rss_bytes(bool(self._rss_reset_ok))
-        attempt = self._returned(Pass("memory", 0), moves, counters)
-        attempt.single_cpu_seconds = solve_cpu  # a cold solve: after the trim
-        attempt.peak_rss_bytes = peak_rss
-        if self._rss_reset_ok and before_kb is not None and peak_rss is not None:
-            # what the solve added: its peak over what the worker held before it
-            attempt.peak_rss_delta_bytes = max(0, peak_rss - before_kb * 1024)
-        del moves, counters
-        delta = attempt.peak_rss_delta_bytes
-        if delta is not None and delta >= TRACEMALLOC_BELOW_BYTES:
-            return attempt  # the RSS delta is the figure; see TRACEMALLOC_BELOW_BYTES
-        if solve_cpu >= TRACEMALLOC_BELOW_SECONDS:
-            return attempt  # too slow to trace; see TRACEMALLOC_BELOW_SECONDS
-
-        traced = _now()
-        try:
-            return self._traced_solve(task, config, heuristic, g, attempt)
-        finally:
-            self._moved("memory", "tracemalloc", traced)  # not the RSS solve's
-
-    def _traced_solve(self, task: Task, config, h, g: Grid, attempt: Attempt):
-        """The tracemalloc solve of the memory pass (see :meth:`_memory_pass`)."""
-        from harness.solver import Counters
-
-        check = Counters()
-        gc.collect()
-        trim_heap()
-        tracemalloc.start()
-        slow_limit = task.timeout * TRACEMALLOC_TIMEOUT_FACTOR
-        self._arm(slow_limit)
-        try:
-            again = config.solve(
-                task.start, task.goal, g, counters=check, heuristic=h
-            )
-        except AlarmTimeout:
-            return Attempt(
-                "memory",
-                0,
-                "timeout",
-                message=(
-                    f"tracemalloc solve exceeded {slow_limit:g} s "
-                    f"({TRACEMALLOC_TIMEOUT_FACTOR:g}x the time limit: it runs slower)"
-                ),
-            )
-        except MemoryError:
-            self.retire = True
-            return Attempt(
-                "memory",
-                0,
-                "memout",
-                message=(
-                    "MemoryError in the tracemalloc solve (its traces need memory too)"
-                ),
-            )
-        finally:
-            self._disarm()
-        attempt.peak_bytes = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        attempt.check_counters = _counters_dict(check)
-        attempt.check_moves = (
-            again if isinstance(again, str | None) else repr(again)[:200]
-        )
-        if (
-            isinstance(attempt.check_moves, str)
-            and len(attempt.check_moves) > MAX_MOVES_CHARS
-        ):
-            attempt.check_moves = attempt.check_moves[:200]
-        return attempt
-
 
 def check_loops(attempt: Attempt, one: Sample, sample: Sample) -> None:
     """Every solve of the sample must count and answer as the one whose counters
     the row records; the first that does not is kept as the attempt's check, and
     the rows call the cell nondeterministic (harness.measure.rows)."""
-    want = _counters_dict(one.counters[0])
+    want = counters_dict(one.counters[0])
     for i, (moves, counters) in enumerate(
         zip(sample.results, sample.counters, strict=True)
     ):
-        got = _counters_dict(counters)
+        got = counters_dict(counters)
         if got != want or moves != one.results[0]:
             attempt.check_counters = got
             attempt.check_moves = (
@@ -614,42 +527,6 @@ def check_loops(attempt: Attempt, one: Sample, sample: Sample) -> None:
             return
 
 
-def _now() -> tuple[float, float]:
-    """(wall, CPU) clocks of this process, for the phase accounting."""
-    return time.perf_counter(), time.process_time()
-
-
-def _stop(attempts: list[Attempt], total: int, task: Task) -> str:
-    """Why the cell takes no more timed repeats after these attempts (STABLE or
-    LONG, harness.measure.stopping), or "" to go on."""
-    if _settled(attempts, total, task.adaptive):
-        return STABLE
-    timed = [a for a in attempts if a.measure == "time"]
-    if all(a.outcome == "returned" and a.cpu_seconds is not None for a in timed):
-        if long_enough([a.cpu_seconds * (a.loops or 1) for a in timed], total):
-            return LONG
-    return ""
-
-
-def _settled(attempts: list[Attempt], total: int, tolerance: float) -> bool:
-    """Adaptive stop: the timed attempts so far pin the median of ``total`` repeats
-    of every figure a verdict uses (wall, CPU, CPU / reference) within the
-    tolerance (:func:`harness.measure.stopping.settled`)."""
-    timed = [a for a in attempts if a.measure == "time"]
-    if len(timed) >= total or any(a.outcome != "returned" for a in timed):
-        return False
-    series = [
-        [a.seconds for a in timed],
-        [a.cpu_seconds for a in timed],
-    ]
-    if all(a.ref_cpu_seconds for a in timed):
-        series.append([a.cpu_seconds / a.ref_cpu_seconds for a in timed])
-    if any(v is None for values in series for v in values):
-        return False
-    return settled(series, total, tolerance)
-
-
-# ------------------------------------------------------- worker: the process
 # ------------------------------------------------------- worker: the process
 
 

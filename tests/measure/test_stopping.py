@@ -15,7 +15,7 @@ from plugins.tiny import make_dataset, walk
 import harness
 from harness import results as res
 from harness.configs import ConfigKey
-from harness.measure import stopping, worker
+from harness.measure import stopping
 from harness.measure.executors import fill_not_run
 from harness.measure.stopping import median_range, settled
 from harness.measure.tasks import Attempt, Pass, Task
@@ -102,14 +102,14 @@ def _attempt(repeat, seconds, cpu, ref=None):
 
 def test_worker_rule_uses_wall_cpu_and_normalised_times():
     same = [_attempt(0, 1.0, 1.0, 0.005), _attempt(1, 1.01, 1.01, 0.005)]
-    assert worker._settled(same, 3, 0.04)
+    assert stopping._settled(same, 3, 0.04)
     # CPU steady, but the reference beside it moved: the normalised time did not
     moved_ref = [_attempt(0, 1.0, 1.0, 0.005), _attempt(1, 1.0, 1.0, 0.006)]
-    assert not worker._settled(moved_ref, 3, 0.04)
+    assert not stopping._settled(moved_ref, 3, 0.04)
     wall_jump = [_attempt(0, 1.0, 1.0), _attempt(1, 1.3, 1.0)]
-    assert not worker._settled(wall_jump, 3, 0.04)
+    assert not stopping._settled(wall_jump, 3, 0.04)
     failed = [_attempt(0, 1.0, 1.0), Attempt("time", 1, "timeout")]
-    assert not worker._settled(failed, 3, 0.04)
+    assert not stopping._settled(failed, 3, 0.04)
 
 
 def test_skipped_repeats_are_not_reported_lost():
@@ -134,7 +134,7 @@ def always_settled(monkeypatch):
     def majority(attempts, total, tolerance):
         return 2 * sum(a.measure == "time" for a in attempts) > total
 
-    monkeypatch.setattr(worker, "_settled", majority)
+    monkeypatch.setattr(stopping, "_settled", majority)
 
 
 def _boards():
@@ -192,24 +192,24 @@ def test_worker_stops_a_long_cell_that_did_not_settle():
     task = Task(0, ConfigKey("bfs", None), (), 2, 3, GOAL23, GOAL23, (),
                 timeout=5.0, memory_limit_mb=None, adaptive=0.04)  # fmt: skip
     noisy = [_attempt(0, 0.2, 0.2, 0.005), _attempt(1, 0.3, 0.3, 0.005)]
-    assert worker._stop(noisy, 3, task) == stopping.LONG
-    assert worker._stop(noisy[:1], 3, task) == ""
+    assert stopping.stop_reason(noisy, 3, task) == stopping.LONG
+    assert stopping.stop_reason(noisy[:1], 3, task) == ""
     short = [_attempt(0, 0.02, 0.02), _attempt(1, 0.03, 0.03)]
-    assert worker._stop(short, 3, task) == ""
+    assert stopping.stop_reason(short, 3, task) == ""
     looped = [_attempt(0, 0.002, 0.002), _attempt(1, 0.003, 0.003)]
     for a in looped:
         a.loops = 100  # 0.2 s and 0.3 s samples
-    assert worker._stop(looped, 3, task) == stopping.LONG
+    assert stopping.stop_reason(looped, 3, task) == stopping.LONG
     failed = [noisy[0], Attempt("time", 1, "timeout")]
-    assert worker._stop(failed, 3, task) == ""
+    assert stopping.stop_reason(failed, 3, task) == ""
     steady = [_attempt(0, 0.2, 0.2, 0.005), _attempt(1, 0.2, 0.2, 0.005)]
-    assert worker._stop(steady, 3, task) == stopping.STABLE  # stability first
+    assert stopping.stop_reason(steady, 3, task) == stopping.STABLE  # stability first
 
 
 def test_rows_and_resume_know_the_long_stop(tmp_path, monkeypatch):
     """Every sample counts as long here: rows say "long" with 2 repeats taken,
     the method says so, and a resume measures nothing again."""
-    monkeypatch.setattr(worker, "_settled", lambda *a: False)
+    monkeypatch.setattr(stopping, "_settled", lambda *a: False)
     monkeypatch.setattr(stopping, "LONG_SAMPLE_SECONDS", 0.0)
     frame = harness.run("bfs", [_boards()], repeats=3, jobs=0, out=tmp_path)
     timed = frame[frame.measure == "time"]
