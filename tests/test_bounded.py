@@ -18,6 +18,7 @@ from harness.cli import app
 from harness.configs import ConfigKey, parse_config, select_solvers
 from harness.core.judge import judge
 from harness.heuristics import make_heuristic
+from harness.measure.resume import plan_from_meta
 from harness.puzzle import apply_moves, goal_board, grid
 from harness.solver import Counters
 
@@ -254,7 +255,6 @@ def test_a_weight_sweep_round_trips_through_files_resume_and_reuse(tmp_path):
     """Each weight is its own config from the experiment file to the stored
     options, and back: a resume rebuilds the same configs, and --reuse copies a
     cell only to the config of the same weight."""
-    from harness.measure import runner
 
     exp = tmp_path / "sweep.toml"
     exp.write_text(
@@ -271,7 +271,7 @@ def test_a_weight_sweep_round_trips_through_files_resume_and_reuse(tmp_path):
     first = _run_dir(invoke("--config", exp, *QUICK, "--out", out))
     meta = json.loads((first / "meta.json").read_text())
     assert ["wastar", "manhattan", {"w": "2.5"}] in meta["options"]["configs"]
-    plan = runner.plan_from_meta(meta)
+    plan = plan_from_meta(meta)
     assert {c.label for c in plan.configs} == {
         "wastar[manhattan,w=1]", "wastar[manhattan,w=1.5]",
         "wastar[manhattan,w=2.5]", "greedy[manhattan]",

@@ -249,7 +249,7 @@ def run_command(
     from harness.measure import runner
     from harness.measure.executors import ExecutorError
     from harness.measure.meta import advice
-    from harness.measure.plan import DEFAULT_ADAPTIVE
+    from harness.measure.plan import DEFAULT_ADAPTIVE, RunError
     from harness.measure.session import CLI_SPELLING, RunOptions, Session
 
     def typed(name: str, value: Any) -> Any:
@@ -292,7 +292,7 @@ def run_command(
                 typer.echo(line)
             return
         session.open()
-    except runner.RunError as err:
+    except RunError as err:
         raise fail(str(err)) from None
     ctx.call_on_close(session.release)  # the run's lock, held through the report
     for note in session.notes:
@@ -333,7 +333,7 @@ def run_command(
     progress = progress_bar.make_progress(quiet)
     try:
         outcome = session.run(progress)
-    except (runner.RunError, ExecutorError) as err:  # before the first cell
+    except (RunError, ExecutorError) as err:  # before the first cell
         to_stderr(f"error: {err}")
         to_stderr(f"resume with: harness run --resume {run_dir.name} --out {out}")
         raise typer.Exit(2) from None

@@ -5,11 +5,11 @@ the warnings printed before and after the work."""
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
 from harness import results as res
+from harness.core.machine import core_count
 from harness.measure.executors import Executor
 from harness.measure.plan import Cell, Plan
 from harness.measure.sampling import WARM_SOLVE_BELOW
@@ -42,10 +42,7 @@ def advice(jobs: int, cores: int | None = None) -> list[str]:
     each repeat on the same core is what comparisons divide by, so they hold with
     one worker per core (the A/A test in docs/benchmarks.md)."""
     if cores is None:
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except AttributeError:  # not Linux
-            cores = os.cpu_count() or 1
+        cores = core_count()
     if jobs > cores:
         return [
             f"{jobs} workers shared {cores} cores, so solves waited for each other "

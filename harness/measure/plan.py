@@ -5,7 +5,6 @@ estimate, before any worker starts)."""
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from typing import Any
 
 from harness.configs import ConfigKey, SolverConfig, select_solvers
 from harness.core import defaults
+from harness.core.machine import core_count
 from harness.datasets import Dataset, Instance
 from harness.measure.external import load_plugin
 from harness.measure.tasks import Pass
@@ -46,14 +46,6 @@ MAX_WARMUP = 100
 #: Worker processes per core this process may use, at most: beyond one per core
 #: workers wait for a core (their wall times with them), and each takes ~70 MB.
 MAX_JOBS_PER_CORE = 4
-
-
-def core_count() -> int:
-    """Cores this process may run on (affinity), else the CPU count."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def option_problem(name: str, value: Any) -> str | None:

@@ -10,18 +10,17 @@ optimum (or the exact 3x3 oracle), and counters must agree across all passes.
 Rows are appended to ``rows.csv`` as each cell (config x instance) finishes, so an
 interrupted or killed run resumes without redoing or duplicating a row.
 
-This module runs a plan and resumes a stored run; the plan and its cells are in
-:mod:`harness.measure.plan`, a finished cell's rows in :mod:`harness.measure.rows`,
-meta.json in :mod:`harness.measure.meta`, the order and the ETA in
-:mod:`harness.measure.schedule`. The plan's names (``make_plan``, ``plan_cells``,
-``Plan``, ``Cell``, ``RunError``, the defaults) are importable from here too.
+This module runs a plan; the plan and its cells are in :mod:`harness.measure.plan`,
+reopening a stored run in :mod:`harness.measure.resume`, a finished cell's rows in
+:mod:`harness.measure.rows`, meta.json in :mod:`harness.measure.meta`, the order and
+the ETA in :mod:`harness.measure.schedule`.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import signal
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness import results as res
-from harness.datasets import Dataset
+from harness.core.machine import core_count
 from harness.measure.executors import Executor, ExecutorError
 from harness.measure.executors.inline import InlineExecutor
 from harness.measure.executors.local import LocalPool
@@ -43,17 +42,11 @@ from harness.measure.meta import (
 )
 from harness.measure.plan import (
     DEFAULT_OUT,
-    DEFAULT_REPEATS,
-    DEFAULT_SETUP_TIMEOUT,
     Cell,
     Plan,
     RunError,
-    oracle_optima,
     plan_cells,
-    resolve_datasets,
-    resolve_plugins,
     slow_setups,
-    stored_configs,
 )
 from harness.measure.rows import (
     FAILURES,
@@ -63,7 +56,7 @@ from harness.measure.rows import (
 from harness.measure.schedule import Backlog, CostModel, Job, Pace, Priorities
 from harness.measure.tasks import Task, TaskResult, TaskStarted
 from harness.results import RunMeta
-from harness.results.lock import lock_run, stale_text
+from harness.results.lock import lock_run
 
 #: Seconds between two ETA computations: playing the rest of a 900-cell run out on
 #: the model after a refit takes 1.5-2.5 ms of the parent's CPU, which the pinned
@@ -78,7 +71,9 @@ class RunInterrupted(Exception):
 
     def __init__(self, run_dir: Path, done: int, total: int) -> None:
         super().__init__(f"interrupted after {done} of {total} cells")
-        self.run_dir, self.done, self.total = run_dir, done, total
+        self.run_dir = run_dir
+        self.done = done
+        self.total = total
 
 
 class RunStopped(Exception):
@@ -90,24 +85,13 @@ class RunStopped(Exception):
         super().__init__(
             f"{reason}; {done} of {total} cells stored in {run_dir} (resume it)"
         )
-        self.run_dir, self.done, self.total, self.reason = run_dir, done, total, reason
-
-
-# -------------------------------------------------------------------- plan
-
-
-# -------------------------------------------------------------------- cells
-
-
-# --------------------------------------------------------------- judging
-
-
-# ----------------------------------------------------------------- progress
+        self.run_dir = run_dir
+        self.done = done
+        self.total = total
+        self.reason = reason
 
 
 def _say(line: str) -> None:
-    import sys
-
     print(line, file=sys.stderr, flush=True)
 
 
@@ -149,13 +133,6 @@ class Outcome:
     done: int
     failures: int
     resumed: bool = False
-
-
-def default_jobs() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def make_executor(jobs: int, run_dir: Path, *, pin: bool = True) -> Executor:
@@ -525,7 +502,7 @@ def start(
     argv: list[str] | None = None,
 ) -> tuple[Path, RunMeta]:
     """Create the run directory and its first meta.json; returns both."""
-    jobs = default_jobs() if jobs is None else jobs
+    jobs = core_count() if jobs is None else jobs
     git = res.git_info()
     run_dir = res.new_run_dir(out, res.make_run_id(git))
     lock = lock_run(run_dir)  # held until the run ends (unlock_run)
@@ -539,137 +516,3 @@ def start(
     return run_dir, meta
 
 
-def find_run(run_id: str, out: Path | str = DEFAULT_OUT) -> Path:
-    """The directory of ``run_id`` under ``out`` (or a path to a run directory)."""
-    candidates = [Path(out) / run_id, Path(run_id)]
-    for path in candidates:
-        if (path / res.META_FILE).is_file():
-            return path
-    raise RunError(f"--resume {run_id}: no run directory {candidates[0]} (see --out)")
-
-
-def plan_from_meta(
-    meta: dict[str, Any], datasets: Sequence[Dataset] | None = None
-) -> Plan:
-    """Rebuild the plan of a stored run for resuming; RunError if its datasets or
-    solver sources changed since (mixing them would make the run dishonest)."""
-    opts = meta.get("options") or {}
-    try:
-        plugins = resolve_plugins(opts.get("plugins", []))
-        configs = stored_configs(opts)
-        if datasets is None:
-            recorded = meta.get("datasets", {})
-            datasets = resolve_datasets(
-                [recorded.get(n, {}).get("path") or n for n in opts["datasets"]]
-            )
-    except KeyError as err:
-        raise RunError(f"meta.json lacks {err}; cannot resume this run") from None
-    for d in datasets:
-        want = meta.get("datasets", {}).get(d.name, {}).get("sha256")
-        if want is not None and want != d.checksum:
-            raise RunError(
-                f"dataset {d.name} changed since the run started (checksum "
-                f"{d.checksum[:12]} != {want[:12]}); start a new run"
-            )
-    for c in configs:
-        want = meta.get("solvers", {}).get(c.label, {}).get("source_sha256")
-        have = c.spec.source_sha256()
-        if want and have and want != have:
-            raise RunError(
-                f"solver {c.label}'s source changed since the run started; "
-                "start a new run instead of mixing results of two versions"
-            )
-    plan = Plan(
-        configs=configs,
-        datasets=list(datasets),
-        plugins=plugins,
-        repeats=int(opts.get("repeats", DEFAULT_REPEATS)),
-        timeout=opts.get("timeout"),
-        memory_limit_mb=opts.get("memory_limit_mb"),
-        memory_pass=bool(opts.get("memory_pass", True)),
-        disable_gc=bool(opts.get("gc_disabled_during_timing", True)),
-        setup_timeout=float(opts.get("setup_timeout", DEFAULT_SETUP_TIMEOUT)),
-        pairs={(c, d) for c, d in opts["pairs"]} if opts.get("pairs") else None,
-        warmup=int(opts.get("warmup", 0)),
-        reference=bool(opts.get("reference", False)),
-        pin=bool(opts.get("pin", False)),
-        interleave=bool(opts.get("interleave", False)),
-        order_seed=int(opts.get("order_seed", 0)),
-        adaptive=float(opts.get("adaptive", 0.0)),
-        min_sample_seconds=float(opts.get("min_sample_seconds", 0.0)),
-    )
-    plan.oracle_optima = oracle_optima(plan.datasets)
-    return plan
-
-
-def prepare_resume(
-    run_id: str,
-    out: Path | str = DEFAULT_OUT,
-    *,
-    jobs: int | None = None,
-    argv: list[str] | None = None,
-    datasets: Sequence[Dataset] | None = None,
-    repair: bool = False,
-) -> tuple[Plan, Path, RunMeta]:
-    """Open a stored run for completion: plan, directory, meta (with the resume noted).
-    A torn last line of rows.csv (killed mid-write) is cut off here. Any other
-    unreadable line is a RunError, unless ``repair`` moves such lines into
-    rows.rejected.csv (their cells are then measured again)."""
-    run_dir = find_run(run_id, out)
-    try:
-        lock = lock_run(run_dir)  # one writer at a time (held until the run ends)
-    except res.ResultsError as err:
-        raise RunError(str(err)) from None
-    try:
-        return _open_for_resume(run_id, run_dir, lock, jobs, argv, datasets, repair)
-    except BaseException:
-        lock.release()
-        raise
-
-
-def _open_for_resume(run_id, run_dir, lock, jobs, argv, datasets, repair):
-    try:
-        stored = res.read_meta(run_dir)
-    except res.ResultsError as err:
-        raise RunError(str(err)) from None
-    meta = res.load_meta(stored)
-    if meta.stored_version != res.SCHEMA_VERSION:
-        raise RunError(
-            f"run {run_id} was stored with schema_version "
-            f"{meta.stored_version} and cannot be resumed by this harness "
-            f"(version {res.SCHEMA_VERSION})"
-        )
-    plan = plan_from_meta(stored, datasets)
-    try:
-        dropped = res.repair_rows(run_dir)
-        rejected = res.quarantine_rows(run_dir) if repair else 0
-        res.read_row_dicts(run_dir)
-    except res.ResultsError as err:
-        raise RunError(str(err)) from None
-    problem = res.append_problem(run_dir)
-    if problem:
-        raise RunError(problem)
-    jobs = default_jobs() if jobs is None else jobs
-    session = {
-        "at_utc": res.utc_now(),
-        "argv": argv if argv is not None else res.python_argv(),
-        "jobs": jobs,
-        "torn_bytes_dropped": dropped,
-        "rows_rejected": rejected,
-        "git": res.git_info(),
-    }
-    if lock.stale:
-        session["stale_lock"] = stale_text(lock.stale)
-    meta.resumes.append(session)
-    set_session_jobs(meta, jobs)
-    meta.complete = False
-    meta.finished_utc = None
-    return plan, run_dir, meta
-
-
-def set_session_jobs(meta: RunMeta, jobs: int) -> None:
-    """The resumed session's worker count (known late for a Dask cluster)."""
-    meta.resumes[-1]["jobs"] = jobs
-    meta.options["jobs_by_session"] = [meta.options.get("jobs")] + [
-        r["jobs"] for r in meta.resumes
-    ]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import results as res
+from harness.core.machine import core_count
 from harness.measure.executors import Executor
 from harness.measure.plan import (
     DEFAULT_ADAPTIVE,
@@ -283,14 +284,13 @@ class Session:
         skipped and why. Opens nothing and starts no executor."""
         from harness.measure.experiment import Experiment, matrix
         from harness.measure.meta import new_meta
-        from harness.measure.runner import default_jobs
 
         self.plan = self.make_plan()
         o = self.options
         reused: dict[tuple[str, str], int] = {}
         lines_after: list[str] = []
         if o.reuse:
-            jobs = default_jobs() if o.jobs is None else o.jobs
+            jobs = core_count() if o.jobs is None else o.jobs
             meta = new_meta(self.plan, "dry-run", jobs, res.git_info(), self._argv())
             rows, per_source, refused = self._reusable(meta)
             for r in rows:
@@ -341,7 +341,7 @@ class Session:
         return RunError(message)
 
     def _open_resumed(self) -> None:
-        from harness.measure.runner import prepare_resume, set_session_jobs
+        from harness.measure.resume import prepare_resume, set_session_jobs
 
         o = self.options
         datasets = o.datasets if _datasets_in_memory(o, "datasets") else None
@@ -366,7 +366,7 @@ class Session:
         self.jobs = self.meta.resumes[-1]["jobs"]
 
     def _open_new(self) -> None:
-        from harness.measure.runner import default_jobs, start
+        from harness.measure.runner import start
 
         o = self.options
         self.plan = self.make_plan()
@@ -374,7 +374,7 @@ class Session:
         if o.executor == "dask":
             self.executor = self._dask_executor()
             jobs = self.executor.jobs
-        self.jobs = default_jobs() if jobs is None else jobs
+        self.jobs = core_count() if jobs is None else jobs
         self.run_dir, self.meta = start(
             self.plan,
             o.out if o.out is not None else DEFAULT_OUT,

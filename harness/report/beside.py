@@ -15,25 +15,19 @@ whose arguments and result pickle.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
+from harness.core.machine import core_count
 
 
 def can_fork() -> bool:
     """Whether a job may run in a forked child now: two cores or more, the fork
     start method, and no other thread alive."""
     return (
-        _usable_cores() >= 2
+        core_count() >= 2
         and "fork" in multiprocessing.get_all_start_methods()
         and threading.active_count() == 1
     )

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 import harness
 from harness.analysis import read_run
 from harness.cli import app
-from harness.measure.runner import RunError
+from harness.measure.plan import RunError, plan_cells
+from harness.measure.resume import plan_from_meta
 
 QUICK = ["--repeats", "1", "--no-memory", "--jobs", "1", "--no-report", "--quiet"]
 
@@ -99,16 +100,15 @@ def test_config_errors_are_one_line(tmp_path) -> None:
 
 
 def test_resume_keeps_the_pairs(tmp_path) -> None:
-    from harness.measure import runner
 
     exp = tmp_path / "exp.toml"
     exp.write_text('solvers = ["bfs"]\ndatasets = ["8-seeds"]\n\n[[grid]]\n'
                    'configs = ["table"]\ndatasets = ["8-seeds-spiral"]\n')  # fmt: skip
     run = _run_dir(invoke("--config", exp, *QUICK, "--out", tmp_path / "r"))
     meta = json.loads((run / "meta.json").read_text())
-    plan = runner.plan_from_meta(meta)
+    plan = plan_from_meta(meta)
     assert plan.pairs == {("bfs", "8-seeds"), ("table", "8-seeds-spiral")}
-    assert len(runner.plan_cells(plan)) == 5
+    assert len(plan_cells(plan)) == 5
 
 
 DASK_FILE = (

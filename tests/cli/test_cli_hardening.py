@@ -13,8 +13,7 @@ import pytest
 from where import PLUGINS
 
 from harness import results as res
-from harness.measure import runner
-from harness.measure.plan import make_plan
+from harness.measure.plan import RunError, make_plan
 
 ENV = {"CI": "1", "COLUMNS": "200"}
 PLUGIN = str(PLUGINS / "misbehaving.py")
@@ -71,7 +70,7 @@ def test_library_refuses_the_same_values():
         {"setup_timeout": float("inf")},
         {"memory_limit_mb": -5},
     ):
-        with pytest.raises(runner.RunError):
+        with pytest.raises(RunError):
             make_plan("astar_dict", "8-seeds", **kwargs)
     plan = make_plan("astar_dict", "8-seeds", timeout=86_400, memory_limit_mb=0)
     assert plan.timeout == 86_400 and plan.memory_limit_mb is None

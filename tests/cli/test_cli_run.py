@@ -23,6 +23,8 @@ from where import PLUGINS
 
 from harness import analysis
 from harness import results as res
+from harness.measure.plan import RunError
+from harness.measure.resume import prepare_resume
 from harness.puzzle import goal_board, grid
 
 PLUGIN = str(PLUGINS / "misbehaving.py")
@@ -276,7 +278,6 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, dataset_file):
 
 
 def test_resume_refuses_a_changed_dataset(tmp_path, dataset_file):
-    from harness.measure import runner
 
     proc = harness(
         *run_args(
@@ -288,8 +289,8 @@ def test_resume_refuses_a_changed_dataset(tmp_path, dataset_file):
     meta["datasets"]["cli23"]["sha256"] = "0" * 64
     meta["complete"] = False
     res.write_meta(run_dir, {k: v for k, v in meta.items() if k != "schema_version"})
-    with pytest.raises(runner.RunError, match="dataset cli23 changed"):
-        runner.prepare_resume(run_dir.name, tmp_path)
+    with pytest.raises(RunError, match="dataset cli23 changed"):
+        prepare_resume(run_dir.name, tmp_path)
 
 
 def test_refusals_print_one_line_per_config_and_dataset(tmp_path: Path) -> None:

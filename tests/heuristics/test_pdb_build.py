@@ -250,7 +250,7 @@ def fake_cells(heuristic: str, count: int = 3):
 
     from plugins.tiny import make_dataset, walk
 
-    from harness.measure.runner import Cell
+    from harness.measure.plan import Cell
 
     goal = goal_board("standard", G3)
     ds = make_dataset("slowfake", [walk(goal, G3, 5 + i, seed=i) for i in range(count)])
@@ -278,7 +278,7 @@ def slow_heuristic():
 
 
 def test_slow_setup_over_the_timeout_is_declined_with_the_reason(slow_heuristic):
-    from harness.measure.runner import slow_setups
+    from harness.measure.plan import slow_setups
 
     said = []
     slow_heuristic["estimate"] = 900.0
@@ -289,7 +289,7 @@ def test_slow_setup_over_the_timeout_is_declined_with_the_reason(slow_heuristic)
 
 
 def test_slow_setup_within_the_timeout_is_built_once_with_an_eta(slow_heuristic):
-    from harness.measure.runner import slow_setups
+    from harness.measure.plan import slow_setups
 
     said = []
     cells = slow_setups(fake_cells("slowfake"), 600.0, lambda c: True, said.append)
@@ -299,7 +299,7 @@ def test_slow_setup_within_the_timeout_is_built_once_with_an_eta(slow_heuristic)
 
 
 def test_cached_or_unneeded_setups_cost_nothing(slow_heuristic):
-    from harness.measure.runner import slow_setups
+    from harness.measure.plan import slow_setups
 
     said = []
     slow_heuristic["estimate"] = None  # cached

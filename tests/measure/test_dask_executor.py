@@ -25,7 +25,7 @@ from where import PLUGINS
 
 import harness
 from harness.analysis import read_run
-from harness.measure.runner import RunError
+from harness.measure.plan import RunError
 from harness.puzzle import goal_board, grid
 from harness.solver import load_plugin, scoped_registry
 

@@ -15,9 +15,9 @@ from where import PLUGINS
 
 import harness
 from harness import results as res
-from harness.measure import runner
 from harness.measure.executors.local import LocalPool
-from harness.measure.plan import make_plan
+from harness.measure.plan import RunError, make_plan, plan_cells
+from harness.measure.resume import prepare_resume
 from harness.measure.tasks import Pass, Task, TaskResult
 from harness.puzzle import goal_board, grid
 
@@ -198,7 +198,7 @@ def test_interleaved_order_rotates_configs_per_instance_from_a_seed():
     plan = make_plan(
         "count_calls,alloc64,astar_dict", [data], plugins=[PLUGIN], order_seed=7
     )
-    cells = runner.plan_cells(plan)
+    cells = plan_cells(plan)
     blocks = [[c for c in cells if c.block == b] for b in range(4)]
     assert [len(b) for b in blocks] == [3, 3, 3, 3]
     for b, block in enumerate(blocks):
@@ -206,7 +206,7 @@ def test_interleaved_order_rotates_configs_per_instance_from_a_seed():
     firsts = [block[0].config.label for block in blocks]
     order = [c.config.label for c in blocks[0]]
     assert firsts == [order[0], order[1], order[2], order[0]]  # rotates by one
-    again = runner.plan_cells(
+    again = plan_cells(
         make_plan(
             "count_calls,alloc64,astar_dict", [data], plugins=[PLUGIN], order_seed=7
         )
@@ -215,7 +215,7 @@ def test_interleaved_order_rotates_configs_per_instance_from_a_seed():
         (c.config.label, c.instance.id) for c in cells
     ]
     assert plan.options(1)["order_seed"] == 7
-    flat = runner.plan_cells(
+    flat = plan_cells(
         make_plan(
             "count_calls,alloc64", [data], plugins=[PLUGIN], interleave=False
         )
@@ -243,5 +243,5 @@ def test_schema_1_runs_cannot_be_resumed(tmp_path):
         .replace(f'"schema_version": {res.SCHEMA_VERSION}', '"schema_version": 1')
     )
     assert meta["run_id"] == "old"
-    with pytest.raises(runner.RunError, match="stored with schema_version 1"):
-        runner.prepare_resume(str(run_dir), tmp_path)
+    with pytest.raises(RunError, match="stored with schema_version 1"):
+        prepare_resume(str(run_dir), tmp_path)

@@ -19,8 +19,9 @@ from harness import analysis
 from harness import results as res
 from harness.configs import ConfigKey
 from harness.heuristics import make_heuristic
-from harness.measure import rows, runner
-from harness.measure.plan import make_plan, resolve_solvers
+from harness.measure import rows
+from harness.measure.plan import RunError, make_plan, resolve_solvers
+from harness.measure.resume import plan_from_meta
 from harness.measure.tasks import Attempt, Pass, Task
 from harness.measure.worker import Worker
 from harness.puzzle import goal_board, grid
@@ -312,15 +313,15 @@ def test_meta_describes_the_run(run):
 
 
 def test_rejects_bad_options():
-    with pytest.raises(runner.RunError, match="unknown solver 'nosuch'"):
+    with pytest.raises(RunError, match="unknown solver 'nosuch'"):
         make_plan("nosuch", [mix23()])
-    with pytest.raises(runner.RunError, match="--repeats 0"):
+    with pytest.raises(RunError, match="--repeats 0"):
         make_plan("good_bfs", [mix23()], repeats=0)
-    with pytest.raises(runner.RunError, match="--timeout"):
+    with pytest.raises(RunError, match="--timeout"):
         make_plan("good_bfs", [mix23()], timeout=0)
-    with pytest.raises(runner.RunError, match="--plugin"):
+    with pytest.raises(RunError, match="--plugin"):
         make_plan("good_bfs", [mix23()], plugins=["/no/such/plugin.py"])
-    with pytest.raises(runner.RunError, match="two different datasets"):
+    with pytest.raises(RunError, match="two different datasets"):
         make_plan("good_bfs", [mix23(), tiny("mix23")])
 
 
@@ -552,15 +553,15 @@ def test_resume_rebuilds_the_configs_from_their_values_not_the_labels(run):
     assert meta["options"]["configs"] == [
         ["good_bfs", None], ["good_astar", "manhattan"]]  # fmt: skip
     meta["options"]["solvers"] = ["not a label[", "]"]  # only read without configs
-    plan = runner.plan_from_meta(meta, [mix23()])
+    plan = plan_from_meta(meta, [mix23()])
     assert [c.key for c in plan.configs] == keys
     # a run stored before configs were recorded still resumes from its labels
     meta["options"]["solvers"] = ["good_bfs", "good_astar[manhattan]"]
     del meta["options"]["configs"]
-    assert [c.key for c in runner.plan_from_meta(meta, [mix23()]).configs] == keys
+    assert [c.key for c in plan_from_meta(meta, [mix23()]).configs] == keys
     meta["options"]["configs"] = [["good_astar", "misplaced"], ["gone", None]]
-    with pytest.raises(runner.RunError, match="^stored config: unknown solver 'gone'"):
-        runner.plan_from_meta(meta, [mix23()])
+    with pytest.raises(RunError, match="^stored config: unknown solver 'gone'"):
+        plan_from_meta(meta, [mix23()])
 
 
 def test_resolve_solvers_keeps_configs_and_keys_as_values():
@@ -568,7 +569,7 @@ def test_resolve_solvers_keeps_configs_and_keys_as_values():
     configs = resolve_solvers([astar, ConfigKey("good_bfs", None), "good_bfs"])
     assert configs[0] is astar and [c.label for c in configs] == [
         "good_astar[manhattan]", "good_bfs"]  # fmt: skip
-    with pytest.raises(runner.RunError, match=r"^--solvers: '' names no solver"):
+    with pytest.raises(RunError, match=r"^--solvers: '' names no solver"):
         resolve_solvers([])
 
 

@@ -22,6 +22,7 @@ from multiprocessing import connection
 from pathlib import Path
 from typing import Any
 
+from harness.core.machine import core_count, usable_cores
 from harness.measure.executors.base import fill_not_run
 from harness.measure.handout import Handout
 from harness.measure.tasks import (
@@ -93,7 +94,7 @@ class LocalPool:
         self._env = env
         self._slots = [_Slot(i) for i in range(jobs)]
         if pin:  # worker i on core i (round robin over the cores we may use)
-            cores = list(cores) if cores else available_cores()
+            cores = list(cores) if cores else usable_cores()
             for slot in self._slots:
                 slot.cpu = cores[slot.index % len(cores)] if cores else None
         #: with ``priority`` (expected seconds): every idle worker takes the pending
@@ -109,7 +110,7 @@ class LocalPool:
 
     def warnings(self) -> list[str]:
         """More workers than cores: they share cores (said before the work)."""
-        cores = len(available_cores())
+        cores = core_count()
         if self.jobs <= cores:
             return []
         return [
@@ -410,9 +411,4 @@ def _open_log(path: str):
         return subprocess.DEVNULL
 
 
-def available_cores() -> list[int]:
-    """The cores this process may run on (Linux affinity), else 0..cpu_count-1."""
-    try:
-        return sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        return list(range(os.cpu_count() or 1))
+

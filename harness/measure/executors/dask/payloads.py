@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.measure.executors.local import available_cores
+from harness.core.machine import usable_cores
 from harness.measure.tasks import Attempt, Setup, Task
 
 # ------------------------------------------------------------------ payloads
@@ -98,14 +97,11 @@ def host_info() -> dict[str, Any]:
     """This machine as meta.json ``hosts`` records it."""
     from harness.results import cpu_model
 
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
+    cores = usable_cores()
     return {
         "cpu_model": cpu_model(),
-        "cpu_count": cores,
-        "cores": available_cores(),
+        "cpu_count": len(cores),
+        "cores": cores,
         "platform": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
     }
