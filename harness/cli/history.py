@@ -65,6 +65,8 @@ def history(
         raise fail(str(err)) from None
     except OSError as err:
         raise fail(f"--out {out}: {err.strerror or err}") from None
+    for run_dir, why in hist.skipped:  # one damaged run must not hide the rest
+        typer.echo(f"skipped {run_dir}: {why}", err=True)
     if format is Format.markdown:
         typer.echo((out / "history.md").read_text(encoding="utf-8"), nl=False)
         return

@@ -77,6 +77,9 @@ class History:
     breaks: dict[int, list[str]]
     incomparable: dict[int, str]  # index -> why it could not be compared
     thresholds: Thresholds
+    #: runs left out because they cannot be read: (run directory, why), in the
+    #: order found; one damaged run does not hide the others' history
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
 
     @property
     def regressions(self) -> list[Step]:
@@ -132,19 +135,24 @@ def _point(run_dir: Path, meta: RunMeta, rows) -> RunPoint:
 
 def build_history(paths: list[Path], thresholds: Thresholds | None = None) -> History:
     """Read the runs, order them by start time, compare each with the one before
-    (``thresholds``: the comparer's, default as in ``harness compare``)."""
+    (``thresholds``: the comparer's, default as in ``harness compare``). A run that
+    cannot be read is left out and listed in ``History.skipped``; HistoryError
+    when none can be read."""
     thresholds = thresholds or Thresholds()
-    from harness.analysis import read_run
+    from harness.analysis import ReportError, read_run
     from harness.results import ResultsError
 
-    loaded = []
+    loaded, skipped = [], []
     for run_dir in find_runs(paths):
         try:
             meta, rows = read_run(run_dir)
-        except ResultsError as err:
-            raise HistoryError(str(err)) from None
+        except (ResultsError, ReportError) as err:
+            skipped.append((run_dir, str(err)))
+            continue
         loaded.append((str(meta.get("started_utc") or ""), run_dir.name, meta, rows))
     if not loaded:
+        if skipped:
+            raise HistoryError(f"no readable run; {skipped[0][1]}")
         raise HistoryError("no runs given")
     loaded.sort(key=lambda item: (item[0], item[1]))
     runs = [_point(Path(d), load_meta(m), r) for _, d, m, r in loaded]
@@ -153,7 +161,7 @@ def build_history(paths: list[Path], thresholds: Thresholds | None = None) -> Hi
     configs = sorted(
         {c for r in runs for c in r.cpu_ms} | {c for r in runs for c in r.expanded}
     )
-    history = History(runs, configs, [], {}, {}, thresholds)
+    history = History(runs, configs, [], {}, {}, thresholds, skipped)
     for i in range(1, len(loaded)):
         old, new = loaded[i - 1], loaded[i]
         changed = [

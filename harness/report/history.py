@@ -120,6 +120,11 @@ def _markdown(history: History, top: int) -> str:
         for i, why in sorted(history.breaks.items()):
             lines.append(f"- before {runs[i].commit}: {'; '.join(why)}")
         lines.append("")
+    if history.skipped:
+        lines.append("Left out (cannot be read):")
+        lines.append("")
+        lines += [f"- {run_dir}: {why}" for run_dir, why in history.skipped]
+        lines.append("")
     rows = _step_rows(history, top)
     if rows:
         lines.append("## Largest steps")

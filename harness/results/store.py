@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 import re
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.files import append_durably, write_atomic
+from harness.core.numbers import NumberError, parse_float, parse_int
 from harness.results.columns import (
     column_names,
     columns,
@@ -339,22 +339,22 @@ def _kinds(header: Iterable[str]) -> list[str]:
 
 
 def _field_problem(column: str, kind: str, value: str) -> str | None:
+    """Why one field cannot be its column's kind (None: it can). Numbers are read
+    by :mod:`harness.core.numbers` (ASCII digits, int64, finite), so a value the
+    typed reader or pandas would misread (``1_0``, ``١٢``, 2**63) is refused here,
+    by every reader and by ``--repair`` alike."""
     if kind == "text" or value == "":
         return None
-    if kind == "int":
-        digits = value[1:] if value[:1] == "-" else value
-        if digits.isdigit() and digits.isascii():
-            return None
-        return f"{column} {value[:40]!r} is not a whole number"
-    if kind == "float":
-        try:
-            number = float(value)
-        except ValueError:
-            return f"{column} {value[:40]!r} is not a number"
-        return None if math.isfinite(number) else f"{column} {value!r} is not finite"
-    if value.strip().lower() in BOOL_TOKENS:
-        return None
-    return f"{column} {value[:40]!r} is not True/False"
+    try:
+        if kind == "int":
+            parse_int(value, column)
+        elif kind == "float":
+            parse_float(value, column)
+        elif value.strip().lower() not in BOOL_TOKENS:
+            return f"{column} {value[:40]!r} is not True/False"
+    except NumberError as err:
+        return str(err)
+    return None
 
 
 def _row_problem(
@@ -367,7 +367,7 @@ def _row_problem(
     if len(values) != len(header):
         return f"{len(values)} fields, expected {len(header)}"
     row = dict(zip(header, values, strict=True))
-    if row["measure"] not in MEASURES or not row["repeat"].isdigit():
+    if row["measure"] not in MEASURES or not _is_count(row["repeat"]):
         return f"measure {row['measure']!r} / repeat {row['repeat']!r} unreadable"
     if row["status"] not in STATUSES:
         return f"status {row['status'][:40]!r} is not one of {', '.join(STATUSES)}"
@@ -381,6 +381,14 @@ def _row_problem(
         if problem:
             return problem
     return None
+
+
+def _is_count(text: str) -> bool:
+    try:
+        parse_int(text, "repeat", minimum=0)
+    except NumberError:
+        return False
+    return True
 
 
 def _parse_line(line: str) -> list[str]:

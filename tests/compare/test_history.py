@@ -133,3 +133,23 @@ def test_history_is_written_beside_the_runs_not_in_the_current_folder(
         assert done.exit_code == 0, done.output
         assert done.stdout.strip().splitlines()[-1] == str(page)
         assert page.is_file() and not (here / "history").exists()
+
+
+def test_an_unreadable_run_is_skipped_and_named(results, tmp_path):
+    """One damaged run gave up on the whole folder (exit 2, issue 35 item 14)."""
+    import shutil
+
+    copy = Path(shutil.copytree(results, tmp_path / "runs"))
+    damaged = sorted(p for p in copy.iterdir() if (p / "meta.json").is_file())[1]
+    rows = damaged / "rows.csv"
+    lines = rows.read_text().splitlines(True)
+    lines[1] = lines[1].replace(",time,", ",tmie,", 1)
+    rows.write_text("".join(lines))
+    proc = cli("history", str(copy), "--out", str(tmp_path / "page"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("2 runs")
+    said = proc.stderr.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith(f"skipped {damaged}: ")
+    assert "line 2" in said[0]
+    page = (tmp_path / "page" / "history.md").read_text()
+    assert f"- {damaged}: " in page

@@ -187,6 +187,12 @@ def test_resume_repairs_a_line_the_typed_reader_rejected(run_dir):
         ("status", "weird", "status 'weird' is not one of"),
         ("instance", "d0\x00\x00", "instance holds NUL bytes"),
         ("expanded", "1.5", "expanded '1.5' is not a whole number"),
+        # Python's literals leaked in: 1_0 was 10, Arabic-Indic digits were 12,
+        # and 2**63 broke pandas' int64 later (issue 35 item 7)
+        ("seconds", "1_0", "seconds '1_0' is not a number"),
+        ("seconds", "١٢", r"seconds '.u0661.u0662' is not a number"),
+        ("expanded", str(2**63), f"expanded '{2**63}' must be at most {2**63 - 1}"),
+        ("repeat", "١", "measure 'time' / repeat '١' unreadable"),
         ("is_optimal", "maybe", "is_optimal 'maybe' is not True/False"),
         ("extra", "", None),  # text may be empty
     ],
@@ -202,6 +208,28 @@ def test_the_reader_and_repair_agree_on_every_field(run_dir, column, value, prob
     assert res.quarantine_rows(run_dir) == 1
     assert (run_dir / res.REJECTED_FILE).read_text() == bad
     res.read_row_dicts(run_dir)  # readable now
+
+
+@pytest.mark.parametrize("value", ["1_0", "١٢"])
+def test_numbers_python_would_misread_are_refused_by_every_reader(
+    run_dir, stored_run, tmp_path, value
+):
+    """Such rows passed --repair, were copied by merge and --reuse with exit 0,
+    and then report, compare and history failed (issue 35 item 7)."""
+    with_field(run_dir, "seconds", value)
+    said = "line 2: seconds '"
+    for args in (
+        ["merge", str(stored_run), str(run_dir), "--prefer", "newest",
+         "--out", str(tmp_path / "m")],
+        ["run", "--solvers", "table", "--datasets", "8-seeds", "--repeats", "1",
+         "--no-memory", "--jobs", "0", "--no-report", "-q", "--out",
+         str(tmp_path / "o"), "--reuse", str(run_dir)],
+        ["report", str(run_dir), "--format", "table"],
+        ["compare", str(stored_run), str(run_dir)],
+    ):  # fmt: skip
+        one_line_error(cli(*args), said, "--repair")
+    assert not (tmp_path / "m").exists()
+    assert not list((tmp_path / "o").glob("*/rows.csv"))  # no run was started
 
 
 def test_merge_refuses_unreadable_rows_and_says_a_source_has_none(run_dir, tmp_path):
