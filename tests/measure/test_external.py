@@ -292,6 +292,44 @@ def test_what_a_program_leaves_in_a_session_of_its_own_is_ended(misbehaving):
     assert alive == []
 
 
+ESCAPER = """import os, sys, time
+sys.stdin.readline()
+if os.fork() == 0:
+    os.setsid()
+    with open(sys.argv[1], "a") as fh:
+        fh.write(f"{os.getpid()}\\n")
+    os.execvp("sleep", ["sleep", "300"])
+time.sleep(60)
+"""
+
+
+def test_a_timed_out_program_leaves_nothing_in_a_session_of_its_own(tmp_path):
+    """Issue 35 item 4: a program that times out after forking a setsid'd sleeper
+    left it running under init (76 sleepers in a run); the timeout skipped the
+    cleanup. Through `harness solve` in a process of its own, which is no
+    measuring worker: every process that starts a program is its subreaper."""
+    script, pids = tmp_path / "esc.py", tmp_path / "pids"
+    script.write_text(ESCAPER)
+    proc = subprocess.run(
+        [*HARNESS, "solve", "--exec", f"esc:timeout=1={sys.executable} {script} {pids}"],
+        input="1 2 3 4 5 6 7 x 8\n", capture_output=True, text=True, timeout=120,
+        env={**os.environ, **ENV, "NPUZZLE_PRECOMPILE": "0"},
+    )  # fmt: skip
+    assert "time limit" in proc.stderr, proc.stderr
+    sleepers = [int(p) for p in pids.read_text().split()]
+    assert sleepers  # (the start-up measurement may have run it too)
+    alive = []
+    for pid in sleepers:
+        try:
+            os.kill(pid, 0)
+            alive.append(pid)
+        except ProcessLookupError:
+            pass
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)  # (leave nothing behind either way)
+    assert alive == []
+
+
 def test_parse_answer_and_exec_options():
     assert parse_answer("ULDR\n") == "uldr"
     assert parse_answer("\n") == ""

@@ -60,23 +60,35 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-#: Set by a measuring worker that made itself its programs' subreaper
-#: (harness.measure.worker): then leftovers in other sessions are ended.
+#: Whether this process is its programs' subreaper (set by :func:`adopt_orphans`,
+#: which a measuring worker calls at start and a program's spawn calls anyway).
 SUBREAPER = False
 #: pids of this process's live batch programs (never leftovers)
 _LIVE: set[int] = set()
 
 
 def adopt_orphans() -> None:
-    """Make this process (a measuring worker) the subreaper of its programs'
-    descendants, so that :func:`end_leftovers` can end what they leave."""
+    """Make this process the subreaper of its programs' descendants (Linux), so
+    that :func:`end_leftovers` can end what they leave; once per process."""
     global SUBREAPER
-    SUBREAPER = become_subreaper()
+    if not SUBREAPER:
+        SUBREAPER = become_subreaper()
 
 
-def end_leftovers() -> int:
+def other_sessions() -> frozenset[int]:
+    """This process's children in sessions other than its own, now: what is not a
+    program's leftover (a Dask cluster a test started, the pools of a harness
+    embedded in another program). Empty unless SUBREAPER."""
+    if not SUBREAPER:
+        return frozenset()
+    mine = os.getsid(0)
+    return frozenset(p for p, sid in children_with_sessions() if sid != mine)
+
+
+def end_leftovers(spared: frozenset[int] = frozenset()) -> int:
     """Kill and reap this process's children in sessions other than its own,
-    except live batch programs: what a program's children left running after a
+    except live batch programs and ``spared`` (:func:`other_sessions` taken before
+    the program started): what a program's children left running after a
     ``setsid`` (the process-group kill misses them; as their subreaper, this
     process inherits them when their parents die). Returns how many; 0 unless
     SUBREAPER."""
@@ -85,7 +97,7 @@ def end_leftovers() -> int:
     mine, ended = os.getsid(0), 0
     for _ in range(16):  # each round may orphan a deeper generation
         left = [p for p, sid in children_with_sessions()
-                if sid != mine and p not in _LIVE]  # fmt: skip
+                if sid != mine and p not in _LIVE and p not in spared]  # fmt: skip
         if not left:
             break
         for pid in left:
@@ -187,24 +199,30 @@ def run_once(
     tens of MB) across ``exec`` into it. Where ptrace is refused, ru_maxrss it is."""
     line = (format_board(board) + "\n").encode()
     traced = peak and libc_ptrace() is not None
+    adopt_orphans()
+    spared = other_sessions()
     t0 = time.perf_counter_ns()
     process = _spawn(program, memory_limit_mb, traced=traced)
     deadline = time.monotonic() + timeout
     out, err = bytearray(), bytearray()
     hwm: list[int] = []
     try:
-        status, usage = _talk(
-            process, line, out, err, deadline, timeout, hwm if traced else None
-        )
+        try:
+            status, usage = _talk(
+                process, line, out, err, deadline, timeout, hwm if traced else None
+            )
+        finally:
+            kill_group(process.pid)  # leftovers of a shell or a forked helper
+            for pipe in (process.stdin, process.stdout, process.stderr):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        t1 = time.perf_counter_ns()
     finally:
-        kill_group(process.pid)  # leftovers of a shell or a forked helper
-        for pipe in (process.stdin, process.stdout, process.stderr):
-            try:
-                pipe.close()
-            except OSError:
-                pass
-    t1 = time.perf_counter_ns()
-    end_leftovers()  # (after the clock: those that left the group by setsid)
+        # After the clock, and after a timeout or an error too: those that left
+        # the group by setsid (a timeout skipped this and left sleepers to init).
+        end_leftovers(spared)
     if status != 0:
         raise ExternalError(_describe_exit(status, bytes(err)))
     if len(out) > MAX_OUTPUT_CHARS:
@@ -305,6 +323,8 @@ class BatchProcess:
     def __init__(self, program: Program, memory_limit_mb: int | None) -> None:
         self.program = program
         self.memory_limit_mb = memory_limit_mb
+        adopt_orphans()
+        self._spared = other_sessions()
         self.process = _spawn(program, memory_limit_mb)
         _LIVE.add(self.process.pid)
         self._buf = bytearray()
@@ -447,7 +467,7 @@ class BatchProcess:
         else:
             self.process.returncode = os.waitstatus_to_exitcode(status)
         _LIVE.discard(pid)
-        end_leftovers()
+        end_leftovers(self._spared)
         return status
 
     def alive(self) -> bool:
@@ -472,6 +492,6 @@ class BatchProcess:
             except OSError:
                 pass
         _LIVE.discard(self.process.pid)
-        end_leftovers()
+        end_leftovers(self._spared)
 
 
