@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.configs import SolverConfig, select_solvers
+from harness.core.files import write_atomic
 from harness.core.judge import judge
 from harness.heuristics import make_heuristic
 from harness.puzzle import Board, Grid, goal_board, parse_board, parse_size
@@ -258,7 +259,7 @@ def update(path: Path = BASELINE, progress: Any = None) -> dict[str, Any]:
     """Recompute every counter and write the baseline; returns what was written."""
     data = compute(progress=progress)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(dumps(data), encoding="utf-8")
+    write_atomic(path, dumps(data))
     return data
 
 

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.files import write_atomic
+
 #: A verdict needs at least this many timed instances; fewer say so instead.
 MIN_INSTANCES = 5
 #: Default regression threshold on normalized ratios (interleaved runs, reference
@@ -203,7 +205,7 @@ def floor_from_ratios(ratios: list[float], quantile: float = 1.0) -> float:
 
 def write_calibration(path: Path, cal: Calibration) -> None:
     data = {k: getattr(cal, k) for k in Calibration.__slots__ if k != "path"}
-    Path(path).write_text(json.dumps(data, indent=2) + "\n")
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
 
 
 def read_calibration(path: Path) -> Calibration | None:

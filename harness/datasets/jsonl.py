@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from harness.core.files import write_atomic
 from harness.datasets.labels import oracle_labeller
 from harness.datasets.model import (
     FORMAT,
@@ -132,11 +132,9 @@ def save_dataset(ds: Dataset, target: Path | str, *, force: bool = False) -> Pat
     path = target if target.suffix == ".jsonl" else target / f"{ds.name}.jsonl"
     if path.exists() and not force:
         raise DatasetError(f"{path} already exists (use --force to overwrite)")
-    try:
+    try:  # never through a planted link; no temporary file left on a full disk
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(dumps_dataset(ds).encode())
-        os.replace(tmp, path)
+        write_atomic(path, dumps_dataset(ds))
     except OSError as err:
         raise DatasetError(f"cannot write {path}: {err.strerror or err}") from None
     return path

@@ -46,7 +46,8 @@ def whoami(start, goal, grid, *, counters, heuristic):
     variables a Dask nanny sets (-1: unset) and how many cores it may use."""
     counters.extra["pid"] = os.getpid()
     counters.extra["ppid"] = os.getppid()
-    counters.extra["shipped"] = int("npuzzle-harness-plugins" in __file__)
+    counters.extra["shipped"] = int("npuzzle-harness-" in __file__
+                                    and "plugins" in __file__)
     for key in ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS", "PYTHONHASHSEED"):
         counters.extra[key.lower()] = int(os.environ.get(key, "-1"))
     counters.extra["cores"] = len(os.sched_getaffinity(0))

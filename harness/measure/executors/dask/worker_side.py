@@ -9,16 +9,18 @@ import atexit
 import concurrent.futures
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import os
 import socket
-import tempfile
+import stat
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.core.files import private_temp_dir, real_dir, write_atomic
 from harness.measure.executors.base import fill_not_run
 from harness.measure.executors.dask.environment import cores_for, measuring_env
 from harness.measure.executors.dask.payloads import (
@@ -89,8 +91,9 @@ def _take_pool(info: dict[str, Any], batch: Batch) -> tuple[LocalPool, tuple]:
         if pool is None:  # pools of other settings on this core: retire them
             for other in [k for k in _POOLS if k[1] == core]:
                 stale += _POOLS.pop(other)
-            folder = info.get("local_directory") or tempfile.gettempdir()
-            log = batch.log_path or os.path.join(folder, "npuzzle-harness-workers.log")
+            log = batch.log_path or os.path.join(
+                _log_folder(info), "npuzzle-harness-workers.log"
+            )
             pool = LocalPool(
                 1,
                 log_path=log,
@@ -126,19 +129,37 @@ def _close_pools() -> None:
 
 
 def _plugin_copies(sources: dict[str, str]) -> dict[str, str]:
-    """Write each shipped plugin to a content-addressed file here; target -> path."""
+    """Write each shipped plugin to a content-addressed file in this user's private
+    folder; target -> path. A copy is used only once its bytes hash to the shipped
+    text's: the folder is this user's alone (0700, checked), and what is there is
+    checked anyway, so no file planted by anyone else is ever imported. OSError
+    (naming the file) when a copy cannot be written or does not verify."""
     out = {}
-    base = Path(tempfile.gettempdir()) / "npuzzle-harness-plugins"
+    base = private_temp_dir("plugins")
     for target, text in sources.items():
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-        path = base / digest / os.path.basename(target)
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
+        data = text.encode("utf-8")
+        digest = hashlib.sha256(data).hexdigest()
+        path = base / digest[:16] / os.path.basename(target)
+        if _sha256_of(path) != digest:  # missing, or not what was shipped
+            real_dir(path.parent)
+            write_atomic(path, data, sync=False)
+            if _sha256_of(path) != digest:
+                raise OSError(errno.EIO, "changed after it was written", str(path))
         out[target] = str(path)
     return out
+
+
+def _sha256_of(path: Path) -> str | None:
+    """The file's sha256 (hex), read without following a symlink; None if absent
+    or not a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def run_batch(batch: Batch) -> BatchResult:
@@ -306,5 +327,11 @@ def _relabel_attempt(attempt: Attempt, info: dict[str, Any]) -> Attempt:
 
 
 def _log_hint(info: dict[str, Any]) -> str:
-    folder = info.get("local_directory") or tempfile.gettempdir()
+    folder = _log_folder(info)
     return f"see {folder}/npuzzle-harness-workers.log on {info['host']}"
+
+
+def _log_folder(info: dict[str, Any]) -> str:
+    """The Dask worker's own folder, or this user's private one (never the shared
+    temporary folder itself, where another user could plant the log)."""
+    return info.get("local_directory") or str(private_temp_dir("logs"))
