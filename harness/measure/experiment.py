@@ -27,6 +27,7 @@ unknown names are errors naming the file and line.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -35,7 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.defaults import MAX_MIN_SAMPLE_SECONDS as MAX_SAMPLE
 from harness.core.names import did_you_mean
-from harness.measure.plan import MAX_REPEATS, option_problem
+from harness.measure.plan import (
+    MAX_CELLS,
+    MAX_REPEATS,
+    option_problem,
+    too_many_cells,
+)
 
 if TYPE_CHECKING:
     from harness.configs import SolverConfig
@@ -88,6 +94,13 @@ class Experiment:
     options: dict[str, Any] = field(default_factory=dict)
     #: combinations that were not formed, with the reason
     not_formed: list[str] = field(default_factory=list)
+    #: dataset name -> its number of instances (what a config's cells number)
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def cells(self) -> int:
+        """Cells (config x instance) of the union of grids."""
+        return sum(self.sizes[d] for ds in self.pairs.values() for d in ds)
 
     @property
     def configs(self) -> list[str]:
@@ -231,6 +244,8 @@ def load(path: Path | str) -> Experiment:
         _expand(exp, grid, index, fail)
     if not exp.pairs:
         raise fail("", None, "the experiment names no solver config and dataset")
+    if exp.cells > MAX_CELLS:
+        raise ExperimentError(f"{path}: {too_many_cells(exp.cells)}")
     return exp
 
 
@@ -338,11 +353,14 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
             raise fail("datasets", index, f"dataset {name!r}: {err}") from None
         for d in found:
             dataset_names.append(d.name)
+            exp.sizes[d.name] = len(d.instances)
             if d.name not in exp.datasets:
                 exp.datasets.append(d.name)
                 # a file is loaded by its path (a relative one made absolute)
-                exp.dataset_specs.append(target if target.endswith(".jsonl") else d.name)
+                spec = target if target.endswith(".jsonl") else d.name
+                exp.dataset_specs.append(spec)
     found: list[SolverConfig] = []
+    per_config = max(1, sum(exp.sizes[d] for d in dict.fromkeys(dataset_names)))
     solvers = all_solvers()
     known_h = all_heuristics()
     heuristics = (
@@ -379,7 +397,13 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
         if spec is None:  # "ida_star[pdb663]" under solvers: take it as a config
             found.append(parse_config(name))
             continue
-        choices = _param_choices(exp, spec, params, index, fail)
+        choices = _param_choices(exp, spec, params, index, fail, per_config)
+        taken = [h for h in heuristics or () if h in spec.heuristics] or [None]
+        at_least = (len(found) + len(choices) * len(taken)) * per_config
+        if at_least > MAX_CELLS:
+            # each (heuristic, parameters) is its own config: refused before
+            # forming them (10^6 configs took minutes and gigabytes)
+            raise fail("solvers", index, f"at least {too_many_cells(at_least)}")
         if heuristics is None or not spec.heuristics:
             if heuristics is not None:
                 _note(exp, f"{name} x {', '.join(heuristics)}: {name} is blind (no "
@@ -406,11 +430,14 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
 
 
 def _param_choices(
-    exp: Experiment, spec, params: dict | None, index: int | None, fail
+    exp: Experiment, spec, params: dict | None, index: int | None, fail,
+    per_config: int = 1,
 ) -> list[tuple]:
     """Every combination of the ``params`` values the solver takes, parsed by its
     parameters ((name, value) tuples); [()] (its defaults) when it takes none of
-    them. The values it cannot take are noted as not formed."""
+    them. The values it cannot take are noted as not formed. ExperimentError
+    before the product is formed when its configs, of ``per_config`` cells each,
+    would pass MAX_CELLS."""
     from itertools import product
 
     if not params:
@@ -436,6 +463,10 @@ def _param_choices(
             except ValueError as err:
                 raise fail("params", index, f"params.{key}: {err}") from None
         axes.append(list(dict.fromkeys(parsed)))
+    combos = math.prod(len(axis) for axis in axes)
+    if combos * per_config > MAX_CELLS:
+        raise fail("params", index, f"{spec.name}: {combos:,} parameter combinations, "
+                   f"{too_many_cells(combos * per_config)}")  # fmt: skip
     return [tuple(combo) for combo in product(*axes)] if axes else [()]
 
 

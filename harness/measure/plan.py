@@ -43,6 +43,11 @@ MAX_MEMORY_LIMIT_MB = 1_048_576
 #: takes 20 values by default and 60 when rigorous, so 1,000 leaves room.
 MAX_REPEATS = 1_000
 MAX_WARMUP = 100
+#: Upper bound of a run's cells (config x instance): every cell is planned up
+#: front (a 10 KB experiment file of 10^6 configs ran --dry-run past 120 s and
+#: 1.7 GB); at ~1.5 ms of the harness's own time per cell, 10^6 cells are
+#: already 25 minutes before any solve. Larger sweeps are several runs (merge).
+MAX_CELLS = 1_000_000
 #: Worker processes per core this process may use, at most: beyond one per core
 #: workers wait for a core (their wall times with them), and each takes ~70 MB.
 MAX_JOBS_PER_CORE = 4
@@ -325,9 +330,34 @@ def make_plan(
         adaptive=adaptive,
         min_sample_seconds=float(min_sample_seconds),
     )
+    cells = count_cells(plan.configs, plan.datasets, plan.pairs)
+    if cells > MAX_CELLS:
+        raise RunError(too_many_cells(cells))
     if use_oracle:
         plan.oracle_optima = oracle_optima(plan.datasets)
     return plan
+
+
+def count_cells(
+    configs: Sequence[SolverConfig],
+    datasets: Sequence[Dataset],
+    pairs: set[tuple[str, str]] | None = None,
+) -> int:
+    """How many cells (config x instance) the grid has, without forming them."""
+    return sum(
+        len(dataset.instances)
+        for config in configs
+        for dataset in datasets
+        if pairs is None or (config.label, dataset.name) in pairs
+    )
+
+
+def too_many_cells(cells: int) -> str:
+    """The refusal of a grid of ``cells`` cells (one clause, no location)."""
+    return (
+        f"{cells:,} cells (configs x instances): more than the {MAX_CELLS:,} a run "
+        "may plan; split it into several runs (harness merge joins them)"
+    )
 
 
 def oracle_optima(datasets: Iterable[Dataset]) -> dict[tuple[str, str], int]:

@@ -180,3 +180,38 @@ def test_dataset_files_are_loaded_by_path_relative_or_absolute(tmp_path) -> None
                                   'datasets = ["8-mini.jsonl", "8-seeds"]\n'))
     assert near.dataset_specs == [str(tmp_path / "8-mini.jsonl"), "8-seeds"]
     assert select_datasets(exp.dataset_specs[0])[0].checksum == mini.checksum
+
+
+def test_a_grid_past_the_cell_limit_is_refused_before_it_is_formed(
+    tmp_path, monkeypatch
+) -> None:
+    """A 10 KB file of 1000 x 1001 parameter values ran --dry-run past 120 s at
+    1.7 GB (issue 35 item 9): refused at once, with the count."""
+    import time
+
+    from harness.measure import plan
+
+    weights = ", ".join(f"{1 + i / 100:.2f}" for i in range(1000))
+    efforts = ", ".join(str(i) for i in range(1001))
+    path = _write(tmp_path, f"""solvers = ["awastar"]
+heuristics = ["manhattan"]
+datasets = ["8-seeds"]
+params = {{ w = [{weights}], effort = [{efforts}] }}
+""")
+    started = time.process_time()
+    with pytest.raises(ExperimentError, match=r"line 4: awastar: 1,001,000 param"):
+        experiment.load(path)
+    assert time.process_time() - started < 5  # parsing 2,001 values, no product
+    # the union of grids is counted too, and the command line's grid
+    monkeypatch.setattr(experiment, "MAX_CELLS", 5)
+    monkeypatch.setattr(plan, "MAX_CELLS", 5)
+    with pytest.raises(ExperimentError, match="6 cells .configs x instances.: more"):
+        experiment.load(_write(tmp_path, """
+solvers = ["bfs"]
+datasets = ["8-seeds"]
+[[grid]]
+solvers = ["ida_star"]
+heuristics = ["manhattan"]
+"""))
+    with pytest.raises(plan.RunError, match="9 cells"):
+        plan.make_plan(["bfs", "table", "ida_star[manhattan]"], "8-seeds", use_oracle=False)
