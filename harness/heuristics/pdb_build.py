@@ -41,10 +41,10 @@ What makes this builder fit a 7-8 partition in 1 GiB and a few minutes of CPU:
   ranked from the placement's low tiles by POPCNT, the mirrored region from
   ``kid_mirror``), a child in a block that is its own mirror is marked with its
   mirror too (offset from the table ``operm``), and the skipped blocks' values are
-  copied at the end (through ``operm``). Half the placements expanded and half
-  the build memory; a child marked at its mirror lands on a scattered word of the
-  mirror block (a cache miss where the other children stream), so a layer's CPU
-  time drops by about a quarter, not a half.
+  copied at the end (through ``operm``; :mod:`.pdb_mirror`). Half the placements
+  expanded and half the build memory; a child marked at its mirror lands on a
+  scattered word of the mirror block (a cache miss where the other children
+  stream), so a layer's CPU time drops by about a quarter, not a half.
 - **Both cores.** Each layer runs one compiled ``nogil`` kernel per core on Python
   threads, each claiming runs of blocks from a shared counter; a child's word is
   marked with an atomic OR (an LLVM ``atomicrmw``), so two threads reaching the
@@ -69,6 +69,12 @@ import numpy as np
 
 from harness import kernels
 from harness.heuristics import pdb_pull
+from harness.heuristics.pdb_mirror import (
+    fill_mirrors,
+    mirror_cells,
+    mirror_tables,
+    symmetry,
+)
 from harness.heuristics.pdb_ops import (
     atomic_add,
     atomic_or,
@@ -328,148 +334,6 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
     return out
 
 
-def mirror_cells(g: Grid) -> list[int]:
-    """The left-right mirror of the board as a cell map (column c -> cols - 1 - c)."""
-    return [r * g.cols + g.cols - 1 - c for r in range(g.rows) for c in range(g.cols)]
-
-
-def symmetry(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, high: int,
-             regions: Regions) -> list[int] | None:
-    """The tile relabelling ``sigma`` under which the pattern's table is left-right
-    symmetric (``h(P) = h(P')`` where P' puts tile ``sigma[i]`` on the mirror of
-    tile i's cell), or None. It needs the pattern's goal cells to be a mirror image
-    of themselves, the first ``high`` tiles (a block) to map onto themselves, and
-    the goal blank's region to contain its mirror cell (then the abstract goal is
-    its own mirror): true for the 8-tile half of the 7-8 partition. ``regions``:
-    the grid's :class:`Regions` for the pattern's free-set size."""
-    m = mirror_cells(g)
-    where = {cell: i for i, cell in enumerate(goal_cells)}
-    if any(m[cell] not in where for cell in goal_cells):
-        return None
-    sigma = [where[m[cell]] for cell in goal_cells]
-    if any((sigma[i] < high) != (i < high) for i in range(len(goal_cells))):
-        return None
-    free = ((1 << g.cells) - 1) & ~sum(1 << c for c in goal_cells)
-    if regions.region(free, goal_blank) != regions.region(free, m[goal_blank]):
-        return None
-    return sigma
-
-
-@_jit
-def _rank_cells(cells, count, mult, slots):
-    """Index of ``count`` distinct slots (each a rank among ``slots``), as
-    :func:`unrank_cells` reads it."""
-    used = np.int64(0)
-    index = 0
-    for i in range(count):
-        s = cells[i]
-        below = 0
-        for t in range(s):
-            below += (used >> t) & 1
-        index += (s - below) * mult[i]
-        used |= np.int64(1) << s
-    return index
-
-
-@_jit
-def _sym_tables(n, high, low, bsize, mult_high, mult_low, lowrel, mcell, sigma,
-                rank_tab, popcnt8):
-    """Which blocks the symmetric build keeps, and how the others map onto them.
-
-    A block (a placement of the first ``high`` tiles) is canonical when its index
-    is at most its mirror's. Returns (cblock: the canonical blocks in order,
-    bslot[block]: its slot among them, or ~slot of its mirror for the others,
-    selfm[slot]: 1 when the block is its own mirror, hset[block]: the id of the
-    block's set of high cells, operm[hset, offset]: the offset in the mirror block
-    of the same low placement mirrored)."""
-    blocks = 1
-    sets = 1  # C(n, high): a block's high-cell set is numbered by its row
-    for i in range(high):
-        blocks *= n - i
-        sets = sets * (n - i) // (i + 1)
-    mirror = np.empty(blocks, dtype=np.int64)
-    hset = np.empty(blocks, dtype=np.int32)
-    cells = np.empty(max(high, 1), dtype=np.int64)
-    mcells = np.empty(max(high, 1), dtype=np.int64)
-    for b in range(blocks):
-        unrank_cells(b, high, mult_high, n, cells)
-        occ = 0
-        for i in range(high):
-            occ |= 1 << cells[i]
-            mcells[sigma[i]] = mcell[cells[i]]
-        mirror[b] = _rank_cells(mcells, high, mult_high, n)
-        hset[b] = row_of(occ, rank_tab, popcnt8)
-    operm = np.zeros((sets, bsize), dtype=np.uint16)
-    done = np.zeros(sets, dtype=np.uint8)
-    free = np.empty(n, dtype=np.int64)
-    mslot = np.full(n, -1, dtype=np.int64)
-    lcells = np.empty(low, dtype=np.int64)
-    for b in range(blocks):
-        h = hset[b]
-        if done[h]:
-            continue
-        done[h] = 1
-        unrank_cells(b, high, mult_high, n, cells)
-        occ = 0
-        for i in range(high):
-            occ |= 1 << cells[i]
-        slots = 0
-        mocc = 0
-        for c in range(n):
-            if not (occ >> c) & 1:
-                free[slots] = c
-                slots += 1
-                mocc |= 1 << mcell[c]
-        # slot of each cell among the mirror block's free cells
-        s = 0
-        for c in range(n):
-            if (mocc >> c) & 1:
-                mslot[c] = s
-                s += 1
-        for o in range(bsize):
-            for i in range(low):
-                lcells[sigma[high + i] - high] = mslot[mcell[free[lowrel[o, i]]]]
-            operm[h, o] = _rank_cells(lcells, low, mult_low, slots)
-    canonical = 0
-    for b in range(blocks):
-        canonical += mirror[b] >= b
-    cblock = np.empty(canonical, dtype=np.int64)
-    bslot = np.empty(blocks, dtype=np.int64)
-    selfm = np.zeros(canonical, dtype=np.uint8)
-    s = 0
-    for b in range(blocks):
-        if mirror[b] >= b:
-            cblock[s] = b
-            bslot[b] = s
-            selfm[s] = mirror[b] == b
-            s += 1
-    for b in range(blocks):
-        if mirror[b] < b:
-            bslot[b] = ~bslot[mirror[b]]
-    return cblock, bslot, selfm, hset, operm
-
-
-@_jit
-def _fill_mirrors(nibble, bsize, bslot, cblock, hset, operm, thread, threads):
-    """Copy the table values of the canonical blocks to their mirror blocks (the
-    blocks the symmetric build skipped); ``bsize`` is even, so every block owns
-    whole bytes."""
-    blocks = bslot.shape[0]
-    for b in range(thread, blocks, threads):
-        s = bslot[b]
-        if s >= 0:
-            continue
-        src = cblock[~s] * bsize
-        h = hset[b]
-        dst = b * bsize
-        for o in range(0, bsize, 2):
-            g0 = src + np.int64(operm[h, o])
-            g1 = src + np.int64(operm[h, o + 1])
-            v0 = (nibble[g0 >> 1] >> ((g0 & 1) * 4)) & 0xF
-            v1 = (nibble[g1 >> 1] >> ((g1 & 1) * 4)) & 0xF
-            nibble[(dst + o) >> 1] = v0 | (v1 << 4)
-
-
 def packed_size(entries: int) -> int:
     """Bytes of a 4-bit table of ``entries`` entries."""
     return (entries + 1) // 2
@@ -554,7 +418,7 @@ def build_packed(
         operm = np.zeros((1, 1), dtype=np.uint16)
         kid_mirror = kid_region
     else:
-        cblock, bslot, selfm, hset, operm = _sym_tables(
+        cblock, bslot, selfm, hset, operm = mirror_tables(
             n, high, low, bsize, mult_high, mult_low, lowrel, mcell,
             np.array(sigma, dtype=np.int64), rank_tab, popcnt8,
         )
@@ -657,8 +521,9 @@ def build_packed(
         word = None  # 2 bytes a placement: freed before the mirrors are copied
         if sigma is not None:
             list(pool.map(
-                lambda t: _fill_mirrors(nibble, bsize, bslot, cblock, hset, operm, t,
-                                        workers),
+                lambda t: fill_mirrors(
+                    nibble, bsize, bslot, cblock, hset, operm, t, workers
+                ),
                 range(workers),
             ))
     return nibble

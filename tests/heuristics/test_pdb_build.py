@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from test_pdb import korf100, reference_table
 
-from harness.heuristics import Heuristic, all_heuristics, pdb, pdb_build
+from harness.heuristics import Heuristic, all_heuristics, pdb, pdb_build, pdb_mirror
 from harness.heuristics.pdb_regions import Regions
 from harness.puzzle import goal_board, grid
 from harness.solver import Counters, all_solvers
@@ -79,7 +79,7 @@ def test_mirrored_build_equals_the_full_search(g, cells, blank) -> None:
     and the plain 0-1 BFS."""
     regions = Regions(g.cells, g.cols, g.cells - len(cells))
     high = len(cells) - pdb_build.low_digits(g.cells, len(cells))
-    assert pdb_build.symmetry(g, cells, blank, high, regions) is not None
+    assert pdb_mirror.symmetry(g, cells, blank, high, regions) is not None
     half = pdb_build.build_packed(g, cells, blank)
     assert (half == pdb_build.build_packed(g, cells, blank, mirror=False)).all()
     table = pdb_build.unpack(g, cells, half)
@@ -91,14 +91,14 @@ def test_mirrored_build_equals_the_full_search(g, cells, blank) -> None:
 def test_only_the_8_tile_half_of_pdb78_is_symmetric() -> None:
     goal = goal_board("blank-first", G4)
     seven, eight = pdb.partition_cells("pdb78", goal, G4)
-    assert pdb_build.symmetry(G4, eight, 0, 4, Regions(16, 4, 8)) == [
+    assert pdb_mirror.symmetry(G4, eight, 0, 4, Regions(16, 4, 8)) == [
         3, 2, 1, 0, 7, 6, 5, 4
     ]
-    assert pdb_build.symmetry(G4, seven, 0, 3, Regions(16, 4, 9)) is None
+    assert pdb_mirror.symmetry(G4, seven, 0, 3, Regions(16, 4, 9)) is None
     # the 3x3 pattern above, with the goal blank where its mirror is elsewhere
     six = Regions(9, 3, 3)
-    assert pdb_build.symmetry(G3, (3, 5, 6, 7, 8, 4), 1, 2, six) is not None
-    assert pdb_build.symmetry(G3, (0, 1, 3, 4, 6, 7), 2, 2, six) is None
+    assert pdb_mirror.symmetry(G3, (3, 5, 6, 7, 8, 4), 1, 2, six) is not None
+    assert pdb_mirror.symmetry(G3, (0, 1, 3, 4, 6, 7), 2, 2, six) is None
 
 
 @pytest.mark.parametrize(
