@@ -25,7 +25,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.measure.schedule import Backlog, CostModel, Job, Pace, priority
+from harness.measure.eta import Backlog, Pace
+from harness.measure.schedule import CostModel, Job, priority
 
 CHECKPOINTS = (0.25, 0.5, 0.75)
 

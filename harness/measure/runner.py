@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from harness import results as res
 from harness.core.machine import core_count
+from harness.measure.eta import Backlog, Pace
 from harness.measure.executors import Executor, ExecutorError
 from harness.measure.executors.inline import InlineExecutor
 from harness.measure.executors.local import LocalPool
@@ -53,7 +54,7 @@ from harness.measure.rows import (
     build_rows,
     skipped_rows,
 )
-from harness.measure.schedule import Backlog, CostModel, Job, Pace, Priorities
+from harness.measure.schedule import CostModel, Job, Priorities
 from harness.measure.tasks import Task, TaskResult, TaskStarted
 from harness.results import RunMeta
 from harness.results.lock import lock_run

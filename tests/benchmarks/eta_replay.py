@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: eta_sim
 
 from eta_sim import load, median_error, profiles, replay  # noqa: E402
 
-from harness.measure.schedule import Pace  # noqa: E402
+from harness.measure.eta import Pace
 
 #: Main jobs recorded on 2026-12-03 (20:34, 20:55, 21:14) under the other
 #: helpers' load: steady (reference 26-72 ms), falling (50-100 ms, then 12 ms

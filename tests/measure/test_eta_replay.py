@@ -12,7 +12,8 @@ import pytest
 from eta_sim import load, profiles, replay
 from where import TESTS
 
-from harness.measure.schedule import CostModel, Job, Pace
+from harness.measure.eta import Pace
+from harness.measure.schedule import CostModel, Job
 
 RECORDED = TESTS / "benchmarks"
 BAND = (0.7, 1.3)

@@ -663,7 +663,7 @@ def test_the_eta_learns_and_prices_at_the_reference_solves_pace(run, monkeypatch
     """Each finished cell hands the pace the reference times beside its timed
     passes, and the ETA is priced at the pace they show (issue 23 item 7)."""
     from harness.measure import runner as runner_module
-    from harness.measure.schedule import Pace
+    from harness.measure.eta import Pace
 
     monkeypatch.setattr(runner_module, "ETA_EVERY", 0.0)
     fed: list[list] = []

@@ -7,15 +7,14 @@ import math
 
 import pytest
 
+from harness.measure.eta import Backlog, eta
 from harness.measure.executors.local import LocalPool
 from harness.measure.schedule import (
     EXPLORE,
     FIRST_OF_GROUP,
-    Backlog,
     CostModel,
     Job,
     Priorities,
-    eta,
     priority,
 )
 from harness.measure.tasks import Pass, Task
