@@ -218,7 +218,7 @@ def test_rows_and_resume_know_the_long_stop(tmp_path, monkeypatch):
     assert (timed.stop_reason == stopping.LONG).all()
     run_dir = Path(frame.attrs["run_dir"])
     from harness.analysis import load_run
-    from harness.report.document import _method
+    from harness.report.about import method_text
 
-    assert "or a long solve after 2 samples" in _method(load_run(run_dir))
+    assert "or a long solve after 2 samples" in method_text(load_run(run_dir))
     _assert_resume_measures_nothing_again(run_dir, tmp_path)
