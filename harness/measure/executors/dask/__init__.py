@@ -39,6 +39,7 @@ and the LocalCluster we start keeps Dask's own periodic work low
 The package: :mod:`~harness.measure.executors.dask.payloads` (what travels),
 :mod:`~harness.measure.executors.dask.worker_side` (the Dask task),
 :mod:`~harness.measure.executors.dask.client` (the executor),
+:mod:`~harness.measure.executors.dask.cluster` (Dask imported, a LocalCluster started),
 :mod:`~harness.measure.executors.dask.batching` (cells into batches),
 :mod:`~harness.measure.executors.dask.environment` (environment and pinning),
 :mod:`~harness.measure.executors.dask.address` (scheduler addresses and TLS); their
@@ -59,13 +60,15 @@ from harness.measure.executors.dask.batching import (
 from harness.measure.executors.dask.client import (
     CONNECT_TIMEOUT,
     LOST_BATCH_RETRIES,
-    SCHEDULER_CONFIG,
     UNSTARTED_REQUEUES,
     DaskExecutor,
+    lost_entry,
+)
+from harness.measure.executors.dask.cluster import (
+    SCHEDULER_CONFIG,
     DaskSetupError,
     DaskUnavailable,
     import_distributed,
-    lost_entry,
 )
 from harness.measure.executors.dask.environment import (
     NANNY_ENV,

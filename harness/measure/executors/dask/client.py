@@ -4,12 +4,8 @@ queues lost batches again and hands the runner its events."""
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import math
 import os
-import signal
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -28,6 +24,11 @@ from harness.measure.executors.dask.batching import (
     DEFAULT_SLICE_SECONDS,
     batch_cells,
     plan_batches,
+)
+from harness.measure.executors.dask.cluster import (
+    DaskSetupError,
+    import_distributed,
+    start_local_cluster,
 )
 from harness.measure.executors.dask.environment import (
     RESOURCE,
@@ -62,26 +63,6 @@ CONNECT_TIMEOUT = 30.0
 #: the run waits with no worker connected before it stops (resumable).
 WATCH_SECONDS = 2.0
 NO_WORKERS_SECONDS = 60.0
-#: Dask settings for the LocalCluster we start. ``allowed-failures`` 0: a task whose
-#: worker died fails at once (KilledWorker) instead of being re-run by Dask; we
-#: decide. ``worker-saturation`` 1.0: a worker gets its next batch when it finishes
-#: one (Dask's default 1.1 sends one ahead, which then waits behind a long batch
-#: while another worker idles: seconds at the end of a run, against ~15 ms per
-#: batch of waiting for the scheduler). The rest quiets the Dask processes' own
-#: periodic work, which shares the cores with the measuring processes: the
-#: worker's statistical profiler (a stack sample every 10 ms while a task runs),
-#: the event-loop health tick (every 20 ms), the system and memory monitors.
-#: Measured with two workers each running a task: ~13% of one core with Dask's
-#: defaults, ~2% with these. (docs/dask.md: for your own cluster.)
-SCHEDULER_CONFIG = {
-    "distributed.scheduler.allowed-failures": 0,
-    "distributed.scheduler.worker-saturation": 1.0,
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.tick.interval": "1s",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.admin.system-monitor.gil.enabled": False,
-    "distributed.worker.memory.monitor-interval": "1s",
-}
 
 
 class _Submitted:
@@ -90,29 +71,6 @@ class _Submitted:
 
     def add(self, future: Any) -> None:
         pass
-
-
-class DaskUnavailable(ImportError):
-    """``distributed`` is not installed: one line saying how to get it."""
-
-
-class DaskSetupError(ExecutorError):
-    """The cluster cannot run the harness (unreachable, no workers, other code)."""
-
-
-# ---------------------------------------------------------------- client side
-
-
-def import_distributed():
-    try:
-        import distributed
-    except ImportError as err:
-        raise DaskUnavailable(
-            "--executor dask needs Dask distributed: "
-            "pip install 'npuzzle-harness[dask]'"
-            + (f" ({err})" if "distributed" not in str(err) else "")
-        ) from None
-    return distributed
 
 
 class DaskExecutor:
@@ -135,7 +93,6 @@ class DaskExecutor:
         security: Any = None,
     ) -> None:
         distributed = import_distributed()
-        import dask
 
         #: the nanny-set variables as this client has them, before a LocalCluster's
         #: nannies change them here too; measuring processes get these values
@@ -174,26 +131,7 @@ class DaskExecutor:
         try:
             if scheduler is None:
                 n = host_info()["cpu_count"] if jobs is None else jobs
-                # Its worker processes share the terminal's process group: started
-                # with SIGINT ignored (inherited), a Ctrl-C reaches the harness
-                # alone, which closes the cluster (no tracebacks from workers).
-                try:
-                    with dask.config.set(SCHEDULER_CONFIG), _sigint_ignored():
-                        self._cluster = distributed.LocalCluster(
-                            n_workers=n,
-                            threads_per_worker=1,
-                            processes=True,
-                            dashboard_address=None,
-                            # its HTTP server (metrics only) on a free loopback
-                            # port: not 8787, which may be taken (a warning)
-                            scheduler_kwargs={
-                                "dashboard": False,
-                                "dashboard_address": "127.0.0.1:0",
-                            },
-                            silence_logs=logging.ERROR,
-                        )
-                finally:  # its nannies set their variables in this process too
-                    restore_environ(self.environ)
+                self._cluster = start_local_cluster(n, self.environ)
                 self._client = distributed.Client(self._cluster)
             else:
                 where = parse_address(scheduler)
@@ -641,18 +579,6 @@ def lost_entry(
         "retried": retried,
         "outcome": "queued again" if retried else "cells recorded as error",
     }
-
-
-@contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _plugin_sources(tasks: Sequence[Task]) -> dict[str, str]:
