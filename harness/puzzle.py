@@ -338,19 +338,25 @@ def unrank(index: int, n: int) -> Board:
 
 
 def boards_from_tokens(
-    tokens: Iterable[str], g: Grid, *, lines: Sequence[int] | None = None
+    tokens: Iterable[str],
+    g: Grid,
+    *,
+    lines: Sequence[int] | None = None,
+    first_board: int = 0,
 ) -> Iterator[Board]:
     """Group a token stream into boards of ``g``'s size (POJ 1077 style input).
 
     An incomplete trailing board raises BoardError saying how many tokens are missing.
     ``lines`` gives each token's input line; errors then start with ``line N:``.
+    ``first_board``: boards before these tokens (a later part of a long input), so
+    an error numbers its board in the whole input.
     """
 
     def at(index: int) -> str:
         return f"line {lines[index]}: " if lines is not None else ""
 
     chunk: list[str] = []
-    count = 0
+    count = first_board
     index = -1
     for index, token in enumerate(tokens):
         chunk.append(token)

@@ -4,6 +4,9 @@
 groups them into boards and prints one line per board: the blank's moves, or
 ``unsolvable``. All input is validated before the first board is solved, so a typo
 in the last board costs nothing. Every answer is replayed before it is printed.
+The input is copied to an anonymous temporary file and read twice (checked, then
+solved) in parts of CHUNK_LINES lines that end where a board ends: memory stays
+flat in the input's size (10^6 boards take what 10^4 take).
 
 Boards go in groups of 1, 2, 4, ... (doubling while a group takes under 50 ms, up
 to 4096): a slow solver still answers board by board, while a batch of 3x3 boards
@@ -30,7 +33,9 @@ from __future__ import annotations
 import re
 import sys
 import time
-from typing import Annotated
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, BinaryIO
 
 import typer
 
@@ -79,13 +84,14 @@ def default_solver(grid: Grid) -> str:
     return DEFAULT_LARGE[-1]
 
 
-def _tokens(text: str, grid: Grid) -> list[tuple[str, int]]:
+def _tokens(text: str, grid: Grid, first_line: int = 1) -> list[tuple[str, int]]:
     """(token, line number) for every token (:func:`harness.puzzle.boards_from_tokens`
-    groups them into boards). A word of exactly ``cells`` characters
-    on a board of at most 9 cells is a compact board (``123x46758``): one token per
-    character, as no single tile token can be that long."""
+    groups them into boards); ``first_line``: the number of the text's first line.
+    A word of exactly ``cells`` characters on a board of at most 9 cells is a
+    compact board (``123x46758``): one token per character, as no single tile
+    token can be that long."""
     out: list[tuple[str, int]] = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for line_no, line in enumerate(text.splitlines(), start=first_line):
         for word in re.sub(r"[/,|]", " ", line).split():
             if grid.cells <= 9 and len(word) == grid.cells:
                 out.extend((ch, line_no) for ch in word)
@@ -94,17 +100,30 @@ def _tokens(text: str, grid: Grid) -> list[tuple[str, int]]:
     return out
 
 
-def read_boards(text: str, grid: Grid) -> list[Board]:
-    """Every board in ``text``; BoardError naming line, board and token otherwise.
-    Plain input takes the fast batch reader; anything else the precise one."""
+def _token_count(line: str, grid: Grid) -> int:
+    """How many tokens :func:`_tokens` finds on one line."""
+    words = re.sub(r"[/,|]", " ", line).split()
+    if grid.cells > 9:
+        return len(words)
+    return sum(grid.cells if len(w) == grid.cells else 1 for w in words)
+
+
+def read_boards(
+    text: str, grid: Grid, first_line: int = 1, first_board: int = 0
+) -> list[Board]:
+    """Every board in ``text``; BoardError naming line, board and token otherwise
+    (numbered from ``first_line`` and after ``first_board`` boards: a part of a
+    longer input). Plain input takes the fast batch reader; anything else the
+    precise one."""
     boards = read_batch(text, grid)
     if boards is None:
-        tokens = _tokens(text, grid)
+        tokens = _tokens(text, grid, first_line)
         boards = list(
             boards_from_tokens(
-                [t for t, _ in tokens], grid, lines=[n for _, n in tokens]
+                [t for t, _ in tokens], grid, lines=[n for _, n in tokens],
+                first_board=first_board,
             )
-        )
+        )  # fmt: skip
     return boards
 
 
@@ -132,17 +151,17 @@ def infer_size(text: str) -> Grid | None:
     return g
 
 
-def _line_counts(text: str, g: Grid) -> dict[int, int]:
+def _line_counts(text: str, g: Grid, first_line: int = 1) -> dict[int, int]:
     counts: dict[int, int] = {}
-    for _, line in _tokens(text, g):
+    for _, line in _tokens(text, g, first_line):
         counts[line] = counts.get(line, 0) + 1
     return counts
 
 
-def _size_hint(text: str, g: Grid) -> str | None:
+def _size_hint(text: str, g: Grid, first_line: int = 1) -> str | None:
     """``line L has N tokens; a 3x3 board has 9 (use --size KxK)`` for the first
     line holding a whole board of another square size, else None."""
-    for line, count in _line_counts(text, g).items():
+    for line, count in _line_counts(text, g, first_line).items():
         side = round(count**0.5)
         if count != g.cells and side * side == count and MIN_SIDE <= side <= MAX_SIDE:
             return (
@@ -150,6 +169,66 @@ def _size_hint(text: str, g: Grid) -> str | None:
                 f"(use --size {side}x{side})"
             )
     return None
+
+
+#: Standard input is read in parts of this many lines (more when a board has not
+#: ended at the last one), each checked, then solved, on its own.
+CHUNK_LINES = 8192
+#: A longer line is refused (a board line is at most ~75 bytes; one line holding
+#: a whole file's boards would defeat reading in parts).
+MAX_LINE_BYTES = 1 << 20
+
+
+def _spool(stream) -> tuple[BinaryIO, int]:
+    """Standard input copied to an anonymous temporary file (no name: nothing to
+    plant or leave behind), rewound: (file, bytes). One-line error on a full disk."""
+    import shutil
+    import tempfile
+
+    spool = tempfile.TemporaryFile()
+    try:
+        shutil.copyfileobj(stream, spool, 1 << 20)
+    except OSError as err:
+        spool.close()
+        raise fail(f"stdin: cannot keep the input in a temporary file: "
+                   f"{err.strerror or err}") from None  # fmt: skip
+    size = spool.tell()
+    spool.seek(0)
+    return spool, size
+
+
+def _parts(fh: BinaryIO, g: Grid | None) -> Iterator[tuple[str, int]]:
+    """(text, number of its first line) of each part of the input: about
+    CHUNK_LINES lines, ending where a board ends (with ``g`` None, the first part
+    only, for the size to be inferred from). One-line error for a line that is
+    not UTF-8 (its byte offset in the input) or longer than MAX_LINE_BYTES."""
+    lines: list[str] = []
+    first, number, offset, tokens = 1, 0, 0, 0
+    while True:
+        raw = fh.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            break
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise fail(f"stdin: line {number} is longer than {MAX_LINE_BYTES:,} "
+                       "bytes (one board per line)")  # fmt: skip
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise fail(f"stdin: not text ({err.reason} at byte "
+                       f"{offset + err.start})") from None  # fmt: skip
+        offset += len(raw)
+        lines.append(line)
+        if g is not None:
+            tokens += _token_count(line, g)
+        if len(lines) >= CHUNK_LINES and (g is None or tokens % g.cells == 0):
+            yield "".join(lines), first
+            first, lines, tokens = number + 1, [], 0
+        elif len(lines) >= 16 * CHUNK_LINES:  # no board ends at a line's end
+            raise fail(f"stdin: no board ends at the end of a line within lines "
+                       f"{first}-{number}; write one board per line")  # fmt: skip
+    if lines:
+        yield "".join(lines), first
 
 
 def load_extensions(plugins: list[str] | None, execs: list[str] | None) -> list[str]:
@@ -239,59 +318,100 @@ def solve(
 
     if sys.stdin.isatty():
         typer.echo("reading boards from standard input; end with Ctrl-D", err=True)
-    try:
-        text = sys.stdin.read()
-    except UnicodeDecodeError as err:
-        raise fail(f"stdin: not text ({err.reason} at byte {err.start})") from None
-    if len(text) >= LONG_INPUT:  # a batch: read and judged with numpy, imported
-        import numpy  # noqa: F401  here once, at start-up, not inside a board's time
-    inferred = infer_size(text) if size is None else None
-    if inferred is not None:  # every line holds one board of this size
-        g, target = size_and_goal(inferred.label, goal)
-    try:
-        boards = read_boards(text, g)
-    except BoardError as err:
-        hint = _size_hint(text, g) if size is None else None
-        raise fail(f"stdin {hint or err}") from None
-    if not boards:
-        raise fail(f"stdin: no board (expected {g.cells} tokens per {g.label} board)")
-    if config is None:
-        config = parse_config(default_solver(g))
-    _check_refusal(config, g, target, force)
-    spec = config.spec
-
-    try:
-        h = make_heuristic(config.heuristic, target, g) if config.heuristic else None
-        if spec.prepare is not None:
-            spec.prepare(g, target, h)
-    except (KeyError, ValueError) as err:
-        raise fail(
-            f"--solver {config.label}: {err.args[0] if err.args else err}"
-        ) from None
-
-    if stats:
-        _solve_with_stats(boards, target, g, config, h)
-    else:
-        solve_boards(boards, target, g, config, h)
-    note = unsolvable_note(boards, target, g)
+    spool, length = _spool(sys.stdin.buffer)
+    with spool:
+        if length >= LONG_INPUT:  # a batch: read and judged with numpy, imported
+            import numpy  # noqa: F401  once, at start-up, not inside a board's time
+        if size is None:  # every line of the first part holds one board of a size
+            head = next(_parts(spool, None), ("", 1))[0]
+            inferred = infer_size(head)
+            if inferred is not None:
+                g, target = size_and_goal(inferred.label, goal)
+        count = _check_input(spool, g, size is None)
+        if config is None:
+            config = parse_config(default_solver(g))
+        _check_refusal(config, g, target, force)
+        spec = config.spec
+        try:
+            h = None
+            if config.heuristic:
+                h = make_heuristic(config.heuristic, target, g)
+            if spec.prepare is not None:
+                spec.prepare(g, target, h)
+        except (KeyError, ValueError) as err:
+            raise fail(
+                f"--solver {config.label}: {err.args[0] if err.args else err}"
+            ) from None
+        unsolvable = _Unsolvable(target, g)
+        done, pace = 0, Pace()
+        for text, first in _parts(spool, g):
+            boards = read_boards(text, g, first, done)
+            if stats:
+                _solve_with_stats(boards, target, g, config, h, first=done)
+            else:
+                solve_boards(
+                    boards, target, g, config, h, first=done, total=count, pace=pace
+                )
+            unsolvable.add(boards, done)
+            done += len(boards)
+    note = unsolvable.note()
     if note:
         typer.echo(f"note: {note}", err=True)
 
 
-def unsolvable_note(boards: list[Board], target: Board, g: Grid) -> str | None:
-    """Why the first unsolvable board is (the other parity class) and which of the
-    built-in goals it can reach; None when every board reaches ``target``."""
-    solvable = solvable_for(target, g)
-    first = next((i for i, b in enumerate(boards) if not solvable(b)), None)
-    if first is None:
-        return None
-    board, name = boards[first], goal_name(target, g)
+def _check_input(spool: BinaryIO, g: Grid, hint: bool) -> int:
+    """Read the whole input once, part by part, before any board is solved: how
+    many boards it holds; one-line error naming line, board and token otherwise
+    (``hint``: say so when a line holds a board of another size)."""
+    count = 0
+    spool.seek(0)
+    for text, first in _parts(spool, g):
+        try:
+            count += len(read_boards(text, g, first, count))
+        except BoardError as err:
+            said = _size_hint(text, g, first) if hint else None
+            raise fail(f"stdin {said or err}") from None
+    spool.seek(0)
+    if not count:
+        raise fail(f"stdin: no board (expected {g.cells} tokens per {g.label} board)")
+    return count
+
+
+class _Unsolvable:
+    """The boards toward no goal of ours, counted as the parts go by: the first
+    one is kept for :meth:`note`, the rest only counted."""
+
+    def __init__(self, target: Board, g: Grid) -> None:
+        self.target, self.g = target, g
+        self.solvable = solvable_for(target, g)
+        self.first: tuple[int, Board] | None = None
+        self.more = 0
+
+    def add(self, boards: list[Board], done: int) -> None:
+        for i, board in enumerate(boards):
+            if not self.solvable(board):
+                if self.first is None:
+                    self.first = (done + i, board)
+                else:
+                    self.more += 1
+
+    def note(self) -> str | None:
+        if self.first is None:
+            return None
+        return unsolvable_note(self.first, self.more, self.target, self.g)
+
+
+def unsolvable_note(first: tuple[int, Board], more: int, target: Board, g: Grid) -> str:
+    """Why the first unsolvable board (its index, the board) is (the other parity
+    class) and which of the built-in goals it can reach; ``more``: how many
+    other boards are unsolvable."""
+    index, board = first
+    name = goal_name(target, g)
     goal = f"the {name} goal" if name in GOAL_NAMES else "this goal"
     others = [n for n in GOAL_NAMES if n != name
               and is_solvable(board, goal_board(n, g), g)]  # fmt: skip
-    more = sum(1 for b in boards[first + 1 :] if not solvable(b))
     text = (
-        f"board {first + 1} is unsolvable toward {goal}: its tiles are in the other "
+        f"board {index + 1} is unsolvable toward {goal}: its tiles are in the other "
         f"parity class (half of all {g.label} boards cannot reach a given goal)"
     )
     if others:
@@ -312,36 +432,54 @@ CHUNK_SECONDS = 0.05
 MIN_BATCH = 64
 
 
-def solve_boards(boards: list[Board], target: Board, g: Grid, config, h) -> None:
+@dataclass(slots=True)
+class Pace:
+    """What one part of the input leaves for the next: the group size reached
+    (doubling while a group takes under CHUNK_SECONDS), and whether the batch
+    entry point is still used (it is dropped, with a warning, when it raises)."""
+
+    size: int = 1
+    batch: bool = True
+
+
+def solve_boards(
+    boards: list[Board], target: Board, g: Grid, config, h, *, first: int = 0,
+    total: int | None = None, pace: Pace | None = None,
+) -> None:
     """Solve every board, judge every answer, print one line per board (the answers
     before a wrong one, then a one-line error). Boards go in growing groups: the
     solver's ``solve_many`` (one call per group) when it has one, else ``solve``
-    per board; a group's answers are replayed together (:func:`judge_many`)."""
+    per board; a group's answers are replayed together (:func:`judge_many`).
+    ``first``: boards of the input before these (errors number boards in the
+    whole input); ``total``: the input's boards (the batch set-up is done once,
+    before the first part, when there are enough of them); ``pace``: carried from
+    the part before."""
+    pace = pace or Pace()
     # Answers go out through sys.stdout (block-buffered when piped, line-buffered
     # on a terminal): typer.echo per line costs more than a 3x3 solve.
     write = sys.stdout.write
     clock = time.perf_counter
     solvable = solvable_for(target, g)
     # a batch entry point takes no parameters: a config with some solves per board
-    many = None if config.params else config.spec.solve_many
-    if len(boards) >= MIN_BATCH:  # set-up, before the first answer:
+    many = None if config.params or not pace.batch else config.spec.solve_many
+    if first == 0 and (total or len(boards)) >= MIN_BATCH:  # set-up, once:
         from harness.core.batch import board_array
 
         goal = board_array([target], g)  # imports numpy, for judge_many
         if many is not None:  # the batch entry point's code compiled or loaded,
             many(goal, target, g, heuristic=h)  # on the goal (no search)
     done = 0
-    size = 1
     while done < len(boards):
-        part = boards[done : done + size]
+        part = boards[done : done + pace.size]
         began = clock()
         answers = arrays = error = None
         if many is not None and len(part) >= MIN_BATCH:
             answers, arrays = _solve_many(part, target, g, config, h)
             if answers is None:
                 many = None  # (warned) board by board from here on
+                pace.batch = False
         if answers is None:
-            answers, error = _solve_each(part, done, target, g, config, h)
+            answers, error = _solve_each(part, first + done, target, g, config, h)
         if len(answers) < MIN_BATCH:
             verdicts = [
                 judge(a, b, target, g, solvable=lambda b=b: solvable(b))
@@ -353,14 +491,15 @@ def solve_boards(boards: list[Board], target: Board, g: Grid, config, h) -> None
             if not verdict.ok:
                 _write(write, answers[:j])
                 sys.stdout.flush()  # the answers before it are out, in order
-                raise fail(f"board {done + j + 1}: {config.label}: {verdict.message}", 1)
+                number = first + done + j + 1
+                raise fail(f"board {number}: {config.label}: {verdict.message}", 1)
         _write(write, answers)
         if error is not None:
             sys.stdout.flush()
             raise fail(error, code=1)
         done += len(part)
         if clock() - began < CHUNK_SECONDS:
-            size = min(2 * size, MAX_CHUNK)
+            pace.size = min(2 * pace.size, MAX_CHUNK)
 
 
 def _write(write, answers: list) -> None:
@@ -409,8 +548,9 @@ def _solve_many(part, target, g, config, h):
     return list(answers), arrays
 
 
-def _solve_with_stats(boards, target, g, config, h) -> None:
-    """Board by board, each clocked, with its counters on stderr (``--stats``)."""
+def _solve_with_stats(boards, target, g, config, h, *, first: int = 0) -> None:
+    """Board by board, each clocked, with its counters on stderr (``--stats``);
+    ``first``: boards of the input before these."""
     from harness.solver import Counters
 
     spec = config.spec
@@ -419,7 +559,7 @@ def _solve_with_stats(boards, target, g, config, h) -> None:
     clock = time.perf_counter
     name = config.label
     solvable = solvable_for(target, g)
-    for number, board in enumerate(boards, start=1):
+    for number, board in enumerate(boards, start=first + 1):
         counters = Counters()
         started = clock()
         try:

@@ -304,3 +304,34 @@ def test_solvers_lists_plugins_offered_by_installed_packages(monkeypatch) -> Non
     assert result.exit_code == 0, result.output
     assert "Plugins offered by installed packages" in result.stdout
     assert "  shiny_astar" in result.stdout
+
+
+def test_input_is_read_and_solved_in_parts_numbered_as_a_whole(monkeypatch) -> None:
+    """90 MB of stdin peaked at 1.38 GB (issue 35 item 10): the input is read in
+    parts of CHUNK_LINES lines (the benchmark bench_input_memory.py shows the
+    memory flat); answers, errors and the unsolvable note count the whole input."""
+    import random
+
+    import harness.cli.solve as cli_solve
+
+    monkeypatch.setattr(cli_solve, "CHUNK_LINES", 4)
+    rng = random.Random(7)
+    boards = []
+    for _ in range(150):
+        tiles = list("12345678x")
+        rng.shuffle(tiles)
+        boards.append(" ".join(tiles))
+    rows = "\n".join(f"{b[:5]}\n{b[6:11]}\n{b[12:]}" for b in boards[:5])
+    text = "\n".join(boards) + "\n"
+    got = solve(text, "--solver", "table")
+    assert got.exit_code == 0, got.output
+    lines = got.stdout.splitlines()
+    assert len(lines) == 150
+    for line, board in zip(lines, boards, strict=True):
+        if line != "unsolvable":
+            assert_optimal_line(line, board)
+    assert solve(rows + "\n", "--solver", "table").stdout.splitlines() == lines[:5]
+    bad = "\n".join([*boards[:9], "1 2 3 4 5 6 7 8 8", *boards[9:]]) + "\n"
+    assert_one_line_error(solve(bad), "line 10: board 10: no blank")  # before solving
+    monkeypatch.setattr(cli_solve, "MAX_LINE_BYTES", 40)
+    assert_one_line_error(solve(text + "1 " * 30 + "\n"), "line 151 is longer than 40")
