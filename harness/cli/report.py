@@ -98,6 +98,7 @@ def report(
     dirs = [run_dir(r, results_dir) for r in runs]
     if scatter:
         _scatter(dirs, out, scatter, measure, relative, color_by, plots)
+        _warn_incomplete(dirs)
         return
     # pandas and matplotlib are heavy: imported here, never at `harness --help`.
     from harness.report import (
@@ -120,15 +121,17 @@ def report(
                                         skip_lines(runs[0])))  # fmt: skip
             else:
                 _print_blocks(summary_blocks(runs))
-            return
-        if format is not None:
+        elif format is not None:
             typer.echo(format_summary(load_runs(dirs), format).rstrip("\n"))
-            return
-        html_path = write_report(dirs, out, plot_formats=(plots,) if plots else ())
+        else:
+            html_path = write_report(dirs, out, plot_formats=(plots,) if plots else ())
     except ReportError as err:
         raise fail(str(err)) from None
     except OSError as err:
         raise fail(f"{err.filename or out}: {err.strerror}") from None
+    _warn_incomplete(dirs)  # (after the report: an unreadable run is one error)
+    if format is not None:
+        return
     folder = html_path.parent
     typer.echo(f"wrote {html_path}")
     typer.echo(f"wrote {folder / 'report.md'}")
@@ -175,6 +178,21 @@ def _scatter(dirs, out, pairs, measure, relative, color_by, fmt) -> None:
         except figures.FigureError as err:
             raise fail(f"--scatter {pair}: {err}") from None
         typer.echo(f"wrote {path}")
+
+
+def _warn_incomplete(dirs: list[Path]) -> None:
+    """One warning line per run that did not finish: its tables cover only the
+    cells stored so far."""
+    from harness import results as res
+
+    for folder in dirs:
+        try:
+            meta = res.read_meta(folder)
+        except (res.ResultsError, OSError):
+            continue
+        sentence = res.incomplete_sentence({"run_id": folder.name, **meta})
+        if sentence:
+            typer.echo(f"warning: {sentence}", err=True)
 
 
 def _split_pair(text: str) -> list[str]:

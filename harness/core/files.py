@@ -11,6 +11,8 @@ every file the harness creates, above all in places other users can write to
   has mode 0666 less the umask (``mkstemp`` makes 0600, which hid shared caches
   from the group) and is removed on any error.
 - A write probe (:func:`can_write`) is such a temporary file too.
+- A new directory that must appear complete or not at all (a merged run) is
+  filled under a temporary name and renamed into place (:func:`building_dir`).
 - Code the harness writes in order to import it (plugin copies on Dask workers)
   lives in a private folder (:func:`private_dir`: 0700, owned by this user,
   checked before use) and is checked against its content hash before it is used.
@@ -25,7 +27,8 @@ import secrets
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -116,6 +119,38 @@ def _naming(err: OSError, path: Path) -> OSError:
     if err.errno is None:
         return OSError(f"{path}: {err}")
     return OSError(err.errno, os.strerror(err.errno), str(path))
+
+
+@contextmanager
+def building_dir(path: Path | str) -> Iterator[Path]:
+    """A new directory ``path`` that appears whole or not at all: the block fills a
+    temporary directory beside it (an unpredictable name), renamed over ``path``
+    when the block ends; on any error both are removed and nothing is left.
+    FileExistsError naming ``path`` when it exists already (it is never reused)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir()  # holds the name while the temporary directory fills
+    try:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        tmp.mkdir()
+    except BaseException:
+        path.rmdir()
+        raise
+    try:
+        yield tmp
+        os.replace(tmp, path)  # over the empty directory that held the name
+    except BaseException as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+        if isinstance(err, OSError):  # named as it would have been, not as tmp
+            name = str(err.filename or path)
+            if name.startswith(str(tmp)):
+                name = str(path) + name[len(str(tmp)) :]
+            raise _naming(err, Path(name)) from None
+        raise
 
 
 def real_dir(path: Path | str) -> Path:

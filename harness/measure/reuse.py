@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import results as res
-from harness.core.files import append_durably
+from harness.core.files import append_durably, building_dir
 
 #: Recorded options that do not change what a cell measures.
 NOT_MEASUREMENT = frozenset(
@@ -241,10 +241,6 @@ def merge(
             mine.add(key)
             kept.append(row)
         counts[str(path)] = len(mine)
-    try:
-        out.mkdir(parents=True)
-    except OSError as err:
-        raise ReuseError(f"{out}: cannot create ({err.strerror})") from None
     newest = order[0][1]
     opts = dict(newest.get("options") or {})
     opts["solvers"] = list(dict.fromkeys(
@@ -284,6 +280,16 @@ def merge(
     meta.prefer = prefer
     meta.complete = all(m.get("complete", False) for _, m, _ in loaded)
     meta.interrupted = False
-    res.write_meta(out, meta)
-    append_raw(out, kept)
+    try:  # out appears whole (rows, then meta.json saying complete) or not at all
+        with building_dir(out) as folder:
+            append_raw(folder, kept)
+            res.write_meta(folder, meta)
+    except FileExistsError:
+        raise ReuseError(f"{out}: already exists (merge writes a new run "
+                         "directory)") from None  # fmt: skip
+    except OSError as err:
+        where = err.filename or out
+        raise ReuseError(
+            f"{where}: {err.strerror or err}; nothing merged ({out} not created)"
+        ) from None
     return out, warnings

@@ -502,17 +502,21 @@ def start(
     jobs: int | None = None,
     argv: list[str] | None = None,
 ) -> tuple[Path, RunMeta]:
-    """Create the run directory and its first meta.json; returns both."""
+    """Create the run directory and its first meta.json; returns both. When
+    either cannot be written (a full disk), the directory is removed again."""
     jobs = core_count() if jobs is None else jobs
     git = res.git_info()
     run_dir = res.new_run_dir(out, res.make_run_id(git))
-    lock = lock_run(run_dir)  # held until the run ends (unlock_run)
+    lock = None
     try:
+        lock = lock_run(run_dir)  # held until the run ends (unlock_run)
         argv = argv if argv is not None else res.python_argv()
         meta = new_meta(plan, run_dir.name, jobs, git, argv)
         res.write_meta(run_dir, meta)
     except BaseException:
-        lock.release()
+        if lock is not None:
+            lock.release()
+        res.discard_new_run(run_dir)
         raise
     return run_dir, meta
 

@@ -23,7 +23,12 @@ from harness.results.placement import (
     model_differences,
 )
 from harness.report.quality import quality_findings
-from harness.results import STATE_KEPT, contradicted_labels, contradiction_text
+from harness.results import (
+    STATE_KEPT,
+    contradicted_labels,
+    contradiction_text,
+    incomplete_sentence,
+)
 
 # ----------------------------------------------------------- what stands out
 
@@ -34,11 +39,8 @@ def findings(run: Run) -> list[str]:
     speed, wrong, failed, memory, design, skips = [], [], [], [], [], []
     inst = run.instances()
     head = []
-    if not run.meta.get("complete", True) or run.meta.get("finished_utc", "") is None:
-        head.append(
-            f"Run {run.run_id} is incomplete (it did not finish): the tables "
-            "cover only the cells stored so far."
-        )
+    if incomplete_sentence(run.meta):
+        head.append(incomplete_sentence(run.meta))
     if inst.empty:
         return [*head, "The run holds no result rows."]
     for entry in contradicted_labels(run.rows):

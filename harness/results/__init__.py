@@ -45,7 +45,13 @@ from harness.results.environment import (
     load_average,
     timer_meta,
 )
-from harness.results.runmeta import MIGRATIONS, RunMeta, load_meta, migrate
+from harness.results.runmeta import (
+    MIGRATIONS,
+    RunMeta,
+    incomplete_sentence,
+    load_meta,
+    migrate,
+)
 from harness.results.schema import (
     ANSWERED,
     BOOL_TOKENS,
@@ -79,6 +85,7 @@ from harness.results.store import (
     git_info,
     make_run_id,
     meta_text,
+    discard_new_run,
     new_run_dir,
     python_argv,
     quarantine_rows,
@@ -135,12 +142,14 @@ __all__ = [
     "format_rows",
     "git_info",
     "load_average",
+    "incomplete_sentence",
     "load_meta",
     "make_run_id",
     "mark_contradicted_labels",
     "migrate",
     "names_of",
     "meta_text",
+    "discard_new_run",
     "new_run_dir",
     "python_argv",
     "quarantine_rows",

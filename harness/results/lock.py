@@ -102,8 +102,13 @@ def lock_run(run_dir: Path | str, command: str | None = None) -> RunLock:
             "since_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "command": command or " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
         }
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps(mine) + "\n").encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (json.dumps(mine) + "\n").encode(), 0)
+        except OSError as err:  # a full disk: said with the file, as every write
+            raise ResultsError(
+                f"{path}: cannot write the run's lock: {err.strerror}"
+            ) from None
     except BaseException:
         os.close(fd)
         raise

@@ -208,3 +208,14 @@ def load_meta(data: dict[str, Any], where: str = "meta.json") -> RunMeta:
     meta = RunMeta.from_json(current)
     meta.stored_version = data["schema_version"]
     return meta
+
+
+def incomplete_sentence(meta: dict[str, Any]) -> str | None:
+    """The sentence a report says first about a run that did not finish (stopped,
+    still running, or merged from such a run); None for a complete run."""
+    if meta.get("complete", True) and meta.get("finished_utc", "") is not None:
+        return None
+    return (
+        f"Run {meta.get('run_id', '')} is incomplete (it did not finish): the "
+        "tables cover only the cells stored so far."
+    )

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -94,6 +95,13 @@ def new_run_dir(out_dir: Path | str, run_id: str) -> Path:
             raise ResultsError(f"cannot create {path}: {err.strerror}") from None
         return path
     raise ResultsError(f"{out}: too many runs named {run_id}")
+
+
+def discard_new_run(run_dir: Path | str) -> None:
+    """Remove a run directory this process has just made (:func:`new_run_dir`)
+    and measured nothing into (its lock, a first meta.json), because the run
+    could not start: a failed start leaves no empty run behind."""
+    shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def write_meta(run_dir: Path, meta: RunMeta | dict[str, Any]) -> None:

@@ -153,3 +153,56 @@ def test_merge_unites_the_configs_values_as_it_does_the_labels(tmp_path) -> None
     merged, _ = reuse.merge([a, b], tmp_path / "m2")
     opts = json.loads((merged / "meta.json").read_text())["options"]
     assert "configs" not in opts and len(opts["solvers"]) == 2
+
+
+@pytest.mark.parametrize("victim", ["rows", "meta"])
+def test_a_full_disk_during_merge_leaves_nothing_that_claims_completion(
+    tmp_path, monkeypatch, victim
+) -> None:
+    """Issue 35 item 5: ENOSPC while merging gave `internal error: OSError` and a
+    merged/ with complete: true and 323 of 667 rows. Now the directory appears
+    whole (rows, then meta.json) or not at all, and the error names the file."""
+    import errno
+    import os
+
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+    from harness.results import store
+
+    a, b = _split(tmp_path)
+    module, name = (reuse, "append_durably") if victim == "rows" else (
+        store, "write_atomic")  # fmt: skip
+    real = getattr(module, name)
+
+    def full(path, *args, **kwargs):
+        real(path, *args, **kwargs)  # (the file is half there when a disk fills)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(module, name, full)
+    out = tmp_path / "merged"
+    got = CliRunner().invoke(app, ["merge", str(a), str(b), "--out", str(out)])
+    assert got.exit_code == 2, got.output
+    file = "rows.csv" if victim == "rows" else "meta.json"
+    assert f"{out}/{file}: No space left on device; nothing merged" in got.stderr
+    assert "internal error" not in got.output and not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"]  # no temporary
+
+
+def test_report_warns_about_an_incomplete_run(tmp_path) -> None:
+    """A merge of a run that did not finish is incomplete; `harness report` on it
+    says so on stderr before its tables (it exited 0 in silence)."""
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    a, b = _split(tmp_path)
+    meta = json.loads((b / "meta.json").read_text())
+    (b / "meta.json").write_text(json.dumps(dict(meta, complete=False)))
+    merged, _ = reuse.merge([a, b], tmp_path / "m")
+    assert json.loads((merged / "meta.json").read_text())["complete"] is False
+    got = CliRunner().invoke(app, ["report", str(merged), "--format", "csv"])
+    assert got.exit_code == 0, got.output
+    assert got.stderr.startswith("warning: Run m is incomplete (it did not finish)")
+    whole = CliRunner().invoke(app, ["report", str(a), "--format", "csv"])
+    assert "incomplete" not in whole.stderr

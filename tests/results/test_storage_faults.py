@@ -76,6 +76,29 @@ def test_a_full_disk_mid_run_names_the_file_and_the_resume(monkeypatch, tmp_path
     assert len(res.read_row_dicts(run_dir)) == 3  # one time row per instance
 
 
+@pytest.mark.parametrize("victim", ["lock", "meta"])
+def test_a_full_disk_at_run_start_names_the_file_and_leaves_no_run(monkeypatch,
+                                                                   tmp_path, victim):  # fmt: skip
+    """Issue 35 item 15: ENOSPC at the start said "No space left on device" with
+    no path and left an empty run directory (its lock file only)."""
+    from harness.results import lock
+
+    if victim == "lock":
+        def full(fd, data, offset):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(lock.os, "pwrite", full)
+    else:
+        full_disk_after(monkeypatch, store, "write_atomic", 1)
+    got = cli(*RUN, "--out", str(tmp_path))
+    assert got.exit_code == 2, got.output
+    assert "internal error" not in got.output and "Traceback" not in got.output
+    name = ".lock: cannot write the run's lock: " if victim == "lock" else "meta.json: "
+    assert f"{name}No space left on device" in got.output
+    assert str(tmp_path) in got.output
+    assert os.listdir(tmp_path) == []  # no empty run directory
+
+
 def test_a_file_size_limit_mid_run_is_a_resumable_stop(tmp_path):
     """The real thing: RLIMIT_FSIZE makes a write fail with EFBIG (Python ignores
     SIGXFSZ). meta.json (~7 KB) fits; rows.csv (3 cells x 40 rows, ~24 KB)
