@@ -46,8 +46,8 @@ def import_command(
 ) -> None:
     """Import your own boards as a dataset: every line validated, optimal lengths
     labelled, written as a normal dataset file."""
-    from harness.datasets import DatasetError, save_dataset, summarize
-    from harness.datasets.board_files import import_boards
+    from harness.datasets import DatasetError
+    from harness.datasets.board_files import import_to_file
     from harness.puzzle import BoardError, parse_size
 
     g = None
@@ -61,17 +61,16 @@ def import_command(
     if path.exists() and not force:
         raise fail(f"{path} already exists (use --force to overwrite)")
     update, close = progress_bar()
-    try:
-        ds = import_boards(
-            file, name=name, g=g, goal=goal, label=label, progress=update
-        )
-        written = save_dataset(ds, out, force=force)
+    try:  # written as the boards are labelled: memory flat in the file's size
+        written, s = import_to_file(
+            file, out, name=name, g=g, goal=goal, label=label, progress=update,
+            force=force,
+        )  # fmt: skip
     except DatasetError as err:
         raise fail(str(err)) from None
     finally:
         close()
-    s = summarize(ds)
     typer.echo(
         f"wrote {written}: {s['instances']} instances ({s['unsolvable']} unsolvable), "
-        f"depths {depth_range(s)}, sha256 {ds.checksum[:12]}"
+        f"depths {depth_range(s)}, sha256 {s['sha256'][:12]}"
     )

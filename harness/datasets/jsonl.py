@@ -103,8 +103,8 @@ def _checksum(instances: Iterable[Instance]) -> str:
     return digest.hexdigest()
 
 
-def dumps_dataset(ds: Dataset) -> str:
-    """The complete file text: header line, then one canonical line per instance."""
+def _header_line(ds: Dataset, count: int, checksum: str) -> str:
+    """The header of a dataset file (``ds``'s instances are not looked at)."""
     header = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -117,12 +117,59 @@ def dumps_dataset(ds: Dataset) -> str:
         "seed": ds.seed,
         "description": ds.description,
         "command": ds.command,
-        "count": len(ds.instances),
-        "sha256": ds.checksum,
+        "count": count,
+        "sha256": checksum,
     }
-    lines = [json.dumps(header, ensure_ascii=False)]
+    return json.dumps(header, ensure_ascii=False)
+
+
+def dumps_dataset(ds: Dataset) -> str:
+    """The complete file text: header line, then one canonical line per instance."""
+    lines = [_header_line(ds, len(ds.instances), ds.checksum)]
     lines += [_instance_line(inst) for inst in ds.instances]
     return "\n".join(lines) + "\n"
+
+
+def save_streamed(
+    ds: Dataset, instances: Iterable[Instance], target: Path | str, *,
+    force: bool = False,
+) -> tuple[Path, int, str]:
+    """Write a dataset whose instances come one at a time (``ds`` gives the
+    header; its own instances are ignored): (path, count, sha256). The lines go to
+    an anonymous temporary file as they come, so memory stays flat in the
+    dataset's size; the file is then written whole (header first) or not at all.
+    DatasetError as :func:`save_dataset`, and for whatever ``instances`` raises."""
+    import shutil
+    import tempfile
+
+    target = Path(target)
+    path = target if target.suffix == ".jsonl" else target / f"{ds.name}.jsonl"
+    if path.exists() and not force:
+        raise DatasetError(f"{path} already exists (use --force to overwrite)")
+    digest, count = hashlib.sha256(), 0
+    with tempfile.TemporaryFile() as lines:
+        try:
+            for inst in instances:
+                line = _instance_line(inst).encode() + b"\n"
+                digest.update(line)
+                lines.write(line)
+                count += 1
+        except OSError as err:
+            raise DatasetError(f"cannot write a temporary file for {path}: "
+                               f"{err.strerror or err}") from None  # fmt: skip
+        checksum = digest.hexdigest()
+
+        def write(fh) -> None:
+            fh.write(_header_line(ds, count, checksum).encode() + b"\n")
+            lines.seek(0)
+            shutil.copyfileobj(lines, fh, 1 << 20)
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, write)
+        except OSError as err:
+            raise DatasetError(f"cannot write {path}: {err.strerror or err}") from None
+    return path, count, checksum
 
 
 def save_dataset(ds: Dataset, target: Path | str, *, force: bool = False) -> Path:

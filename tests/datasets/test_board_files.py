@@ -108,6 +108,45 @@ def test_duplicate_ids_are_rejected(tmp_path):
         import_boards(path, name="d")
 
 
+def test_a_given_id_clashing_with_the_numbering_is_rejected_either_way(tmp_path):
+    """The import is streamed (issue 35 item 10): numbered ids are not kept, yet a
+    given id that repeats one is still caught, before or after it."""
+    from harness.datasets.board_files import import_to_file
+
+    solved = "1 2 3 4 5 6 7 8 x"
+    for lines, said in (
+        ([solved, {"board": solved, "id": "d00-0001"}], "line 2: id 'd00-0001' "
+         "already used by an earlier board's numbering"),
+        ([{"board": solved, "id": "d00-0002"}, solved, solved], "line 2: id "
+         "'d00-0002' already used on line 1"),
+        ([{"board": solved, "id": "d00-0001"}, solved], None),  # took its own number
+    ):  # fmt: skip
+        path = tmp_path / "ids.txt"
+        path.write_text("".join(
+            (json.dumps(x) if isinstance(x, dict) else x) + "\n" for x in lines
+        ))  # fmt: skip
+        if said is None:
+            ds = import_boards(path, name="ids")
+            assert [i.id for i in ds.instances] == ["d00-0001", "d00-0002"]
+            continue
+        with pytest.raises(DatasetError, match=said):
+            import_boards(path, name="ids")
+        with pytest.raises(DatasetError, match=said):
+            import_to_file(path, tmp_path / "out", name="ids")
+        assert not (tmp_path / "out" / "ids.jsonl").exists()
+
+
+def test_the_streamed_import_writes_what_the_whole_one_does(tmp_path):
+    from harness.datasets.board_files import import_to_file
+
+    path = tmp_path / "boards.txt"
+    path.write_text(BOARDS)
+    whole = save_dataset(import_boards(path, name="b"), tmp_path / "whole")
+    streamed, summary = import_to_file(path, tmp_path / "streamed", name="b")
+    assert streamed.read_bytes() == whole.read_bytes()
+    assert summary["sha256"] == load_dataset(whole).checksum
+
+
 def test_cli_import_then_run_a_plain_board_file(tmp_path):
     path = tmp_path / "boards.txt"
     path.write_text(BOARDS)
