@@ -20,6 +20,7 @@ from harness.compare.model import (
     StatusChange,
     same_bound,
 )
+from harness.core.jsontext import loads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -123,7 +124,7 @@ def _extras(text: object) -> dict[str, float]:
     if not isinstance(text, str) or not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError:
         return {}
     return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}

@@ -24,6 +24,7 @@ from typing import Any
 
 from harness.configs import SolverConfig, select_solvers
 from harness.core.files import write_atomic
+from harness.core.jsontext import loads
 from harness.core.judge import judge
 from harness.heuristics import make_heuristic
 from harness.puzzle import Board, Grid, goal_board, parse_board, parse_size
@@ -163,7 +164,7 @@ def compute(
 def load(path: Path = BASELINE) -> dict[str, Any]:
     """The stored baseline; ValueError with a one-line reason if unusable."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ValueError(f"{path}: no baseline; run {UPDATE_COMMAND}") from None
     except (OSError, json.JSONDecodeError) as err:

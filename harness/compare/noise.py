@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from harness.core.files import write_atomic
+from harness.core.jsontext import loads
 
 #: A verdict needs at least this many timed instances; fewer say so instead.
 MIN_INSTANCES = 5
@@ -211,7 +212,7 @@ def write_calibration(path: Path, cal: Calibration) -> None:
 def read_calibration(path: Path) -> Calibration | None:
     """The stored calibration, or None when there is none (or it is unreadable)."""
     try:
-        data = json.loads(Path(path).read_text())
+        data = loads(Path(path).read_text())
         return Calibration(**{**data, "path": str(path)})
     except (OSError, ValueError, TypeError):
         return None

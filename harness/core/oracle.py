@@ -23,6 +23,7 @@ import numpy as np
 
 from harness.core.cache import cache_dir
 from harness.core.files import write_atomic
+from harness.core.jsontext import loads
 from harness.puzzle import Board, Grid, rank
 
 #: Largest number of cells the oracle accepts (9! = 362,880 ranks; 12! would be 479M).
@@ -130,7 +131,7 @@ def _read_cached(path: Path, goal: Board, grid: Grid) -> np.ndarray | None:
     try:
         raw = path.read_bytes()
         head, _, body = raw.partition(b"\n")
-        meta = json.loads(head)
+        meta = loads(head)
     except (OSError, ValueError):
         return None
     expected = {

@@ -13,12 +13,12 @@ writes like any other; ``harness run --datasets boards.txt`` imports on the fly.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from harness.core.jsontext import loads
 from harness.datasets.generators import number_instances
 from harness.datasets.jsonl import make_dataset, save_streamed
 from harness.datasets.labels import make_labeller, resolve_label
@@ -129,7 +129,7 @@ def _grid_of(board: Board) -> Grid:
 
 def _json_board(line: str, where: str) -> tuple[str | list[str], str | None]:
     try:
-        record = json.loads(line)
+        record = loads(line)
     except ValueError as err:
         raise DatasetError(f"{where}: not JSON ({err.msg})") from None
     except RecursionError:
@@ -295,7 +295,7 @@ def is_board_file(token: str) -> bool:
             for line in fh:
                 if line.strip() and not line.lstrip().startswith("#"):
                     try:
-                        header = json.loads(line)
+                        header = loads(line)
                     except ValueError:
                         return True
                     return not (

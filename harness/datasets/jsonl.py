@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from harness.core.files import write_atomic
+from harness.core.jsontext import loads
 from harness.datasets.labels import oracle_labeller
 from harness.datasets.model import (
     FORMAT,
@@ -274,7 +275,7 @@ def parse_dataset(
 
 def _json_object(line: str, number: int, fail) -> dict:
     try:
-        value = json.loads(line)
+        value = loads(line)
     except json.JSONDecodeError as err:
         raise fail(f"bad JSON: {err.msg} (column {err.colno})", number) from None
     if not isinstance(value, dict):

@@ -34,11 +34,15 @@ from typing import Any
 
 from harness.core.cache import cache_dir
 from harness.core.files import write_atomic
+from harness.core.jsontext import loads
 from harness.heuristics.pdb_symmetry import share_tables, symmetries
 from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.puzzle import Board, Grid
 
 _FORMAT = "npuzzle-pdb"
+#: Longest header line read from a cached table (a corrupt file with no newline
+#: must not be read whole as one line).
+_MAX_HEADER = 1 << 16
 _VERSION = 1
 
 #: Partitions as goal *cells* of the blank-first goal (blank on cell 0), by grid.
@@ -226,7 +230,7 @@ def _read(path: Path, g: Grid, goal_cells, goal_blank, out,
     missing, foreign, truncated or corrupt."""
     try:
         with path.open("rb") as f:
-            meta = json.loads(f.readline())
+            meta = loads(f.readline(_MAX_HEADER))  # a header, never the table
             got, digest = _read_hashed(f, memoryview(out).cast("B"))
             trailing = f.read(1)
     except (OSError, ValueError):

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from harness import results as res
+from harness.core.jsontext import loads
 from harness.core.judge import judge as check_answer
 from harness.datasets import Instance
 from harness.measure import stopping
@@ -65,9 +66,9 @@ def _stored_signature(row: dict[str, str]) -> tuple:
     if row.get("extra"):
         try:
             sig.update(
-                {f"extra_{k}": int(v) for k, v in json.loads(row["extra"]).items()}
+                {f"extra_{k}": int(v) for k, v in loads(row["extra"]).items()}
             )
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, TypeError, OverflowError):
             pass
     return tuple(sorted(sig.items()))
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.core.jsontext import loads
 from harness.results import ResultsError
 
 LOCK_FILE = ".lock"
@@ -137,7 +138,7 @@ def stale_text(holder: dict[str, Any]) -> str:
 def _holder(fd: int) -> dict[str, Any]:
     try:
         raw = os.pread(fd, 4096, 0)
-        holder = json.loads(raw) if raw.strip() else {}
+        holder = loads(raw) if raw.strip() else {}
     except (OSError, ValueError):
         return {"pid": None, "host": None, "command": "(unreadable lock file)"}
     return holder if isinstance(holder, dict) else {}

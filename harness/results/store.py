@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.files import append_durably, write_atomic
+from harness.core.jsontext import loads
 from harness.core.numbers import NumberError, parse_float, parse_int
 from harness.results.columns import (
     column_names,
@@ -152,7 +153,7 @@ def read_meta(run_dir: Path | str) -> dict[str, Any]:
     version this harness cannot read."""
     path = Path(run_dir) / META_FILE
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
+        meta = loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ResultsError(f"{path}: no such file (not a run directory?)") from None
     except (OSError, ValueError) as err:
