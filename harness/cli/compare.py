@@ -19,6 +19,11 @@ class Format(StrEnum):
     json = "json"
 
 
+class Clock(StrEnum):
+    cpu = "cpu"
+    wall = "wall"
+
+
 @app.command("compare")
 def compare_command(
     base: Annotated[
@@ -76,11 +81,22 @@ def compare_command(
             "RESULTS_DIR/noise_floor.json when it exists.",
         ),
     ] = None,
+    time: Annotated[
+        Clock,
+        typer.Option(
+            "--time",
+            help="Which clock the time verdict judges: cpu (the solving process's "
+            "CPU time) or wall (elapsed time: a solver that sleeps, waits on I/O "
+            "or on other processes shows there only). Both are recorded for every "
+            "repeat, each with the reference solve on the same clock. The verdict "
+            "line names the clock.",
+        ),
+    ] = Clock.cpu,
     raw: Annotated[
         bool,
         typer.Option(
             "--raw",
-            help="Compare raw CPU times even when the runs have the reference solve.",
+            help="Compare raw times even when the runs have the reference solve.",
         ),
     ] = False,
     no_time: Annotated[
@@ -96,9 +112,10 @@ def compare_command(
 ) -> None:
     """Compare two runs: exact counter and status changes, noise-aware time ratios.
 
-    Time: per instance the ratio of medians new/base of CPU time divided by the
-    reference solve timed beside each repeat; the geometric mean over instances;
-    a bootstrap interval over instances (and over runs, with several per side).
+    Time: per instance the ratio of medians new/base of CPU time (--time wall:
+    wall time) divided by the reference solve timed beside each repeat on the
+    same clock; the geometric mean over instances; a bootstrap interval over
+    instances (and over runs, with several per side).
     Fewer than 5 timed instances: "too few instances", never a regression.
 
     Exit status: 0 nothing regressed; 1 a regression (more nodes expanded or
@@ -131,6 +148,7 @@ def compare_command(
         reference=reference,
         calibration=cal,
         normalize=not raw,
+        time=time.value,
     )
     try:
         result = compare_runs(

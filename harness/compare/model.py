@@ -29,6 +29,12 @@ QUALITY = "path_length"
 #: a refusal.
 STATUS_SEVERITY = {**SEVERITY, "missing": SEVERITY["skipped"]}
 GOOD_STATUSES = set(ANSWERED)
+#: The clocks a comparison can judge (``harness compare --time``): the column of
+#: each, the reference solve's time on the same clock (it normalizes them), and
+#: the words a verdict names it with.
+CLOCKS = {"cpu": "cpu_seconds", "wall": "seconds"}
+REFERENCE_OF = {"cpu_seconds": "ref_cpu_seconds", "seconds": "ref_seconds"}
+CLOCK_WORDS = {"cpu_seconds": "CPU time", "seconds": "wall time"}
 
 
 class Incomparable(Exception):
@@ -62,6 +68,9 @@ class Thresholds:
     calibration: Any = None
     #: False: compare raw CPU time even when both runs have the reference solve.
     normalize: bool = True
+    #: Which clock is compared: "cpu" (the worker's CPU time, ``cpu_seconds``) or
+    #: "wall" (``seconds``: a solver that sleeps or waits on I/O shows there).
+    time: str = "cpu"
 
     def threshold(self, normalized: bool) -> float:
         """The ratio a slowdown must reach: the larger of min_ratio (or its

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.compare.model import Comparison
+from harness.compare.model import CLOCK_WORDS, Comparison
 
 # ------------------------------------------------------------------- rendering
 
@@ -24,16 +24,18 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
     for n in comp.notes:
         out.append(f"- note: {n}" if md else f"note: {n}")
     ci = f"{100 * comp.thresholds.confidence:g}% CI"
-    metric = comp.metric or "not compared"
-    if comp.metric and comp.normalized:
-        metric += " / reference solve timed beside each repeat (normalized)"
-    elif comp.metric:
-        metric += " (raw)"
+    metric = "not compared"
+    if comp.metric:
+        metric = f"{CLOCK_WORDS[comp.metric]} ({comp.metric}"
+        if comp.normalized:
+            metric += " / the reference solve timed beside each repeat: normalized)"
+        else:
+            metric += ", raw)"
     th = comp.thresholds
     runs = f"{comp.base_id.count(',') + 1} vs {comp.new_id.count(',') + 1} runs"
     out.append(
         f"{'- ' if md else ''}matched {comp.matched_cells} cells ({runs}); time "
-        f"metric: {metric}; median of repeats, geomean over the 'timed' instances "
+        f"compared: {metric}; median of repeats, geomean over the 'timed' instances "
         f"(over {th.time_threshold:g} s); regression: significant, over at least "
         f"{th.min_instances} instances, and >= {th.threshold(comp.normalized):.2f}x"
     )
@@ -47,7 +49,7 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         "timed",
         "new/base",
         ci,
-        "raw cpu",
+        {"cpu_seconds": "raw cpu", "seconds": "raw wall"}.get(comp.metric or "", "raw"),
         "verdict",
     ]
     body = []
@@ -116,14 +118,16 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
             out.append(f"- {more}" if md else f"  {more}")
     out.append("")
     regressions = comp.regressions
+    # which clock the time verdicts judged (harness compare --time)
+    clock = f"; time judged on {CLOCK_WORDS[comp.metric]}" if comp.metric else ""
     if regressions:
         out.append(
             f"{'**' if md else ''}result: {len(regressions)} regression(s)"
-            f"{'**' if md else ''} (exit 1)"
+            f"{'**' if md else ''} (exit 1){clock}"
         )
         out += [f"- {r}" if md else f"  {r}" for r in regressions]
     else:
-        out.append("result: no regression (exit 0)")
+        out.append(f"result: no regression (exit 0){clock}")
     return "\n".join(out)
 
 

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING
 
 from harness.compare.model import (
     CELL_KEY,
+    CLOCK_WORDS,
+    CLOCKS,
     GOOD_STATUSES,
+    REFERENCE_OF,
     Comparison,
     Thresholds,
     TimeVerdict,
@@ -50,19 +53,22 @@ def compare_times(
             "measure both with this harness"
         )
         return
-    metric = (
-        "cpu_seconds"
-        if _has_all(b_t, "cpu_seconds") and _has_all(n_t, "cpu_seconds")
-        else "seconds"
-    )
-    comp.metric = metric
-    if metric == "seconds":
+    metric = CLOCKS[th.time]
+    if metric == "seconds":  # wall time, asked for: every time row records it
+        missing = [w for w, t in (("base", b_t), ("new", n_t)) if not _has_all(t, metric)]
+        if missing:
+            comp.notes.append(
+                f"times not compared: the {' and '.join(missing)} run's time rows "
+                "lack wall time (seconds)"
+            )
+            return
+    elif not (_has_all(b_t, metric) and _has_all(n_t, metric)):
+        metric = "seconds"
         comp.notes.append("timing on wall time: cpu_seconds missing in a run")
+    comp.metric = metric
+    reference = REFERENCE_OF[metric]  # the reference solve on the same clock
     normalized = bool(
-        th.normalize
-        and metric == "cpu_seconds"
-        and _has_all(b_t, "ref_cpu_seconds")
-        and _has_all(n_t, "ref_cpu_seconds")
+        th.normalize and _has_all(b_t, reference) and _has_all(n_t, reference)
     )
     comp.normalized = normalized
     if not normalized and th.normalize:
@@ -215,10 +221,12 @@ def _verdict(
         instances, low, high, noisy = 0, None, None, False
         text = f"not timed ({why})"
     else:
+        clock = CLOCK_WORDS[metric]  # the verdict names the clock it judged
         if 1 / 1.005 < ratio < 1.005:
-            size = "same speed"
+            size = f"same {clock}"
         else:
             size = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
+            size += f" in {clock}"
         if instances < th.min_instances:
             # a handful of instances cannot tell a change from the run's drift
             text = (f"too few instances ({instances} timed, need "

@@ -61,10 +61,12 @@ def write_run(
     ref: bool = True,
     drift: float = 1.0,
     loops: int | None = None,
+    nap: float = 0.0,
 ) -> Path:
     """Write a run: ``repeats`` time rows per cell (lognormal jitter) + a memory row.
     ``ref``: each repeat has its reference solve (5 ms); ``drift`` slows the
-    machine: cell and reference alike, as a busy core does."""
+    machine: cell and reference alike, as a busy core does. ``nap``: seconds each
+    solve sleeps (wall time only; the CPU time stays)."""
     rng = np.random.default_rng(seed)
     run = root / run_id
     run.mkdir(parents=True)
@@ -105,7 +107,7 @@ def write_run(
                         **base,
                         "measure": "time",
                         "repeat": r,
-                        "seconds": t if good else "",
+                        "seconds": t + nap if good else "",
                         "cpu_seconds": t * 0.98 if good and cpu else "",
                         "ref_seconds": ref_t if good and ref else "",
                         "ref_cpu_seconds": ref_t if good and ref else "",
@@ -200,9 +202,27 @@ def test_twofold_slowdown_is_a_significant_regression(tmp_path, base_run):
     t = comp.configs["astar_dict[manhattan]"].time
     assert t.regression and t.significant
     assert t.ratio == pytest.approx(2.0, rel=0.05)
-    assert t.low > 1.8 and t.verdict == f"{t.ratio:.2f}x slower, significant"
+    assert t.low > 1.8
+    assert t.verdict == f"{t.ratio:.2f}x slower in CPU time, significant"
     assert comp.configs["bfs"].time.verdict.startswith("within noise")
     assert comp.regressions == [f"astar_dict[manhattan]: {t.verdict}"]
+
+
+def test_wall_time_is_judged_when_asked(tmp_path, base_run):
+    """A solver that sleeps 10 ms per solve: CPU time unchanged, wall time ~1.4x
+    (``harness compare --time wall``); each verdict names its clock."""
+    new = write_run(tmp_path, "new", base_cells(), seed=2, nap=0.010)
+    cpu = compare_runs(base_run, new)
+    assert cpu.exit_code == EXIT_OK and cpu.metric == "cpu_seconds"
+    assert cpu.configs["bfs"].time.verdict.startswith("within noise")
+    wall = compare_runs(base_run, new, Thresholds(time="wall"))
+    assert wall.metric == "seconds" and wall.normalized
+    t = wall.configs["bfs"].time
+    assert t.regression and t.ratio > 1.3
+    assert t.verdict == f"{t.ratio:.2f}x slower in wall time, significant"
+    assert wall.exit_code == EXIT_REGRESSION
+    assert "time judged on wall time" in render(wall)
+    assert "time judged on CPU time" in render(cpu)
 
 
 def test_small_significant_slowdown_stays_under_the_threshold(tmp_path, base_run):
@@ -368,7 +388,7 @@ def test_speedup_is_reported_and_passes(tmp_path, base_run):
     comp = compare_runs(base_run, new)
     t = comp.configs["astar_dict[manhattan]"].time
     assert t.improvement and not t.regression
-    assert t.verdict == f"{1 / t.ratio:.2f}x faster, significant"
+    assert t.verdict == f"{1 / t.ratio:.2f}x faster in CPU time, significant"
     assert comp.exit_code == EXIT_OK
 
 

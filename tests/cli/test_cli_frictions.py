@@ -1,0 +1,60 @@
+"""What a new user ran into with the main job's report (issue 32, item 6), kept
+fixed: wall-time verdicts, plugins named like built-ins, boards given as
+arguments, the regression threshold the docs state."""
+
+from __future__ import annotations
+
+import json
+
+import in_process
+import pytest
+from plugins.tiny import make_dataset, walk
+from where import PLUGINS
+
+from harness.puzzle import goal_board, grid
+
+ENV = {"CI": "1", "COLUMNS": "200"}
+
+
+def harness(*args: str, env: dict[str, str] | None = None, stdin: str | None = None):
+    return in_process.harness(*args, env={**ENV, **(env or {})}, stdin=stdin)
+
+
+@pytest.fixture(scope="module")
+def boards_3x3(tmp_path_factory):
+    from harness.datasets import save_dataset
+
+    g = grid(3)
+    goal = goal_board("standard", g)
+    boards = [walk(goal, g, 6 + i, seed=i) for i in range(6)]
+    return save_dataset(make_dataset("nap33", boards, g, goal),
+                        tmp_path_factory.mktemp("datasets"))  # fmt: skip
+
+
+def test_compare_judges_wall_time_when_asked(tmp_path, boards_3x3):
+    """Two real runs of one BFS, the second sleeping 5 ms per solve: what the rows
+    record as wall time grows several-fold, the CPU time hardly; ``--time wall``
+    judges the first and says so, the default judges the second."""
+    runs = []
+    for nap in ("0", "0.005"):
+        proc = harness(
+            "run", "--solvers", "napping_bfs", "--plugin", str(PLUGINS / "napping.py"),
+            "--datasets", str(boards_3x3), "--out", str(tmp_path), "--no-report", "-q",
+            "--jobs", "1", "--min-sample-time", "0", env={"NPUZZLE_TEST_NAP": nap},
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        runs.append(proc.stdout.strip().splitlines()[-1])
+
+    def judged(*options: str) -> tuple[dict, str]:
+        args = ("compare", *runs, "--time-threshold", "0", *options)
+        as_json = json.loads(harness(*args, "--format", "json").stdout)
+        return as_json["configs"]["napping_bfs"]["time"], harness(*args).stdout
+
+    cpu, cpu_text = judged()
+    wall, wall_text = judged("--time", "wall")
+    assert cpu["metric"] == "cpu_seconds" and wall["metric"] == "seconds"
+    assert wall["regression"] and wall["raw_ratio"] > 3
+    assert wall["ratio"] > 2 * cpu["ratio"]  # the sleep shows on one clock only
+    assert "in wall time" in wall["verdict"] and "in CPU time" in cpu["verdict"]
+    assert "time judged on wall time" in wall_text
+    assert "time judged on CPU time" in cpu_text
