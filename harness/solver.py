@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.core.defaults import BUDGET_SECONDS
-from harness.core.registries import registry, scope
+from harness.core.registries import NameClash, add, registry, scope, source
 # format_value: solvers print parameter values with it, and import only this module
 from harness.core.values import format_value, number  # noqa: F401
 from harness.heuristics import Heuristic, all_heuristics
@@ -307,7 +307,7 @@ def register(
     def wrap(solve: SolveFn) -> SolveFn:
         # the function's own docstring first: two solvers in one file differ there
         doc = inspect.getdoc(solve) or inspect.getdoc(sys.modules.get(solve.__module__))
-        _REGISTRY[name] = SolverSpec(
+        _add(name, SolverSpec(
             name=name,
             solve=solve,
             optimal=optimal,
@@ -325,10 +325,19 @@ def register(
             params=tuple(params),
             bounded_by=bounded_by,
             in_all=in_all,
-        )
+        ), source(solve.__module__))
         return solve
 
     return wrap
+
+
+def _add(name: str, spec: SolverSpec, origin: str) -> None:
+    """Register ``spec``; NameClash naming both sources when a solver of another
+    source has the name. The built-ins are loaded first, so a plugin that takes a
+    built-in's name is refused whichever of the two is imported first."""
+    if not origin.startswith("built-in solvers."):
+        _load_builtins()
+    add(_REGISTRY, "solver", name, spec, origin)
 
 
 def _check_params(
@@ -359,7 +368,9 @@ def register_spec(name: str, **fields: Any) -> SolverSpec:
         fields["refuses"] = _with_goal(fields["refuses"])
     spec = SolverSpec(name=name, module=fields.pop("module", "harness.measure.external"),
                       **fields)  # fmt: skip
-    _REGISTRY[name] = spec
+    program = getattr(spec.external, "command", None)
+    origin = f"external program {' '.join(program)}" if program else source(spec.module)
+    _add(name, spec, origin)
     return spec
 
 
@@ -419,6 +430,8 @@ def load_plugin(target: str) -> list[str]:
             f"plugin {target!r} could not import module {err.name!r} (not "
             "installed in this environment?)"
         ) from err
+    except NameClash as err:  # already one line naming both sources
+        raise ImportError(str(err)) from None
     except ImportError as err:
         if str(err).startswith(("plugin ", "cannot import plugin")):
             raise

@@ -42,19 +42,23 @@ def test_readme_opens_with_the_two_commands() -> None:
 
 
 def test_writing_a_solver_example_runs_as_a_plugin(tmp_path: Path) -> None:
-    (example,) = [b for b in _blocks("python") if '@register("greedy"' in b]
+    (example,) = [b for b in _blocks("python") if '@register("my_greedy"' in b]
     plugin = tmp_path / "my_greedy.py"
     plugin.write_text(example)
     out = tmp_path / "results"
     result = CliRunner().invoke(
         app,
-        ["run", "--plugin", str(plugin), "--solvers", "greedy,astar_dict",
+        ["run", "--plugin", str(plugin), "--solvers", "my_greedy,astar_dict",
          "--datasets", "8-seeds", "--repeats", "1", "--no-memory", "--jobs", "1",
          "--no-report", "--quiet", "--out", str(out)],
     )
     assert result.exit_code == 0, result.output
-    _, rows = read_run(Path(result.output.strip().splitlines()[-1]))
-    greedy = rows[rows.solver == "greedy"]
+    meta, rows = read_run(Path(result.output.strip().splitlines()[-1]))
+    # the plugin's own code was measured, not a built-in of the same name
+    assert meta["solvers"]["my_greedy[manhattan]"]["module"].startswith(
+        "harness_plugin_my_greedy_"
+    )
+    greedy = rows[rows.solver == "my_greedy"]
     assert len(greedy) == 3 and set(greedy.status) == {"solved"}
     assert (greedy.path_length >= greedy.optimal_length).all()
     assert (greedy.generated > 0).all()
@@ -389,3 +393,4 @@ def test_architecture_layout_names_every_package_and_module_of_the_tree() -> Non
         for module in folder.glob("*.py"):
             if module.stem != "__init__":
                 assert re.search(rf"\b{module.stem}\b", text), (folder, module.stem)
+

@@ -11,7 +11,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from harness.core.names import did_you_mean
-from harness.core.registries import load_entry_points, registry, seal
+from harness.core.registries import add, load_entry_points, registry, seal, source
 from harness.datasets.jsonl import make_dataset
 from harness.datasets.labels import make_labeller, resolve_label
 from harness.datasets.model import (
@@ -283,7 +283,8 @@ def register_generator(
     check_name(name)
 
     def wrap(make: MakeBoards) -> MakeBoards:
-        _REGISTRY[name] = GeneratorInfo(name, make, description)
+        info = GeneratorInfo(name, make, description)
+        add(_REGISTRY, "dataset generator", name, info, source(make.__module__))
         return make
 
     return wrap

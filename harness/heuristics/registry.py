@@ -20,7 +20,7 @@ from enum import StrEnum
 
 from harness.puzzle import Board, Grid
 from harness.core.names import did_you_mean
-from harness.core.registries import load_entry_points, registry
+from harness.core.registries import add, load_entry_points, registry, source
 
 ENTRY_POINT_GROUP = "npuzzle_harness.heuristics"
 
@@ -187,10 +187,11 @@ def register_heuristic(
             provides.add(TILE_COST)
         if not tables:
             provides.add(NO_TABLES)
-        _REGISTRY[name] = HeuristicInfo(
+        info = HeuristicInfo(
             name, make, description, refuses or (lambda g: None), setup_estimate,
             prebuild, frozenset(provides), own,
         )  # fmt: skip
+        add(_REGISTRY, "heuristic", name, info, source(make.__module__))
         return make
 
     return wrap

@@ -23,7 +23,13 @@ import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from harness.core.files import real_dir, write_atomic  # noqa: E402
-from harness.core.registries import load_entry_points, registry, seal  # noqa: E402
+from harness.core.registries import (  # noqa: E402
+    add,
+    load_entry_points,
+    registry,
+    seal,
+    source,
+)
 from harness.report import quality  # noqa: E402
 from harness.results import ANSWERED  # noqa: E402
 
@@ -125,7 +131,7 @@ def register_plot(name: str, title: str | None = None):
         raise ValueError(f"plot {name!r} needs a title")
 
     def wrap(draw: Callable[[PlotData], Plot]) -> Callable[[PlotData], Plot]:
-        _PLOTS[name] = draw
+        add(_PLOTS, "plot", name, draw, source(draw.__module__))
         return draw
 
     return wrap

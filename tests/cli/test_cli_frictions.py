@@ -58,3 +58,19 @@ def test_compare_judges_wall_time_when_asked(tmp_path, boards_3x3):
     assert "in wall time" in wall["verdict"] and "in CPU time" in cpu["verdict"]
     assert "time judged on wall time" in wall_text
     assert "time judged on CPU time" in cpu_text
+
+
+def test_run_refuses_a_plugin_named_like_a_built_in(tmp_path):
+    plugin = tmp_path / "greedy.py"
+    plugin.write_text(
+        "from harness.solver import register\n\n\n"
+        '@register("greedy", optimal=False)\n'
+        "def solve(start, goal, grid, *, counters, heuristic):\n"
+        "    return None\n"
+    )
+    proc = harness("run", "--plugin", str(plugin), "--solvers", "greedy",
+                   "--datasets", "8-seeds", "--out", str(tmp_path), "-q")  # fmt: skip
+    assert proc.returncode == 2 and not list(tmp_path.glob("*/rows.csv"))
+    (line,) = proc.stderr.strip().splitlines()
+    assert "solver 'greedy' is registered twice" in line
+    assert "built-in solvers.greedy" in line and str(plugin) in line

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.core import registries
 from harness.datasets import all_generators
 from harness.heuristics import all_heuristics
@@ -97,3 +99,73 @@ def test_refuses_sees_the_goal_and_old_three_argument_refusals_still_work() -> N
         assert seen == [spiral, standard]
         assert specs["t_old"].refuses(g, 5, None, goal=spiral) == "depth 5"
         assert specs["t_old"].description == "One line of its own."
+
+
+CLASHES = {
+    "solver": '''
+from harness.solver import register
+
+
+@register("greedy", optimal=False)
+def solve(start, goal, grid, *, counters, heuristic):
+    return None
+''',
+    "heuristic": '''
+from harness.heuristics import Heuristic, register_heuristic
+
+
+@register_heuristic("manhattan", "zero, under a built-in's name")
+def zero(goal, grid):
+    return Heuristic("manhattan", goal, grid, lambda board: 0)
+''',
+    "dataset generator": '''
+from harness.datasets import Drawn, register_generator
+
+
+@register_generator("uniform", "the goal, under a built-in's name")
+def uniform(grid, goal, *, stream, count, **_):
+    return Drawn([goal], {"count": 1})
+''',
+    "plot": '''
+from harness.report.plots import Plot, register_plot
+
+
+@register_plot("cactus", "A plot under a built-in's name")
+def cactus(data):
+    return Plot("cactus", "x", "", skipped="nothing")
+''',
+}
+
+
+@pytest.mark.parametrize("kind", CLASHES)
+def test_a_plugin_named_like_a_built_in_is_refused_naming_both(kind, tmp_path):
+    """Issue 32: a plugin solver named ``greedy`` was silently replaced by the
+    built-in, and the user benchmarked code that was not theirs."""
+    from harness.datasets import all_generators
+    from harness.solver import all_solvers
+
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(CLASHES[kind])
+    registries_of = {"solver": all_solvers, "heuristic": all_heuristics,
+                     "dataset generator": all_generators, "plot": all_plots}
+    built_in = registries_of[kind]()
+    name = next(n for n in built_in if f'"{n}"' in CLASHES[kind])
+    with scoped_registry(), pytest.raises(ImportError) as err:
+        load_plugin(str(plugin))
+    message = str(err.value)
+    assert "\n" not in message and f"{kind} {name!r} is registered twice" in message
+    assert "by built-in " in message and str(plugin) in message
+    assert registries_of[kind]()[name] is built_in[name]  # the built-in stays
+
+
+def test_the_same_plugin_loaded_twice_is_no_clash(tmp_path):
+    plugin = tmp_path / "twice.py"
+    plugin.write_text(CLASHES["solver"].replace('"greedy"', '"twice_greedy"'))
+    with scoped_registry():
+        assert load_plugin(str(plugin)) == ["twice_greedy"]
+        assert load_plugin(str(plugin)) == []  # replaced by itself
+    other = tmp_path / "other.py"
+    other.write_text(plugin.read_text())
+    with scoped_registry(), pytest.raises(ImportError, match="registered twice"):
+        load_plugin(str(plugin))
+        load_plugin(str(other))

@@ -237,9 +237,9 @@ def load_target(target: str) -> list[str]:
             programs = [parse_exec(target[len(EXEC_PREFIX) :])]
         else:
             programs = load_toml(target)
-    except ValueError as err:
+        return [register_program(p) for p in programs]
+    except ValueError as err:  # NameClash too: a program named like a solver
         raise ImportError(str(err)) from None
-    return [register_program(p) for p in programs]
 
 
 # ------------------------------------------------------------- worker passes
