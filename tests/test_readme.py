@@ -394,3 +394,17 @@ def test_architecture_layout_names_every_package_and_module_of_the_tree() -> Non
             if module.stem != "__init__":
                 assert re.search(rf"\b{module.stem}\b", text), (folder, module.stem)
 
+
+def test_the_docs_state_the_regression_thresholds_the_cli_uses() -> None:
+    """docs/regression.md once gave history a 1.25x threshold while the CLI used
+    1.10x: every `--min-ratio` it mentions is followed by the defaults the
+    comparer uses (normalized, then raw)."""
+    from harness.core.defaults import MIN_RATIO, MIN_RATIO_RAW
+
+    page = PAGES["regression.md"]
+    mentions = [m.end() for m in re.finditer(r"`--min-ratio`", page)]
+    assert len(mentions) >= 2  # harness compare and harness history
+    for end in mentions:
+        stated = re.findall(r"(\d+\.\d+)x", page[end : end + 120])[:2]
+        assert stated == [f"{MIN_RATIO:.2f}", f"{MIN_RATIO_RAW:.2f}"], page[end:end+120]
+

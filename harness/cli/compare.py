@@ -45,11 +45,12 @@ def compare_command(
         typer.Option(
             min=1.0,
             help="A config's time ratio (new/base geomean) must reach this, and be "
-            "significant, to count as a regression. Default 1.10 on normalized "
-            "times (every repeat divided by the reference solve timed beside it: "
-            "measured false-alarm and detection rates in docs/benchmarks.md), 1.80 "
-            "on raw CPU time (runs without the reference: identical runs differ by "
-            "up to ~1.8x on a shared machine). A calibrated noise floor above it wins.",
+            f"significant, to count as a regression. Default {defaults.MIN_RATIO:.2f} "
+            "on normalized times (every repeat divided by the reference solve timed "
+            "beside it: measured false-alarm and detection rates in "
+            f"docs/benchmarks.md), {defaults.MIN_RATIO_RAW:.2f} on raw CPU time (runs "
+            "without the reference: identical runs differ by up to ~1.8x on a shared "
+            "machine). A calibrated noise floor above it wins.",
         ),
     ] = None,
     time_threshold: Annotated[

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from harness.cli.common import app, fail
+from harness.core import defaults
 
 
 class Format(StrEnum):
@@ -44,8 +45,8 @@ def history(
         typer.Option(
             min=1.0,
             help="As in `harness compare`: a time step must reach this, and "
-            "be significant, to be a regression (default: 1.10 on normalized "
-            "times, 1.80 on raw CPU time).",
+            f"be significant, to be a regression (default: {defaults.MIN_RATIO:.2f} "
+            f"on normalized times, {defaults.MIN_RATIO_RAW:.2f} on raw CPU time).",
         ),
     ] = None,
 ) -> None:

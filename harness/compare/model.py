@@ -47,7 +47,7 @@ class Thresholds:
 
     #: A config's time ratio must reach this (and be significant) to be a
     #: regression. None: 1.10 on normalized times, 1.80 on raw CPU time
-    #: (harness.compare.noise.DEFAULT_MIN_RATIO / DEFAULT_MIN_RATIO_RAW).
+    #: (harness.core.defaults.MIN_RATIO / MIN_RATIO_RAW).
     min_ratio: float | None = None
     #: Instances whose median time is below this (seconds) in both runs are left
     #: out of the time ratio: at microseconds, timer and cache noise dominate.

@@ -30,3 +30,11 @@ MAX_MIN_SAMPLE_SECONDS = 10.0
 #: Untimed solves per cell before the timed repeats: without one, repeat 0 ran 4-10%
 #: slower than the rest in every run (first-touch page faults, caches).
 WARMUP = 1
+#: ``harness compare`` / ``history`` / ``report OLD NEW``: a config's time ratio must
+#: reach this (and be significant) to count as a regression, on normalized times
+#: (each repeat divided by the reference solve beside it); see docs/benchmarks.md
+#: for the A/A figures behind it. The docs state it (tests/test_readme.py checks).
+MIN_RATIO = 1.10
+#: ... and on raw CPU time (a run without the reference): on a shared 2-core
+#: machine 95% of identical pairs stayed within 1.52-1.78x per config.
+MIN_RATIO_RAW = 1.80
