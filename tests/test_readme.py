@@ -408,3 +408,19 @@ def test_the_docs_state_the_regression_thresholds_the_cli_uses() -> None:
         stated = re.findall(r"(\d+\.\d+)x", page[end : end + 120])[:2]
         assert stated == [f"{MIN_RATIO:.2f}", f"{MIN_RATIO_RAW:.2f}"], page[end:end+120]
 
+
+def test_the_tour_runs_as_written(tmp_path: Path, monkeypatch) -> None:
+    """The tour once imported a boards.txt that did not exist: every file it names
+    is in the checkout, and its import line runs (into tmp_path)."""
+    import shlex
+
+    for text in (README, PAGES["getting-started.md"]):
+        tour = text.split("## A 30-second tour")[1].split("```bash\n")[1].split("```")[0]
+        for name in re.findall(r"[\w./-]+\.(?:txt|jsonl|toml)\b", tour):
+            assert (ROOT / name).is_file(), f"the tour names {name}, not in the checkout"
+    line = next(ln for ln in tour.splitlines() if "harness datasets import" in ln)
+    monkeypatch.chdir(ROOT)
+    args = shlex.split(line.split("#")[0])[1:]
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "my-boards.jsonl").is_file()
