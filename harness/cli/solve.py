@@ -30,6 +30,7 @@ matplotlib or numba on the 3x3 path.
 
 from __future__ import annotations
 
+import io
 import re
 import sys
 import time
@@ -263,6 +264,15 @@ EXEC_OPTION = typer.Option(
 
 @app.command()
 def solve(
+    boards_given: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="BOARD",
+            help="Boards to solve, each in quotes (\"2 3 4 1 5 x 7 6 8\"), or one "
+            "board's tokens unquoted. Default: read standard input.",
+            show_default=False,
+        ),
+    ] = None,
     solver: Annotated[
         str | None,
         typer.Option(
@@ -299,8 +309,8 @@ def solve(
     plugin: Annotated[list[str] | None, PLUGIN_OPTION] = None,
     exec_: Annotated[list[str] | None, EXEC_OPTION] = None,
 ) -> None:
-    """Solve boards read from standard input (tokens until end of file): one line
-    per board, the blank's moves (u d l r) or 'unsolvable'."""
+    """Solve boards given as arguments, or read from standard input (tokens until
+    end of file): one line per board, the blank's moves (u d l r) or 'unsolvable'."""
     from harness.configs import parse_config
     from harness.heuristics import make_heuristic
 
@@ -316,9 +326,14 @@ def solve(
         if size is not None:
             _check_refusal(config, g, target, force)
 
-    if sys.stdin.isatty():
+    where, source = "stdin", sys.stdin.buffer
+    if boards_given:  # each quoted argument a line; unquoted tokens one board
+        quoted = any(len(arg.split()) > 1 for arg in boards_given)
+        text = ("\n" if quoted else " ").join(boards_given) + "\n"
+        where, source = "argument", io.BytesIO(text.encode())
+    elif sys.stdin.isatty():
         typer.echo("reading boards from standard input; end with Ctrl-D", err=True)
-    spool, length = _spool(sys.stdin.buffer)
+    spool, length = _spool(source)
     with spool:
         if length >= LONG_INPUT:  # a batch: read and judged with numpy, imported
             import numpy  # noqa: F401  once, at start-up, not inside a board's time
@@ -327,7 +342,7 @@ def solve(
             inferred = infer_size(head)
             if inferred is not None:
                 g, target = size_and_goal(inferred.label, goal)
-        count = _check_input(spool, g, size is None)
+        count = _check_input(spool, g, size is None, where)
         if config is None:
             config = parse_config(default_solver(g))
         _check_refusal(config, g, target, force)
@@ -359,10 +374,11 @@ def solve(
         typer.echo(f"note: {note}", err=True)
 
 
-def _check_input(spool: BinaryIO, g: Grid, hint: bool) -> int:
+def _check_input(spool: BinaryIO, g: Grid, hint: bool, where: str = "stdin") -> int:
     """Read the whole input once, part by part, before any board is solved: how
-    many boards it holds; one-line error naming line, board and token otherwise
-    (``hint``: say so when a line holds a board of another size)."""
+    many boards it holds; one-line error naming ``where`` it came from, line,
+    board and token otherwise (``hint``: say so when a line holds a board of
+    another size)."""
     count = 0
     spool.seek(0)
     for text, first in _parts(spool, g):
@@ -370,10 +386,10 @@ def _check_input(spool: BinaryIO, g: Grid, hint: bool) -> int:
             count += len(read_boards(text, g, first, count))
         except BoardError as err:
             said = _size_hint(text, g, first) if hint else None
-            raise fail(f"stdin {said or err}") from None
+            raise fail(f"{where} {said or err}") from None
     spool.seek(0)
     if not count:
-        raise fail(f"stdin: no board (expected {g.cells} tokens per {g.label} board)")
+        raise fail(f"{where}: no board (expected {g.cells} tokens per {g.label} board)")
     return count
 
 

@@ -60,6 +60,23 @@ def test_compare_judges_wall_time_when_asked(tmp_path, boards_3x3):
     assert "time judged on CPU time" in cpu_text
 
 
+def test_solve_takes_boards_as_arguments():
+    """``harness solve "1 2 3 ..."`` was typer's "unexpected extra argument": a
+    board in quotes per argument, or one board's tokens unquoted, is solved as if
+    it came on standard input (stdin is then not read)."""
+    piped = harness("solve", stdin="2 3 4 1 5 x 7 6 8\n1 2 3 4 5 6 7 x 8\n").stdout
+    quoted = harness("solve", "2 3 4 1 5 x 7 6 8", "1 2 3 4 5 6 7 x 8", stdin="junk")
+    assert quoted.returncode == 0 and quoted.stdout == piped
+    assert len(piped.splitlines()[0]) == 19
+    unquoted = harness("solve", *"2 3 4 1 5 x 7 6 8".split())
+    assert unquoted.stdout == piped.splitlines()[0] + "\n"
+    sized = harness("solve", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15",
+                    "--solver", "ida_star")  # the size inferred: 4x4  # fmt: skip
+    assert sized.returncode == 0 and sized.stdout == "r\n"
+    bad = harness("solve", "1 2 3 4 5 6 7 8 8")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: argument line 1:")
+
+
 def test_run_refuses_a_plugin_named_like_a_built_in(tmp_path):
     plugin = tmp_path / "greedy.py"
     plugin.write_text(
