@@ -6,15 +6,63 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import typer
+
+#: A set-up (tables to build, kernels to compile) that has lasted this long says
+#: what it is doing: "any set-up over a couple of seconds says what it is doing".
+SETUP_NOTICE_SECONDS = 2.0
+#: ... and then, while it goes on, how long so far, this often.
+SETUP_NOTICE_EVERY = 30.0
 
 
 def to_stderr(text: str) -> None:
     """One line on standard error (progress and notes; stdout is the run folder)."""
     typer.echo(text, err=True)
+
+
+def setup_lines() -> Callable[[str], None] | None:
+    """Where ``harness solve`` and ``solvers`` say a long set-up: stderr on a
+    terminal; None (quiet) in CI or a pipe, where their output is for programs."""
+    return to_stderr if sys.stderr.isatty() and not is_ci() else None
+
+
+@contextmanager
+def setting_up(what: str, say: Callable[[str], None] | None) -> Iterator[None]:
+    """Run the block; once it has lasted :data:`SETUP_NOTICE_SECONDS`, ``say``
+    ``setting up: WHAT ...`` (then how long so far, every
+    :data:`SETUP_NOTICE_EVERY` s), and at its end how long it took. A quick
+    set-up says nothing; ``say`` None: nothing at all."""
+    if say is None:
+        yield
+        return
+    over = threading.Event()
+    began = time.monotonic()
+    said: list[bool] = []
+
+    def watch() -> None:
+        wait = SETUP_NOTICE_SECONDS
+        while not over.wait(wait):  # (a thread: the set-up is one blocking call)
+            so_far = duration_text(time.monotonic() - began)
+            say(f"setting up: {what}, {so_far} so far" if said
+                else f"setting up: {what} ...")  # fmt: skip
+            said.append(True)
+            wait = SETUP_NOTICE_EVERY
+
+    watcher = threading.Thread(target=watch, name="setup-notice", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        over.set()
+        watcher.join()
+        if said:
+            say(f"set up in {duration_text(time.monotonic() - began)}: {what}")
 
 
 # ---------------------------------------------------------------- progress

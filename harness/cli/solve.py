@@ -41,6 +41,7 @@ from typing import Annotated, BinaryIO
 import typer
 
 from harness.cli.common import app, fail, load_plugins, size_and_goal
+from harness.cli.progress import setting_up, setup_lines
 from harness.core.batch import LONG_INPUT, read_batch, solvable_for
 from harness.core.judge import judge, judge_many
 from harness.puzzle import (
@@ -312,7 +313,7 @@ def solve(
     """Solve boards given as arguments, or read from standard input (tokens until
     end of file): one line per board, the blank's moves (u d l r) or 'unsolvable'."""
     from harness.configs import parse_config
-    from harness.heuristics import make_heuristic
+    from harness.heuristics import all_heuristics, build_tables, make_heuristic
 
     g, target = size_and_goal(size or "3x3", goal)  # bad options fail before stdin
     programs = load_extensions(plugin, exec_)
@@ -347,12 +348,20 @@ def solve(
             config = parse_config(default_solver(g))
         _check_refusal(config, g, target, force)
         spec = config.spec
+        say = setup_lines()  # a long set-up says what it builds (on a terminal)
         try:
             h = None
             if config.heuristic:
-                h = make_heuristic(config.heuristic, target, g)
+                info = all_heuristics().get(config.heuristic)
+                if info is not None and say is not None:  # minutes: % and ETA
+                    build_tables(info, target, g, say)
+                with setting_up(f"building the {config.heuristic} tables for "
+                                f"{g.label} (once: cached after)", say):  # fmt: skip
+                    h = make_heuristic(config.heuristic, target, g)
             if spec.prepare is not None:
-                spec.prepare(g, target, h)
+                with setting_up(f"preparing {config.label} (compiling its kernels "
+                                "on a first run: cached after)", say):  # fmt: skip
+                    spec.prepare(g, target, h)
         except (KeyError, ValueError) as err:
             raise fail(
                 f"--solver {config.label}: {err.args[0] if err.args else err}"
@@ -483,7 +492,9 @@ def solve_boards(
 
         goal = board_array([target], g)  # imports numpy, for judge_many
         if many is not None:  # the batch entry point's code compiled or loaded,
-            many(goal, target, g, heuristic=h)  # on the goal (no search)
+            with setting_up(f"compiling {config.label}'s batch entry point (first "
+                            "run: cached after)", setup_lines()):  # fmt: skip
+                many(goal, target, g, heuristic=h)  # on the goal (no search)
     done = 0
     while done < len(boards):
         part = boards[done : done + pace.size]
@@ -644,8 +655,10 @@ def list_solvers(
     from harness.puzzle import grid
     from harness.solver import all_solvers, entry_point_names, format_value
 
-    load_extensions(plugin, exec_)
-    specs = all_solvers()
+    with setting_up("loading the solvers, heuristics and plugins", setup_lines()):
+        load_extensions(plugin, exec_)
+        specs = all_solvers()
+        all_heuristics()
     typer.echo("Solvers (use NAME, NAME[HEURISTIC] or NAME[HEURISTIC,PARAM=VALUE] "
                "with --solver / --solvers):")  # fmt: skip
     for name, spec in specs.items():

@@ -210,6 +210,37 @@ def registration_order() -> list[str]:
     return list(_REGISTRY)
 
 
+def build_tables(
+    info: HeuristicInfo, goal: Board, g: Grid, say: Callable[[str], None],
+    estimate: float | None = None,
+) -> bool:
+    """Build and cache ``info``'s tables for ``goal`` and ``g`` when they take long
+    and are not cached (``setup_estimate``; ``estimate``: its answer, when known),
+    saying what, how far (every 5 s) and how long it took through ``say``; False
+    when there is nothing to build."""
+    import time
+
+    if estimate is None and info.setup_estimate is not None:
+        estimate = info.setup_estimate(goal, g)
+    if estimate is None or info.prebuild is None:
+        return False
+    say(f"set-up: building the {info.name} tables for {g.label} (not cached yet): "
+        f"~{estimate:.0f} s estimated")  # fmt: skip
+    last = [time.monotonic()]
+
+    def report(fraction: float, left: float | None) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 5.0:
+            last[0] = now
+            eta = f", ~{left:.0f} s left" if left is not None else ""
+            say(f"set-up: {info.name} {fraction:.0%}{eta}")
+
+    t0 = time.monotonic()
+    info.prebuild(goal, g, report)
+    say(f"set-up: {info.name} built and cached in {time.monotonic() - t0:.0f} s")
+    return True
+
+
 def make_heuristic(name: str, goal: Board, g: Grid) -> Heuristic:
     """Bind heuristic ``name`` to a goal; KeyError for an unknown name,
     ValueError when it does not apply to the grid."""

@@ -474,32 +474,20 @@ def slow_setups(
 
 
 def _slow_setup(info, g, goal, setup_timeout: float, say) -> str | None:
-    import time
+    from harness.heuristics import build_tables
 
     estimate = info.setup_estimate(goal, g)
     if estimate is None:
         return None
-    what = f"{info.name} tables for {g.label} (not cached yet)"
     if estimate > setup_timeout:
         return (
-            f"set-up would take ~{estimate:.0f} s here (building the {what}), over "
-            f"--setup-timeout {setup_timeout:g} s; raise it, or build them once with "
-            f"one solve: harness solve --size {g.label} --goal "
-            f"\"{goal_name(goal, g)}\" --solver \"ida_star_jit[{info.name}]\""
+            f"set-up would take ~{estimate:.0f} s here (building the {info.name} "
+            f"tables for {g.label} (not cached yet)), over --setup-timeout "
+            f"{setup_timeout:g} s; raise it, or build them once with one solve: "
+            f"harness solve --size {g.label} --goal \"{goal_name(goal, g)}\" "
+            f"--solver \"ida_star_jit[{info.name}]\""
         )
-    say(f"set-up: building the {what}: ~{estimate:.0f} s estimated")
-    last = [time.monotonic()]
-
-    def report(fraction: float, left: float | None) -> None:
-        now = time.monotonic()
-        if now - last[0] >= 5.0:
-            last[0] = now
-            eta = f", ~{left:.0f} s left" if left is not None else ""
-            say(f"set-up: {info.name} {fraction:.0%}{eta}")
-
-    t0 = time.monotonic()
-    info.prebuild(goal, g, report)
-    say(f"set-up: {info.name} built and cached in {time.monotonic() - t0:.0f} s")
+    build_tables(info, goal, g, say, estimate)
     return None
 
 

@@ -91,3 +91,37 @@ def test_run_refuses_a_plugin_named_like_a_built_in(tmp_path):
     (line,) = proc.stderr.strip().splitlines()
     assert "solver 'greedy' is registered twice" in line
     assert "built-in solvers.greedy" in line and str(plugin) in line
+
+
+SLOW_HEURISTIC = '''
+import time
+
+from harness.heuristics import Heuristic, register_heuristic
+
+
+@register_heuristic("slow_zero", "zero, after a pause (a table built)")
+def slow_zero(goal, grid):
+    time.sleep(0.4)
+    return Heuristic("slow_zero", goal, grid, lambda board: 0)
+'''
+
+
+def test_a_long_set_up_says_what_it_builds_on_a_terminal(tmp_path, monkeypatch):
+    """``harness solve --size 5x5`` built pdb6666 for minutes in silence: a set-up
+    past SETUP_NOTICE_SECONDS says what it builds and how long it took, on a
+    terminal; in a pipe or CI (the tests' stderr) it stays quiet."""
+    from harness.cli import progress
+
+    plugin = tmp_path / "slow_zero.py"
+    plugin.write_text(SLOW_HEURISTIC)
+    args = ("solve", "--plugin", str(plugin), "--solver", "astar_dict[slow_zero]",
+            "1 2 3 4 5 6 7 x 8")  # fmt: skip
+    piped = harness(*args)
+    assert piped.stdout == "r\n" and "setting up" not in piped.stderr
+    said: list[str] = []
+    monkeypatch.setattr(progress, "SETUP_NOTICE_SECONDS", 0.1)
+    monkeypatch.setattr("harness.cli.solve.setup_lines", lambda: said.append)
+    assert harness(*args).stdout == "r\n"
+    assert said[0] == "setting up: building the slow_zero tables for 3x3 (once: " \
+        "cached after) ..."
+    assert said[-1].startswith("set up in ") and "the slow_zero tables" in said[-1]
