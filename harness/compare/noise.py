@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from harness.compare.model import REFERENCE_OF
 from harness.core import defaults
 from harness.core.files import write_atomic
 from harness.core.jsontext import loads
@@ -65,15 +64,17 @@ class Estimate:
 
 
 def cell_values(
-    rows: Any, metric: str, normalized: bool, key_cols: list[str]
+    rows: Any, metric: str, normalized: bool, key_cols: list[str],
+    reference: str = "ref_cpu_seconds",
 ) -> dict[tuple, np.ndarray]:
     """Per cell (key): the repeats' times, each divided by the reference solve
-    timed next to it on the same clock when ``normalized``."""
+    timed next to it (the ``reference`` column: the same clock) when
+    ``normalized``."""
     out: dict[tuple, np.ndarray] = {}
     for key, g in rows.groupby(key_cols, sort=False):
         v = g[metric].to_numpy(float)
         if normalized:
-            v = v / g[REFERENCE_OF[metric]].to_numpy(float)
+            v = v / g[reference].to_numpy(float)
         v = v[np.isfinite(v)]
         if len(v):
             out[tuple(key) if isinstance(key, tuple) else (key,)] = np.maximum(v, 1e-12)

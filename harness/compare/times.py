@@ -82,7 +82,7 @@ def compare_times(
         if "_run" not in rows.columns:
             rows = rows.assign(_run=0)
         return [
-            noise.cell_values(g, metric, norm, CELL_KEY)
+            noise.cell_values(g, metric, norm, CELL_KEY, reference)
             for _, g in rows.groupby("_run", sort=True)
         ]
 
