@@ -1,6 +1,8 @@
 """How ``harness run`` shows a run going: a rich bar on a terminal, plain status
 lines in CI or a pipe, nothing with ``-q``; each a small class the run calls
-(start, started, finished, estimate, stop)."""
+(start, started, finished, estimate or no_estimate, setup_began / setup_ended,
+stop). A set-up (tables, compilation) of ``solve`` and ``solvers`` says what it
+builds once it lasts a couple of seconds (:func:`setting_up`)."""
 
 from __future__ import annotations
 
@@ -89,6 +91,9 @@ class QuietProgress:
     def started(self, config: str, dataset: str) -> None: ...
     def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
     def estimate(self, seconds_left: float) -> None: ...
+    def no_estimate(self, why: str) -> None: ...
+    def setup_began(self, config: str, worker: int) -> None: ...
+    def setup_ended(self, config: str, worker: int, seconds: float | None) -> None: ...
     def observed(self, job: Any, expected: float | None, took: float) -> None: ...
     def stop(self) -> None: ...
 
@@ -114,9 +119,31 @@ class PlainProgress:
         self.current = ""
         self.next_share = 0.1
         self.left: float | None = None  # the runner's estimate (cost model)
+        self.why = "no estimate yet"  # said instead, while there is none
+        self._setups: dict[tuple[str, int], threading.Timer] = {}
 
     def estimate(self, seconds_left: float) -> None:
         self.left = seconds_left
+
+    def no_estimate(self, why: str) -> None:
+        self.left, self.why = None, why or "no estimate yet"
+
+    def setup_began(self, config: str, worker: int) -> None:
+        """A line once the set-up has lasted SETUP_NOTICE_SECONDS (a timer: the
+        runner hears nothing more until the cell is done)."""
+        line = f"setting up {config} (worker {worker}): tables, compilation ..."
+        timer = threading.Timer(SETUP_NOTICE_SECONDS, to_stderr, (line,))
+        timer.daemon = True
+        self._setups[(config, worker)] = timer
+        timer.start()
+
+    def setup_ended(self, config: str, worker: int, seconds: float | None) -> None:
+        timer = self._setups.pop((config, worker), None)
+        if timer is None:
+            return
+        timer.cancel()
+        if seconds is not None and seconds >= SETUP_NOTICE_SECONDS:
+            to_stderr(f"set up {config} (worker {worker}) in {duration_text(seconds)}")
 
     def observed(self, job: Any, expected: float | None, took: float) -> None: ...
 
@@ -144,17 +171,20 @@ class PlainProgress:
                 self.next_share += 0.1
             self.last_line = now
             elapsed = now - self.started_at
-            left = self.left
-            if left is None:  # a runner without a cost model: linear
-                left = (self.total - done) * elapsed / done if done else 0.0
+            # No estimate: said so, never the elapsed time over the cells done,
+            # which prices a one-time set-up (52 s of compiling) as the pace of
+            # every cell left ("40 min" for a 4-min job).
+            left = self.why if self.left is None else f"~{duration_text(self.left)} left"
             to_stderr(
                 f"[{done}/{self.total}] {100 * share:.0f}% "
-                f"{duration_text(elapsed)} elapsed, ~{duration_text(left)} left; "
+                f"{duration_text(elapsed)} elapsed, {left}; "
                 f"{failures} failed; last: {self.current}"
             )
 
     def stop(self) -> None:
-        pass
+        for timer in self._setups.values():
+            timer.cancel()
+        self._setups.clear()
 
 
 class RichProgress:
@@ -202,6 +232,19 @@ class RichProgress:
     def estimate(self, seconds_left: float) -> None:
         if self.task is not None:
             self.bar.update(self.task, left=f"~{duration_text(seconds_left)} left")
+
+    def no_estimate(self, why: str) -> None:
+        if self.task is not None:
+            self.bar.update(self.task, left=why)
+
+    def setup_began(self, config: str, worker: int) -> None:
+        if self.task is not None:
+            self.bar.update(self.task, description=f"setting up {config}")
+
+    def setup_ended(self, config: str, worker: int, seconds: float | None) -> None:
+        if seconds is not None and seconds >= SETUP_NOTICE_SECONDS:
+            self.console.print(f"set up {config} (worker {worker}) in "
+                               f"{duration_text(seconds)}", highlight=False)  # fmt: skip
 
     def observed(self, job: Any, expected: float | None, took: float) -> None: ...
 

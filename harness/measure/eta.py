@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 
 from harness.measure.schedule import CostModel, Job, median
 
@@ -197,13 +197,20 @@ class Backlog:
         return any(n and not model.measured(k) for k, n in self._left.items())
 
     def eta(
-        self, model: CostModel, now: float, workers: int, ref: float | None = None
+        self, model: CostModel, now: float, workers: int, ref: float | None = None,
+        setups: Mapping[Hashable, float] | None = None,
     ) -> float:
         """Seconds until the last cell is expected to finish, priced at the
-        reference time ``ref`` (see :func:`eta`)."""
+        reference time ``ref`` (see :func:`eta`). ``setups``: the running cells
+        still in a set-up (tables, compilation), with its seconds left: priced
+        apart, then the whole cell (none of its own time has passed)."""
         loads, held = [], {}
+        setups = setups or {}
         for cell, began in self._running.items():
-            loads.append(_left(model, self._job[cell], now - began, ref))
+            if cell in setups:
+                loads.append(setups[cell] + model.cost(self._job[cell], ref))
+            else:
+                loads.append(_left(model, self._job[cell], now - began, ref))
             held[self._block[cell]] = len(loads) - 1
         counts: dict[float, int] = {}
         for block in self._begun:

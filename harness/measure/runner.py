@@ -106,6 +106,9 @@ class Progress(Protocol):
     def started(self, config: str, dataset: str) -> None: ...
     def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
     def estimate(self, seconds_left: float) -> None: ...
+    def no_estimate(self, why: str) -> None: ...
+    def setup_began(self, config: str, worker: int) -> None: ...
+    def setup_ended(self, config: str, worker: int, seconds: float | None) -> None: ...
     def observed(self, job: Job, expected: float | None, took: float) -> None: ...
     def stop(self) -> None: ...
 
@@ -119,6 +122,9 @@ class NoProgress:
     def started(self, config: str, dataset: str) -> None: ...
     def finished(self, done: int, failures: int, failure_line: str | None) -> None: ...
     def estimate(self, seconds_left: float) -> None: ...
+    def no_estimate(self, why: str) -> None: ...
+    def setup_began(self, config: str, worker: int) -> None: ...
+    def setup_ended(self, config: str, worker: int, seconds: float | None) -> None: ...
     def observed(self, job: Job, expected: float | None, took: float) -> None: ...
     def stop(self) -> None: ...
 
@@ -294,16 +300,45 @@ def execute(
     pace = Pace()
     last_left: list[float | None] = [None]  # the pace looks back by the last ETA
 
+    # Set-ups (tables, compilation) are one-time costs, priced apart from the
+    # cells' pace: a cell's cost is learnt without its set-up, and a set-up in
+    # flight is priced at the longest one measured for its config.
+    ready: set[tuple] = set()  # (worker, setup key) set up, or being set up
+    in_setup: dict[int, tuple[str, int, float]] = {}  # task -> config, worker, since
+    setup_took: dict[str, float] = {}  # config -> its longest set-up measured
+
+    def setups_left(now: float) -> dict[int, float] | None:
+        """Per cell in a set-up, its set-up's seconds left; None while one has no
+        set-up of its config measured yet (nothing to price it by)."""
+        left = {}
+        for task_id, (config, _, since) in in_setup.items():
+            if config not in setup_took:
+                return None
+            left[task_id] = max(setup_took[config] - (now - since), 0.0)
+        return left
+
     def seconds_left() -> float | None:
         """The ETA; None while a config with cells left has none measured (its
         level would be borrowed from the others: '~2 s left' a second into a
-        one-minute run, so the bar shows nothing until each has one)."""
+        one-minute run, so the bar shows nothing until each has one), or a
+        set-up nothing prices is in flight."""
         if backlog.unmeasured(model):
             return None
         now = time.monotonic()
+        setups = setups_left(now)
+        if setups is None:
+            return None
         ref = pace.seconds(now, last_left[0])
-        last_left[0] = backlog.eta(model, now, workers, ref)
+        last_left[0] = backlog.eta(model, now, workers, ref, setups)
         return last_left[0]
+
+    def no_estimate_why() -> str:
+        """What the bar says instead of an ETA: the set-ups under way, if any."""
+        names = sorted({config for config, _, _ in in_setup.values()})
+        if names:
+            more = f" and {len(names) - 2} more" if len(names) > 2 else ""
+            return f"setting up {', '.join(names[:2])}{more}"
+        return "ETA after each config's first cell"
 
     # Until this session ends cleanly it counts as interrupted: a session stopped
     # by a full disk may not be able to write meta.json again, nor one killed.
@@ -326,6 +361,8 @@ def execute(
             left = seconds_left()
             if left is not None:
                 progress.estimate(left)
+            else:
+                progress.no_estimate(no_estimate_why())
             last_eta = time.monotonic()  # (a None costs a pass over the cells too)
 
         if progress.shows_estimate:  # (a resume can know every config already)
@@ -339,7 +376,23 @@ def execute(
                     ref = pace.seconds(time.monotonic(), last_left[0])
                     said[event.task.id] = model.cost(job, ref)
                 progress.started(event.task.config.label, event.task.dataset)
+                if (event.worker, event.task.setup_key) not in ready:
+                    ready.add((event.worker, event.task.setup_key))
+                    label = event.task.config.label
+                    in_setup[event.task.id] = (label, event.worker, time.monotonic())
+                    progress.setup_began(label, event.worker)
+                    if progress.shows_estimate:
+                        update_eta()
                 continue
+            setups_done = [s for s in event.setups if s.ok]
+            if event.setups and not setups_done:  # failed: the next cell tries again
+                ready.discard((event.worker, event.task.setup_key))
+            for s in setups_done:
+                setup_took[s.config] = max(setup_took.get(s.config, 0.0), s.seconds)
+            if event.task.id in in_setup:
+                label, worker, _ = in_setup.pop(event.task.id)
+                took_setup = sum(s.seconds for s in setups_done) if setups_done else None
+                progress.setup_ended(label, worker, took_setup)
             job, began = backlog.finish(event.task.id)
             clock.finished(began, event.phases)
             if began is not None and job is not None:

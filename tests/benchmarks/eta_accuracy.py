@@ -44,6 +44,7 @@ class Recorder:
         self.total = 0
         self.left: float | None = None
         self.log: list[tuple[float, int, float | None]] = []
+        self.shown: list[tuple[float, str]] = []
         self.cells: list[tuple[float, object, float | None, float]] = []
 
     def start(self, total: int, done: int, failures: int) -> None:
@@ -51,6 +52,19 @@ class Recorder:
 
     def estimate(self, seconds_left: float) -> None:
         self.left = seconds_left
+        self._show(f"~{seconds_left:.0f} s left")
+
+    def no_estimate(self, why: str) -> None:
+        self.left = None
+        self._show(why)
+
+    def _show(self, text: str) -> None:
+        """What the bar said, each time it changed (seconds since start, text)."""
+        if not self.shown or self.shown[-1][1] != text:
+            self.shown.append((time.monotonic() - self.t0, text))
+
+    def setup_began(self, config: str, worker: int) -> None: ...
+    def setup_ended(self, config: str, worker: int, seconds: float | None) -> None: ...
 
     def observed(self, job, said: float | None, took: float) -> None:
         """The cost model's estimate of a cell when it started, and what it took."""
@@ -159,6 +173,13 @@ def one_run(args, boot: float) -> tuple[float, list[float | None], float]:
         print("workers' phases, CPU s: " + ", ".join(
             f"{k.removeprefix('worker_').removesuffix('_cpu_seconds')} {v:.1f}"
             for k, v in phases.items() if k.endswith("_cpu_seconds")))  # fmt: skip
+    # the first minute, where one-time set-ups (tables, compilation) fall: every
+    # change of what the bar said (issue 32: "40 -> 53 -> 30 min" for a 4-min job)
+    early = [f"{t:.0f} s: {text} (really {end - t:.0f} s left)"
+             for t, text in rec.shown if t <= 60]  # fmt: skip
+    if early:
+        print("first minute, the bar said: " + "; ".join(early[:12])
+              + (f"; ... ({len(early) - 12} more)" if len(early) > 12 else ""))
     print("share  cells   elapsed   ETA said   really left   said/real")
     ratios: dict[float, float | None] = {0.25: None, 0.50: None, 0.75: None}
     for share in (0.10, 0.25, 0.50, 0.75, 0.90):
