@@ -15,6 +15,7 @@ import pytest
 from harness.core import files
 from harness.core.cache import cache_dir
 from harness.datasets import DatasetError, load_dataset, save_dataset
+from harness.datasets.jsonl import save_streamed
 from harness.measure.executors.dask import worker_side
 
 PLUGIN = "MARK = 'shipped'\n"
@@ -121,7 +122,9 @@ def test_a_cache_others_may_write_to_is_not_used(tmp_path, monkeypatch):
     assert cache_dir("pdb") == cache / "pdb"
 
 
-def test_saving_a_dataset_never_writes_through_a_symlink(tmp_path, victim):
+@pytest.mark.parametrize("streamed", [False, True])  # generate; import
+def test_saving_a_dataset_never_writes_through_a_symlink(tmp_path, victim,
+                                                         streamed):  # fmt: skip
     """Item 3: `ln -s victim OUT/.NAME.jsonl.<pid>.tmp` overwrote victim, and
     NAME.jsonl became a symlink."""
     ds = load_dataset("8-seeds")
@@ -129,7 +132,10 @@ def test_saving_a_dataset_never_writes_through_a_symlink(tmp_path, victim):
     out.mkdir()
     (out / f".{ds.name}.jsonl.{os.getpid()}.tmp").symlink_to(victim)
     (out / f"{ds.name}.jsonl").symlink_to(victim)
-    path = save_dataset(ds, out, force=True)
+    if streamed:
+        path = save_streamed(ds, iter(ds.instances), out, force=True)[0]
+    else:
+        path = save_dataset(ds, out, force=True)
     assert victim.read_text() == "keep me"
     assert not path.is_symlink() and load_dataset(path).checksum == ds.checksum
 

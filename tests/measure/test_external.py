@@ -280,16 +280,22 @@ def test_what_a_program_leaves_in_a_session_of_its_own_is_ended(misbehaving):
     reparented to it and killed after the pass (Linux)."""
     orphans = [int(r["pid"]) for r in misbehaving["orphans"]]
     assert len(orphans) >= 3  # one per board at least (and the start-up runs)
+    assert _killed_survivors(orphans) == []
+
+
+def _killed_survivors(pids: list[int]) -> list[int]:
+    """The processes of ``pids`` still running, killed (nothing is left behind
+    either way)."""
     alive = []
-    for pid in orphans:
+    for pid in pids:
         try:
             os.kill(pid, 0)
             alive.append(pid)
         except ProcessLookupError:
             pass
     for pid in alive:
-        os.kill(pid, signal.SIGKILL)  # (leave nothing behind either way)
-    assert alive == []
+        os.kill(pid, signal.SIGKILL)
+    return alive
 
 
 ESCAPER = """import os, sys, time
@@ -318,16 +324,7 @@ def test_a_timed_out_program_leaves_nothing_in_a_session_of_its_own(tmp_path):
     assert "time limit" in proc.stderr, proc.stderr
     sleepers = [int(p) for p in pids.read_text().split()]
     assert sleepers  # (the start-up measurement may have run it too)
-    alive = []
-    for pid in sleepers:
-        try:
-            os.kill(pid, 0)
-            alive.append(pid)
-        except ProcessLookupError:
-            pass
-    for pid in alive:
-        os.kill(pid, signal.SIGKILL)  # (leave nothing behind either way)
-    assert alive == []
+    assert _killed_survivors(sleepers) == []
 
 
 def test_parse_answer_and_exec_options():
