@@ -17,6 +17,7 @@ from harness.cli import progress as progress_bar
 from harness.cli.common import app, fail
 from harness.cli.progress import to_stderr
 from harness.core import defaults
+from harness.core.options import BY_NAME as OPTION
 
 
 @app.command("run")
@@ -32,12 +33,7 @@ def run_command(
         ),
     ] = "default",
     plugin: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--plugin",
-            help="Load solvers from a module or .py file (repeatable). Nothing else "
-            "outside the harness is loaded.",
-        ),
+        list[str] | None, typer.Option("--plugin", help=OPTION["plugins"].help)
     ] = None,
     exec_: Annotated[
         list[str] | None,
@@ -50,22 +46,15 @@ def run_command(
         ),
     ] = None,
     repeats: Annotated[
-        int, typer.Option(min=1, help="Timed solves per cell; counters must agree.")
-    ] = defaults.REPEATS,
+        int, typer.Option(min=1, help=OPTION["repeats"].help)
+    ] = OPTION["repeats"].default,
     timeout: Annotated[
         float | None,
-        typer.Option(
-            help="Seconds per solve, for every solver (at most 86400).",
-            show_default="each solver's own budget",
-        ),
+        typer.Option(help=OPTION["timeout"].help, show_default=OPTION["timeout"].none),
     ] = None,
     memory_limit: Annotated[
-        int,
-        typer.Option(
-            "--memory-limit",
-            help="MB of address space one solve may add to its worker (0: no limit).",
-        ),
-    ] = defaults.MEMORY_LIMIT_MB,
+        int, typer.Option("--memory-limit", help=OPTION["memory_limit_mb"].help)
+    ] = OPTION["memory_limit_mb"].default,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -125,63 +114,32 @@ def run_command(
         int | None,
         typer.Option(
             min=0,
-            help="Untimed solves per cell before the timed repeats (without one, "
-            "repeat 0 ran 4-10% slower: first-touch page faults).",
-            show_default="1",
+            help=OPTION["warmup"].help,
+            show_default=str(OPTION["warmup"].default),
         ),
     ] = None,
     order_seed: Annotated[
-        int | None,
-        typer.Option(
-            help="Seed of the interleaved order (instance by instance, configs "
-            "rotated per instance); default a fresh one, recorded in meta.json.",
-        ),
+        int | None, typer.Option(help=OPTION["order_seed"].help)
     ] = None,
     adaptive: Annotated[
-        bool,
-        typer.Option(
-            "--adaptive/--no-adaptive",
-            help="Stop a cell's timed repeats once the ones left could not move "
-            "its median (wall, CPU and normalised time) by more than "
-            f"{defaults.ADAPTIVE:.0%}: a stable cell takes 2 of 3. --no-adaptive "
-            "takes all --repeats. The rows say how many were taken and why.",
-        ),
+        bool, typer.Option("--adaptive/--no-adaptive", help=OPTION["adaptive"].help)
     ] = True,
     min_sample_time: Annotated[
         float | None,
         typer.Option(
             "--min-sample-time",
             metavar="SECONDS",
-            help="Each timed repeat is one sample of at least this much CPU time: a "
-            "faster solve is timed as a loop of k back-to-back solves of the same "
-            "board (k found in the warm-up; the rows' loops column) right after k "
-            "untimed warm solves, and recorded as the sample over k. Batch external"
-            " programs get k lines of the board the same way; the start-up (the "
-            "goal board's line: reading, parsing, printing) is subtracted, so their"
-            " time is the search alone, where an in-process solver's includes its "
-            "Python entry (for the compiled ones the solvability check, array "
-            "conversion and move string: about 2-15 us a call). One-process-per-"
-            "board programs are timed one cold process per solve. The cell's first "
-            "solve is kept apart (first_cpu_seconds: cold, single-shot). 0: one "
-            "solve per sample.",
-            show_default=f"{defaults.MIN_SAMPLE_SECONDS:g}",
+            help=OPTION["min_sample_seconds"].help,
+            show_default=f"{OPTION['min_sample_seconds'].default:g}",
         ),
     ] = None,
     no_memory: Annotated[
-        bool, typer.Option("--no-memory", help="Skip the untimed memory pass.")
+        bool, typer.Option("--no-memory", help=OPTION["memory_pass"].help)
     ] = False,
-    keep_gc: Annotated[
-        bool,
-        typer.Option(
-            "--gc", help="Leave the garbage collector on during timed solves."
-        ),
-    ] = False,
+    gc: Annotated[bool, typer.Option("--gc", help=OPTION["gc"].help)] = False,
     setup_timeout: Annotated[
-        float,
-        typer.Option(
-            help="Seconds allowed for one solver set-up (tables, compilation)."
-        ),
-    ] = defaults.SETUP_TIMEOUT,
+        float, typer.Option(help=OPTION["setup_timeout"].help)
+    ] = OPTION["setup_timeout"].default,
     quiet: Annotated[
         bool,
         typer.Option(
@@ -249,7 +207,7 @@ def run_command(
     from harness.measure import runner
     from harness.measure.executors import ExecutorError
     from harness.measure.meta import advice
-    from harness.measure.plan import DEFAULT_ADAPTIVE, RunError
+    from harness.measure.plan import RunError
     from harness.measure.session import CLI_SPELLING, RunOptions, Session
 
     def typed(name: str, value: Any) -> Any:
@@ -265,11 +223,11 @@ def run_command(
         timeout=timeout,
         memory_limit_mb=typed("memory_limit", memory_limit),
         memory_pass=False if no_memory else None,
-        disable_gc=False if keep_gc else None,
+        gc=True if gc else None,
         setup_timeout=typed("setup_timeout", setup_timeout),
         warmup=warmup,
         order_seed=order_seed,
-        adaptive=typed("adaptive", DEFAULT_ADAPTIVE if adaptive else 0.0),
+        adaptive=typed("adaptive", OPTION["adaptive"].default if adaptive else 0.0),
         min_sample_seconds=min_sample_time,
         jobs=jobs,
         executor=typed("executor", executor),

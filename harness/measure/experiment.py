@@ -34,41 +34,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.core.defaults import MAX_MIN_SAMPLE_SECONDS as MAX_SAMPLE
 from harness.core.names import did_you_mean
-from harness.measure.plan import (
-    MAX_CELLS,
-    MAX_REPEATS,
-    option_problem,
-    too_many_cells,
-)
+from harness.core.options import OPTIONS
+from harness.measure.plan import MAX_CELLS, too_many_cells
 
 if TYPE_CHECKING:
     from harness.configs import SolverConfig
     from harness.results import RunMeta
 
-#: Top-level options: key -> (type check, words for the error)
-OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
-    "name": ((str,), "a string"),
-    "description": ((str,), "a string"),
-    "repeats": ((int,), f"a whole number from 1 to {MAX_REPEATS:,}"),
-    "timeout": ((int, float), "a positive number of seconds"),
-    "memory_limit_mb": ((int,), "a whole number of MB (0: no limit)"),
-    "memory": ((bool,), "true or false (the untimed memory pass)"),
-    "gc": ((bool,), "true or false (garbage collector on during timing)"),
-    "setup_timeout": ((int, float), "a positive number of seconds"),
-    "min_sample_seconds": (
-        (int, float),
-        f"0 to {MAX_SAMPLE:g} seconds (0: one solve per sample)",
-    ),
-    "jobs": ((int,), "a whole number of worker processes >= 0"),
-    "executor": ((str,), 'one of "local", "inline" or "dask"'),
-    "scheduler": ((str,), 'a Dask scheduler address such as "tls://HOST:8786"'),
-    "tls_ca": ((str,), "the path of the cluster's CA certificate (PEM)"),
-    "tls_cert": ((str,), "the path of the client's certificate (PEM)"),
-    "tls_key": ((str,), "the path of the client's private key (PEM)"),
-    "plugins": ((list,), "a list of module names or .py paths"),
+#: The keys an experiment file may set besides its grid: the run options it may
+#: set (harness.core.options, by their one names), and these.
+FILE_KEYS: dict[str, str] = {
+    "name": "a string",
+    "description": "a string",
+    "executor": 'one of "local", "inline" or "dask"',
+    "scheduler": 'a Dask scheduler address such as "tls://HOST:8786"',
+    "tls_ca": "the path of the cluster's CA certificate (PEM)",
+    "tls_cert": "the path of the client's certificate (PEM)",
+    "tls_key": "the path of the client's private key (PEM)",
 }
+#: The run options an experiment file may set.
+FILE_OPTIONS = {o.name: o for o in OPTIONS if o.in_file}
 GRID_KEYS = ("solvers", "heuristics", "params", "configs", "datasets")
 EXECUTORS = ("local", "inline", "dask")
 
@@ -169,23 +155,21 @@ def load(path: Path | str) -> Experiment:
     for key, value in top.items():
         if key in GRID_KEYS:
             continue
-        if key not in OPTIONS:
-            known = ", ".join([*GRID_KEYS, *OPTIONS, "[[grid]]"])
-            hint = did_you_mean(key, [*GRID_KEYS, *OPTIONS])
-            raise fail(key, None, f"unknown key {key!r}{hint} (known: {known})")
-        types, words = OPTIONS[key]
-        if isinstance(value, bool) and bool not in types or not isinstance(
-            value, types
-        ):
-            raise fail(key, None, f"{key} = {value!r}: must be {words}")
-        bad = (
-            (key == "min_sample_seconds" and not 0 <= value <= MAX_SAMPLE)
-            or (key == "executor" and value not in EXECUTORS)
+        known = [*GRID_KEYS, *FILE_OPTIONS, *FILE_KEYS]
+        if key not in known:
+            hint = did_you_mean(key, known)
+            raise fail(key, None, f"unknown key {key!r}{hint} (known: "
+                       f"{', '.join([*known, '[[grid]]'])})")  # fmt: skip
+        if key in FILE_OPTIONS:
+            # the checks the command line makes, said of this file and line
+            problem = FILE_OPTIONS[key].problem(value)
+            if problem:
+                raise fail(key, None, f"{key} = {value!r}: {problem}")
+        elif not isinstance(value, str) or (
+            (key == "executor" and value not in EXECUTORS)
             or (key == "scheduler" and (not value.strip() or " " in value.strip()))
-            or (key == "plugins" and not all(isinstance(p, str) for p in value))
-        )
-        if bad:
-            raise fail(key, None, f"{key} = {value!r}: must be {words}")
+        ):
+            raise fail(key, None, f"{key} = {value!r}: must be {FILE_KEYS[key]}")
         if key == "scheduler":
             from harness.measure.executors.dask.address import (
                 AddressError,
@@ -196,10 +180,6 @@ def load(path: Path | str) -> Experiment:
                 parse_address(value)
             except AddressError as err:
                 raise fail(key, None, f"{key} = {value!r}: {err.reason}") from None
-        # the ranges the command line checks, said of this file and line
-        problem = option_problem(key, value)
-        if problem:
-            raise fail(key, None, f"{key} = {value!r}: {problem}")
         exp.options[key] = value
     _check_executor(exp.options, fail)
     for key in ("tls_ca", "tls_cert", "tls_key"):  # relative to the file
@@ -285,15 +265,11 @@ def run_arguments(exp: Experiment) -> dict[str, Any]:
         "datasets": exp.dataset_specs,
         "pairs": exp.pair_set(),
     }
-    same = ("repeats", "timeout", "memory_limit_mb", "setup_timeout", "jobs",
-            "plugins", "scheduler", "min_sample_seconds")  # fmt: skip
-    out |= {key: o[key] for key in same if key in o}
+    out |= {key: o[key] for key in FILE_OPTIONS if key in o}  # the same names
+    if "scheduler" in o:
+        out["scheduler"] = o["scheduler"]
     if any(k in o for k in ("tls_ca", "tls_cert", "tls_key")):
         out["tls"] = (o.get("tls_ca"), o.get("tls_cert"), o.get("tls_key"))
-    if "memory" in o:
-        out["memory_pass"] = o["memory"]
-    if "gc" in o:
-        out["disable_gc"] = not o["gc"]
     if o.get("executor") == "inline":
         out["jobs"] = 0
     elif o.get("executor") == "dask":

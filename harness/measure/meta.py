@@ -106,7 +106,7 @@ def new_meta(
                 f"{plan.min_sample_seconds:g} s of CPU; 1 for slower solves), "
                 "seconds and cpu_seconds are the sample over loops; before it, in "
                 "this order: gc.collect(), the memory limit, "
-                + ("gc.disable(), " if plan.disable_gc else "")
+                + ("gc.disable(), " if not plan.gc else "")
                 + "the alarm, then a warm solve of the board (solves under "
                 f"{WARM_SOLVE_BELOW * 1e3:g} ms; before a sample of several loops, "
                 "as many solves in all) and nothing else; worker objects "
@@ -114,7 +114,7 @@ def new_meta(
                 "cell's first solve, timed alone (cold caches)"
                 if plan.min_sample_seconds > 0
                 else "one solve per repeat, after gc.collect(), the memory limit"
-                + (", gc.disable()" if plan.disable_gc else "")
+                + (", gc.disable()" if not plan.gc else "")
                 + " and a warm solve of the board (solves under "
                 f"{WARM_SOLVE_BELOW * 1e3:g} ms)"
             ),

@@ -13,90 +13,29 @@ from typing import Any
 
 from harness.configs import ConfigKey, SolverConfig, select_solvers
 from harness.core import defaults
-from harness.core.machine import core_count
+from harness.core.options import BY_NAME, INHERITED, option_problem
 from harness.datasets import Dataset, Instance
 from harness.measure.external import load_plugin
 from harness.measure.tasks import Pass
 from harness.puzzle import goal_name
 
-DEFAULT_REPEATS = defaults.REPEATS
-
-
-DEFAULT_MEMORY_LIMIT_MB = defaults.MEMORY_LIMIT_MB
-
-
-DEFAULT_SETUP_TIMEOUT = defaults.SETUP_TIMEOUT
-
-
 DEFAULT_OUT = defaults.RESULTS_DIR
 
 
-#: Upper bounds of --timeout / --setup-timeout (seconds) and --memory-limit (MB).
-#: Larger values overflow the alarm, the parent's poll or RLIMIT_AS somewhere
-#: below us; a day per solve and 1 TiB are far beyond any benchmark here.
-MAX_SECONDS = 86_400.0
-
-
-MAX_MEMORY_LIMIT_MB = 1_048_576
-#: Upper bound of --repeats and --warmup: every pass of every cell is planned up
-#: front (a billion repeats grew the parent to 1 GB in 15 s, silently); pyperf
-#: takes 20 values by default and 60 when rigorous, so 1,000 leaves room.
-MAX_REPEATS = 1_000
-MAX_WARMUP = 100
 #: Upper bound of a run's cells (config x instance): every cell is planned up
 #: front (a 10 KB experiment file of 10^6 configs ran --dry-run past 120 s and
 #: 1.7 GB); at ~1.5 ms of the harness's own time per cell, 10^6 cells are
 #: already 25 minutes before any solve. Larger sweeps are several runs (merge).
 MAX_CELLS = 1_000_000
-#: Worker processes per core this process may use, at most: beyond one per core
-#: workers wait for a core (their wall times with them), and each takes ~70 MB.
-MAX_JOBS_PER_CORE = 4
 
 
-def option_problem(name: str, value: Any) -> str | None:
-    """Why ``value`` is out of range for the run option ``name`` (repeats, warmup,
-    timeout, setup_timeout, memory_limit_mb, jobs; None: it is in range). One
-    place for the command line, the API and experiment files."""
-    if name in ("repeats", "warmup", "jobs", "memory_limit_mb") and (
-        isinstance(value, bool) or not isinstance(value, int)
-    ):
-        return "must be a whole number"
-    if name == "repeats" and not 1 <= value <= MAX_REPEATS:
-        return f"must be a whole number from 1 to {MAX_REPEATS:,}"
-    if name == "warmup" and not 0 <= value <= MAX_WARMUP:
-        return f"must be a whole number from 0 to {MAX_WARMUP:,}"
-    if name in ("timeout", "setup_timeout") and not 0 < value <= MAX_SECONDS:
-        return f"must be more than 0 and at most {MAX_SECONDS:,.0f} seconds (a day)"
-    if name == "memory_limit_mb" and not 0 <= value <= MAX_MEMORY_LIMIT_MB:
-        return f"must be 0 (no limit) to {MAX_MEMORY_LIMIT_MB:,} MB"
-    cores = core_count()
-    if name == "jobs" and not 0 <= value <= MAX_JOBS_PER_CORE * cores:
-        return (
-            f"must be 0 to {MAX_JOBS_PER_CORE * cores} here ({MAX_JOBS_PER_CORE} per "
-            f"core of the {cores} this process may use): more workers only wait "
-            "for a core, and each takes ~70 MB"
-        )
-    return None
-
-
-def check_option(flag: str, value: Any) -> None:
-    """RunError ``--flag VALUE: must be ...`` when ``value`` is out of range."""
-    problem = option_problem(flag.removeprefix("--").replace("-", "_"), value)
+def check_option(name: str, value: Any) -> None:
+    """RunError ``--flag VALUE: must be ...`` when ``value`` is out of range for
+    the option ``name`` (harness.core.options)."""
+    problem = option_problem(name, value)
     if problem:
         shown = f"{value:g}" if isinstance(value, float) else value
-        raise RunError(f"{flag} {shown}: {problem}")
-
-
-MAX_MIN_SAMPLE_SECONDS = defaults.MAX_MIN_SAMPLE_SECONDS
-
-
-DEFAULT_WARMUP = defaults.WARMUP
-
-
-DEFAULT_ADAPTIVE = defaults.ADAPTIVE
-
-
-DEFAULT_MIN_SAMPLE_SECONDS = defaults.MIN_SAMPLE_SECONDS
+        raise RunError(f"{BY_NAME[name].spelled} {shown}: {problem}")
 
 
 class RunError(Exception):
@@ -110,18 +49,18 @@ class Plan:
     configs: list[SolverConfig]
     datasets: list[Dataset]
     plugins: tuple[str, ...] = ()
-    repeats: int = DEFAULT_REPEATS
+    repeats: int = defaults.REPEATS
     timeout: float | None = None  # None: each solver's own budget_seconds
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB
+    memory_limit_mb: int | None = defaults.MEMORY_LIMIT_MB
     memory_pass: bool = True
-    disable_gc: bool = True
-    setup_timeout: float = DEFAULT_SETUP_TIMEOUT
+    gc: bool = False  # the collector left on during timed solves
+    setup_timeout: float = defaults.SETUP_TIMEOUT
     #: (dataset, instance id) -> optimum from the exact 3x3 oracle, when unlabelled
     oracle_optima: dict[tuple[str, str], int] = field(default_factory=dict)
     #: (config label, dataset name) pairs to run; None: every config on every
     #: dataset. An experiment file's union of grids is not a full product.
     pairs: set[tuple[str, str]] | None = None
-    warmup: int = DEFAULT_WARMUP
+    warmup: int = defaults.WARMUP
     #: time the reference solve after every timed repeat (harness.compare.noise)
     reference: bool = True
     #: pin worker i to core i, so a cell and its reference share a core's drift
@@ -135,7 +74,7 @@ class Plan:
     adaptive: float = 0.0
     #: a timed sample lasts at least this many CPU seconds: faster solves are
     #: timed as calibrated loops (harness.measure.sampling); 0: one solve each
-    min_sample_seconds: float = DEFAULT_MIN_SAMPLE_SECONDS
+    min_sample_seconds: float = defaults.MIN_SAMPLE_SECONDS
 
     def timeout_for(self, config: SolverConfig) -> float:
         return self.timeout if self.timeout is not None else config.spec.budget_seconds
@@ -151,32 +90,23 @@ class Plan:
         return self.oracle_optima.get((dataset.name, inst.id))
 
     def options(self, jobs: int) -> dict[str, Any]:
+        """meta.json's ``options``: every option under its one name
+        (harness.core.options), the configs and datasets, each config's time
+        limit and the workers."""
+        stored = {o.name: getattr(self, o.name) for o in INHERITED}
+        stored["plugins"] = list(self.plugins)
+        if self.pairs is None:
+            del stored["pairs"]
+        else:
+            stored["pairs"] = sorted([c, d] for c, d in self.pairs)
         return {
             "solvers": [c.label for c in self.configs],
             # the same configs as values, what a resume rebuilds the plan from
             "configs": [c.key.stored() for c in self.configs],
             "datasets": [d.name for d in self.datasets],
-            "plugins": list(self.plugins),
-            "repeats": self.repeats,
-            "timeout": self.timeout,
+            **stored,
             "timeout_by_config": {c.label: self.timeout_for(c) for c in self.configs},
-            "memory_limit_mb": self.memory_limit_mb,
-            "memory_pass": self.memory_pass,
-            "gc_disabled_during_timing": self.disable_gc,
-            "setup_timeout": self.setup_timeout,
             "jobs": jobs,
-            **(
-                {"pairs": sorted([c, d] for c, d in self.pairs)}
-                if self.pairs is not None
-                else {}
-            ),
-            "warmup": self.warmup,
-            "reference": self.reference,
-            "pin": self.pin,
-            "interleave": self.interleave,
-            "order_seed": self.order_seed,
-            "adaptive": self.adaptive,
-            "min_sample_seconds": self.min_sample_seconds,
         }
 
 
@@ -274,61 +204,33 @@ def make_plan(
     datasets: str | Dataset | Sequence[str | Dataset] = "default",
     *,
     plugins: Iterable[str] = (),
-    repeats: int = DEFAULT_REPEATS,
-    timeout: float | None = None,
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
-    memory_pass: bool = True,
-    disable_gc: bool = True,
-    setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
     use_oracle: bool = True,
-    pairs: set[tuple[str, str]] | None = None,
-    warmup: int = DEFAULT_WARMUP,
-    reference: bool = True,
-    pin: bool = True,
-    interleave: bool = True,
-    order_seed: int | None = None,
-    adaptive: float = DEFAULT_ADAPTIVE,
-    min_sample_seconds: float = DEFAULT_MIN_SAMPLE_SECONDS,
+    **options: Any,
 ) -> Plan:
     """Resolve names into a :class:`Plan`; RunError (one line) on bad input.
+    ``options``: the run options by their names (harness.core.options; those not
+    given take their defaults), each checked as the command line checks it.
     ``order_seed`` None: a fresh one, recorded in meta.json."""
-    check_option("--repeats", repeats)
-    check_option("--warmup", warmup)
-    if not 0 <= adaptive < 1:  # also refuses nan
-        raise RunError(f"adaptive tolerance {adaptive}: must be 0 (off) to under 1")
-    if not 0 <= min_sample_seconds <= MAX_MIN_SAMPLE_SECONDS:  # also refuses nan
-        raise RunError(
-            f"--min-sample-time {min_sample_seconds}: must be 0 (one solve per "
-            f"sample) to {MAX_MIN_SAMPLE_SECONDS:g} seconds"
-        )
-    if timeout is not None:
-        check_option("--timeout", timeout)
-    check_option("--setup-timeout", setup_timeout)
-    if memory_limit_mb is not None:
-        problem = option_problem("memory_limit_mb", memory_limit_mb)
-        if problem:
-            raise RunError(f"--memory-limit {memory_limit_mb}: {problem}")
-    if memory_limit_mb == 0:
-        memory_limit_mb = None  # 0 means no limit
+    unknown = sorted(set(options) - set(BY_NAME))
+    if unknown:
+        raise TypeError(f"make_plan() got unknown options {', '.join(unknown)}")
+    values = {o.name: options.get(o.name, o.default) for o in INHERITED}
+    del values["plugins"]
+    for name, value in values.items():
+        check_option(name, value)
+    if values["memory_limit_mb"] == 0:
+        values["memory_limit_mb"] = None  # 0 means no limit
+    if values["order_seed"] is None:
+        values["order_seed"] = random.randrange(2**31)
+    if values["pairs"] is not None:
+        values["pairs"] = {tuple(p) for p in values["pairs"]}
+    values["min_sample_seconds"] = float(values["min_sample_seconds"])
     plugin_targets = resolve_plugins(plugins)
     plan = Plan(
         configs=resolve_solvers(solvers),
         datasets=resolve_datasets(datasets),
         plugins=plugin_targets,
-        repeats=repeats,
-        timeout=timeout,
-        memory_limit_mb=memory_limit_mb,
-        memory_pass=memory_pass,
-        disable_gc=disable_gc,
-        setup_timeout=setup_timeout,
-        pairs=set(pairs) if pairs is not None else None,
-        warmup=warmup,
-        reference=reference,
-        pin=pin,
-        interleave=interleave,
-        order_seed=random.randrange(2**31) if order_seed is None else order_seed,
-        adaptive=adaptive,
-        min_sample_seconds=float(min_sample_seconds),
+        **values,
     )
     cells = count_cells(plan.configs, plan.datasets, plan.pairs)
     if cells > MAX_CELLS:

@@ -11,11 +11,10 @@ from typing import Any
 
 from harness import results as res
 from harness.core.machine import core_count
+from harness.core.options import INHERITED, stored_problem
 from harness.datasets import Dataset
 from harness.measure.plan import (
     DEFAULT_OUT,
-    DEFAULT_REPEATS,
-    DEFAULT_SETUP_TIMEOUT,
     Plan,
     RunError,
     oracle_optima,
@@ -37,11 +36,18 @@ def find_run(run_id: str, out: Path | str = DEFAULT_OUT) -> Path:
 
 
 def plan_from_meta(
-    meta: dict[str, Any], datasets: Sequence[Dataset] | None = None
+    meta: dict[str, Any],
+    datasets: Sequence[Dataset] | None = None,
+    where: str = res.META_FILE,
 ) -> Plan:
     """Rebuild the plan of a stored run for resuming; RunError if its datasets or
-    solver sources changed since (mixing them would make the run dishonest)."""
+    solver sources changed since (mixing them would make the run dishonest), or
+    an option stored in it (``where``: its meta.json) is one the command line
+    would refuse: each is checked again, as it was when the run began."""
     opts = meta.get("options") or {}
+    problem = stored_problem(opts, where)
+    if problem:
+        raise RunError(problem)
     try:
         plugins = resolve_plugins(opts.get("plugins", []))
         configs = stored_configs(opts)
@@ -67,25 +73,15 @@ def plan_from_meta(
                 f"solver {c.label}'s source changed since the run started; "
                 "start a new run instead of mixing results of two versions"
             )
-    plan = Plan(
-        configs=configs,
-        datasets=list(datasets),
-        plugins=plugins,
-        repeats=int(opts.get("repeats", DEFAULT_REPEATS)),
-        timeout=opts.get("timeout"),
-        memory_limit_mb=opts.get("memory_limit_mb"),
-        memory_pass=bool(opts.get("memory_pass", True)),
-        disable_gc=bool(opts.get("gc_disabled_during_timing", True)),
-        setup_timeout=float(opts.get("setup_timeout", DEFAULT_SETUP_TIMEOUT)),
-        pairs={(c, d) for c, d in opts["pairs"]} if opts.get("pairs") else None,
-        warmup=int(opts.get("warmup", 0)),
-        reference=bool(opts.get("reference", False)),
-        pin=bool(opts.get("pin", False)),
-        interleave=bool(opts.get("interleave", False)),
-        order_seed=int(opts.get("order_seed", 0)),
-        adaptive=float(opts.get("adaptive", 0.0)),
-        min_sample_seconds=float(opts.get("min_sample_seconds", 0.0)),
-    )
+    # every option under its one name (harness.core.options); a hand-made file
+    # may lack some: they take their defaults
+    values = {o.name: opts.get(o.name, o.default) for o in INHERITED}
+    values.pop("plugins")
+    if values["order_seed"] is None:
+        values["order_seed"] = 0
+    if values["pairs"] is not None:
+        values["pairs"] = {(c, d) for c, d in values["pairs"]} or None
+    plan = Plan(configs=configs, datasets=list(datasets), plugins=plugins, **values)
     plan.oracle_optima = oracle_optima(plan.datasets)
     return plan
 
@@ -127,7 +123,7 @@ def _open_for_resume(run_id, run_dir, lock, jobs, argv, datasets, repair):
             f"{meta.stored_version} and cannot be resumed by this harness "
             f"(version {res.SCHEMA_VERSION})"
         )
-    plan = plan_from_meta(stored, datasets)
+    plan = plan_from_meta(stored, datasets, str(run_dir / res.META_FILE))
     try:
         dropped = res.repair_rows(run_dir)
         rejected = res.quarantine_rows(run_dir) if repair else 0

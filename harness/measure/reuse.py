@@ -46,8 +46,13 @@ class ReuseError(ValueError):
 
 
 def _load(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """A run's meta.json, migrated (its options compared under this version's
+    names), and its rows."""
     try:
-        return res.read_meta(run_dir), res.read_row_dicts(run_dir)
+        meta = res.read_meta(run_dir)
+        return res.migrate(meta, str(run_dir / res.META_FILE)), res.read_row_dicts(
+            run_dir
+        )
     except res.ResultsError as err:
         raise ReuseError(str(err)) from None
 

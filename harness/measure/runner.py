@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from harness import results as res
 from harness.core.machine import core_count
+from harness.core.options import IN_TASK
 from harness.measure.eta import Backlog, Pace
 from harness.measure.executors import Executor, ExecutorError
 from harness.measure.executors.inline import InlineExecutor
@@ -262,15 +263,11 @@ def execute(
                 goal=cell.instance.goal,
                 passes=todo,
                 timeout=plan.timeout_for(cell.config),
-                memory_limit_mb=plan.memory_limit_mb,
-                setup_timeout=plan.setup_timeout,
-                disable_gc=plan.disable_gc,
                 dataset=cell.dataset.name,
                 instance=cell.instance.id,
-                reference=plan.reference,
                 block=cell.block,
-                adaptive=plan.adaptive,
-                min_sample_seconds=plan.min_sample_seconds,
+                # the options a worker needs, under their one names
+                **{o.name: getattr(plan, o.name) for o in IN_TASK},
             )
             by_task[task.id] = cell
             tasks.append(task)

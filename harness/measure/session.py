@@ -24,19 +24,13 @@ from typing import Any
 from harness import results as res
 from harness.core.machine import core_count
 from harness.measure.executors import Executor
+from harness.core.options import INHERITED, OPTIONS, option_problem
 from harness.measure.plan import (
-    DEFAULT_ADAPTIVE,
-    DEFAULT_MEMORY_LIMIT_MB,
-    DEFAULT_MIN_SAMPLE_SECONDS,
     DEFAULT_OUT,
-    DEFAULT_REPEATS,
-    DEFAULT_SETUP_TIMEOUT,
-    DEFAULT_WARMUP,
     Cell,
     Plan,
     RunError,
     make_plan,
-    option_problem,
     plan_cells,
     resolve_datasets,
 )
@@ -61,7 +55,7 @@ class RunOptions:
     timeout: float | None = None  # seconds per solve (None: each solver's budget)
     memory_limit_mb: int | None = None  # 0: no limit
     memory_pass: bool | None = None
-    disable_gc: bool | None = None
+    gc: bool | None = None  # True: the collector stays on during timed solves
     setup_timeout: float | None = None
     warmup: int | None = None
     order_seed: int | None = None
@@ -90,15 +84,11 @@ class RunOptions:
     executor_factory: Callable[[int, Path], Executor] | None = None
 
 
-#: How ``harness run`` spells each option (for messages).
-CLI_SPELLING = {
-    "solvers": "--solvers", "datasets": "--datasets", "plugins": "--plugin",
-    "programs": "--exec", "repeats": "--repeats", "timeout": "--timeout",
-    "memory_limit_mb": "--memory-limit", "memory_pass": "--no-memory",
-    "disable_gc": "--gc", "setup_timeout": "--setup-timeout", "warmup": "--warmup",
-    "order_seed": "--order-seed", "adaptive": "--adaptive/--no-adaptive",
-    "min_sample_seconds": "--min-sample-time",
-    "jobs": "--jobs", "executor": "--executor", "scheduler": "--scheduler",
+#: How ``harness run`` spells each option (for messages): the run options'
+#: flags (harness.core.options), then the options of this session.
+CLI_SPELLING = {o.name: o.spelled for o in OPTIONS} | {
+    "solvers": "--solvers", "datasets": "--datasets", "programs": "--exec",
+    "executor": "--executor", "scheduler": "--scheduler",
     "tls": "--tls-ca/--tls-cert/--tls-key", "security": "security",
     "out": "--out", "resume": "--resume", "repair": "--repair", "reuse": "--reuse",
     "dry_run": "--dry-run", "config": "--config",
@@ -106,10 +96,7 @@ CLI_SPELLING = {
 
 #: Options a resumed run takes from its own meta.json: giving one is an error.
 FROM_THE_STORED_RUN = (
-    "solvers", "datasets", "plugins", "programs", "repeats", "timeout",
-    "memory_limit_mb", "memory_pass", "disable_gc", "setup_timeout", "warmup",
-    "order_seed", "adaptive", "min_sample_seconds", "reference", "pin",
-    "interleave", "pairs",
+    "solvers", "datasets", "programs", *(o.name for o in INHERITED),
 )  # fmt: skip
 
 
@@ -239,34 +226,21 @@ class Session:
     # ---- the plan
 
     def make_plan(self) -> Plan:
-        """The plan of a new run (the defaults filled in)."""
-        o = self.options
-        solvers = o.solvers if o.solvers is not None else "all"
-        if o.programs and o.solvers is None:
+        """The plan of a new run (the options not given take their defaults)."""
+        opts = self.options
+        solvers = opts.solvers if opts.solvers is not None else "all"
+        if opts.programs and opts.solvers is None:
             # --exec alone runs the programs it names, not every solver
             solvers = ",".join(
-                p.partition("=")[0].partition(":")[0] for p in o.programs
+                p.partition("=")[0].partition(":")[0] for p in opts.programs
             )
+        given = {o.name: getattr(opts, o.name) for o in INHERITED
+                 if o.name != "plugins" and getattr(opts, o.name) is not None}  # fmt: skip
         return make_plan(
             solvers,
-            o.datasets if o.datasets is not None else "default",
-            plugins=[*(o.plugins or ()), *(f"exec:{p}" for p in o.programs or ())],
-            repeats=_default(o.repeats, DEFAULT_REPEATS),
-            timeout=o.timeout,
-            memory_limit_mb=_default(o.memory_limit_mb, DEFAULT_MEMORY_LIMIT_MB),
-            memory_pass=_default(o.memory_pass, True),
-            disable_gc=_default(o.disable_gc, True),
-            setup_timeout=_default(o.setup_timeout, DEFAULT_SETUP_TIMEOUT),
-            warmup=_default(o.warmup, DEFAULT_WARMUP),
-            reference=_default(o.reference, True),
-            pin=_default(o.pin, True),
-            interleave=_default(o.interleave, True),
-            order_seed=o.order_seed,
-            pairs=o.pairs,
-            adaptive=_default(o.adaptive, DEFAULT_ADAPTIVE),
-            min_sample_seconds=_default(
-                o.min_sample_seconds, DEFAULT_MIN_SAMPLE_SECONDS
-            ),
+            opts.datasets if opts.datasets is not None else "default",
+            plugins=[*(opts.plugins or ()), *(f"exec:{p}" for p in opts.programs or ())],
+            **given,
         )
 
     @property
@@ -472,10 +446,6 @@ class Session:
         (idempotent); the caller's report, if any, comes first."""
         if self.run_dir is not None:
             unlock_run(self.run_dir)
-
-
-def _default(value: Any, default: Any) -> Any:
-    return default if value is None else value
 
 
 def _datasets_in_memory(o: RunOptions, name: str) -> bool:

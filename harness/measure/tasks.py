@@ -90,7 +90,7 @@ class Task:
     timeout: float  # seconds per solve call
     memory_limit_mb: int | None  # address space one solve may add (RLIMIT_AS)
     setup_timeout: float = SETUP_TIMEOUT
-    disable_gc: bool = True  # gc.disable() around the timed call
+    gc: bool = False  # True: no gc.disable() around the timed call
     dataset: str = ""
     instance: str = ""
     #: time the reference solve after every timed repeat (same worker, same core)

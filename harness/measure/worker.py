@@ -390,7 +390,7 @@ class Worker(MemoryPass):
         and cools the caches, so it never runs between a warm solve and its sample."""
         gc.collect()
         self._limit_memory(task.memory_limit_mb)
-        if task.disable_gc:
+        if not task.gc:
             gc.disable()  # collections triggered by earlier garbage are noise
 
     def _first_solve(self, task: Task, config, heuristic, g: Grid) -> Attempt:

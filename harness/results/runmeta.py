@@ -154,9 +154,17 @@ def _from_v5(data: dict[str, Any]) -> None:
             info.setdefault("guarantee", "optimal" if optimal else "none")
 
 
+def _from_v6(data: dict[str, Any]) -> None:
+    """7 stored every run option under its one name (harness.core.options):
+    options.gc_disabled_during_timing became options.gc, its negation."""
+    options = data.get("options")
+    if isinstance(options, dict) and "gc_disabled_during_timing" in options:
+        options["gc"] = not options.pop("gc_disabled_during_timing")
+
+
 #: version -> the step that brings a meta.json of that version to the next one.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], None]] = {
-    1: _from_v1, 2: _from_v2, 3: _from_v3, 4: _from_v4, 5: _from_v5,
+    1: _from_v1, 2: _from_v2, 3: _from_v3, 4: _from_v4, 5: _from_v5, 6: _from_v6,
 }  # fmt: skip
 
 

@@ -57,7 +57,7 @@ def test_adding_one_heuristic_runs_only_its_cells(tmp_path) -> None:
 def test_config_file_runs_its_union_and_is_kept_with_the_run(tmp_path) -> None:
     exp = tmp_path / "exp.toml"
     exp.write_text(
-        'datasets = ["8-seeds"]\nrepeats = 1\nmemory = false\njobs = 1\n\n'
+        'datasets = ["8-seeds"]\nrepeats = 1\nmemory_pass = false\njobs = 1\n\n'
         '[[grid]]\nsolvers = ["astar_dict"]\nheuristics = ["manhattan", "misplaced"]\n\n'
         '[[grid]]\nconfigs = ["bfs"]\ndatasets = ["8-seeds-spiral"]\n'
     )
@@ -89,9 +89,9 @@ def test_config_errors_are_one_line(tmp_path) -> None:
     assert bad.output.strip() == (
         f"error: {exp}: line 3: unknown key 'repaets' (did you mean 'repeats'?) "
         "(known: solvers, heuristics, params, "
-        "configs, datasets, name, description, repeats, timeout, memory_limit_mb, "
-        "memory, gc, setup_timeout, min_sample_seconds, jobs, executor, scheduler, "
-        "tls_ca, tls_cert, tls_key, plugins, [[grid]])"
+        "configs, datasets, plugins, repeats, timeout, memory_limit_mb, "
+        "memory_pass, gc, setup_timeout, warmup, min_sample_seconds, jobs, name, "
+        "description, executor, scheduler, tls_ca, tls_cert, tls_key, [[grid]])"
     )
     both = invoke("--config", exp, "--solvers", "bfs")
     assert both.exit_code == 2 and "drop --solvers" in both.output
@@ -112,7 +112,7 @@ def test_resume_keeps_the_pairs(tmp_path) -> None:
 
 
 DASK_FILE = (
-    'solvers = ["bfs"]\ndatasets = ["8-seeds"]\nrepeats = 1\nmemory = false\n'
+    'solvers = ["bfs"]\ndatasets = ["8-seeds"]\nrepeats = 1\nmemory_pass = false\n'
     'executor = "dask"\nscheduler = "tcp://127.0.0.1:9"\n'
 )
 
@@ -155,7 +155,7 @@ def test_python_api_runs_an_experiment_file(tmp_path) -> None:
     assert sorted(set(zip(rows.config, rows.dataset, strict=True))) == [
         ("bfs", "8-seeds"), ("table", "8-seeds-spiral")
     ]
-    assert "memory" not in set(rows.measure)  # memory = false, from the file
+    assert "memory" not in set(rows.measure)  # memory_pass = false, from the file
     meta, _ = read_run(run)
     assert (run / "experiment.toml").read_text() == exp.read_text()
     assert meta["experiment"]["sha256"] == hashlib.sha256(exp.read_bytes()).hexdigest()

@@ -90,7 +90,7 @@ def test_bad_selections_are_one_line_errors(tmp_path, dataset_file):
     )
     assert_one_line_error(
         harness("run", "--solvers", "bfs", "--min-sample-time", "-1", "--out", out),
-        "--min-sample-time -1.0: must be 0 (one solve per sample) to 10 seconds",
+        "--min-sample-time -1: must be 0 (one solve per sample) to 10 seconds",
     )
     assert list(tmp_path.iterdir()) == []  # nothing was created for a bad command
 

@@ -78,7 +78,7 @@ datasets = ["8-mini", "8-seeds"]
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\n\nrepeats = 0\n',
          "line 4: repeats = 0: must be a whole number from 1 to 1,000"),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\ntimeout = "10"\n',
-         "line 3: timeout = '10': must be a positive number"),
+         "line 3: timeout = '10': must be more than 0 and at most 86,400 seconds"),
         ('datasets = ["8-seeds"]\nsolvers = ["bfz"]\n',
          "line 2: unknown solver 'bfz'"),
         ('solvers = ["bfs"]\n\ndatasets = ["8-nope"]\n',
@@ -101,10 +101,11 @@ datasets = ["8-mini", "8-seeds"]
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "dask"\n'
          'scheduler = ""\n', "line 4: scheduler = '': must be a Dask scheduler address"),
         ('solvers = ["bfs"\n', "not valid TOML"),
-        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nmemory = 1\n',
-         "line 3: memory = 1: must be true or false"),
+        ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nmemory_pass = 1\n',
+         "line 3: memory_pass = 1: must be true or false"),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nmin_sample_seconds = -0.1\n',
-         "line 3: min_sample_seconds = -0.1: must be 0 to 10 seconds"),
+         "line 3: min_sample_seconds = -0.1: must be 0 (one solve per sample) to 10 "
+         "seconds"),
     ],
 )  # fmt: skip
 def test_bad_files_name_the_line(tmp_path, text, message) -> None:
@@ -121,7 +122,7 @@ datasets = ["8-seeds"]
 executor = "dask"
 scheduler = "tcp://10.0.0.5:8786"
 repeats = 2
-memory = false
+memory_pass = false
 gc = true
 """))  # fmt: skip
     args = experiment.run_arguments(exp)
@@ -131,7 +132,7 @@ gc = true
     assert args["datasets"] == ["8-seeds"]
     assert args["pairs"] == {("bfs", "8-seeds")}
     assert args["repeats"] == 2
-    assert args["memory_pass"] is False and args["disable_gc"] is False
+    assert args["memory_pass"] is False and args["gc"] is True
     assert "min_sample_seconds" not in args  # the run's default applies
     timed = experiment.load(_write(tmp_path, 'solvers = ["bfs"]\n'
                                    'datasets = ["8-seeds"]\nmin_sample_seconds = 0\n'))

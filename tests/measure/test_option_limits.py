@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
+from harness.core import options
 from harness.core.machine import core_count
-from harness.measure import plan as planning
 from harness.measure.executors.local import LocalPool
 
 
@@ -59,7 +59,7 @@ def test_out_of_range_values_in_an_experiment_file_name_its_line(tmp_path, line,
 
 def test_jobs_have_an_upper_bound_and_sharing_cores_is_said(tmp_path):
     cores = core_count()
-    most = planning.MAX_JOBS_PER_CORE * cores
+    most = options.MAX_JOBS_PER_CORE * cores
     got = CliRunner().invoke(app, [
         "run", "--solvers", "table", "--datasets", "8-seeds", "--jobs",
         str(most + 1), "--out", str(tmp_path),
