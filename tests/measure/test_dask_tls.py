@@ -7,6 +7,7 @@ address checks need no cluster."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import signal
@@ -27,6 +28,17 @@ from harness.measure.executors.dask import address as where
 from harness.puzzle import goal_board, grid
 
 distributed = pytest.importorskip("distributed", reason="needs the dask extra")
+
+
+class _Records(logging.Handler):
+    """Every log record handed to it, kept."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
 
 
 def one_line_error(result, *fragments: str) -> str:
@@ -54,11 +66,69 @@ def run_cli(tmp_path: Path, *args: str):
         ("tcp://127.0.0.1:99999", "port '99999' is not a number from 1 to 65535"),
         ("tls://127.0.0.1:9", "tls:// needs the cluster's CA and a client certificate"),
         ("tcp://127.0.0.1:9", "--scheduler tcp://127.0.0.1:9: cannot connect"),
+        # was "tcp://[:]:1 ... Name or service not known" (issue 35 item 15)
+        ("tcp://[::1", "expected tcp://[IPV6]:PORT, e.g. tcp://[::1]:8786"),
+        ("tcp://::1:8786", "an IPv6 address goes in brackets: tcp://[::1]:8786"),
+        ("tcp://[nope]:1", "expected tcp://[IPV6]:PORT"),
+        ("tcp://127.0.0.1:1_0", "port '1_0' is not a number from 1 to 65535"),
     ],
 )
 def test_bad_scheduler_addresses_are_one_line_at_once(tmp_path, scheduler, said):
     """Were internal errors; nothing listening took the 30 s connect timeout."""
     one_line_error(run_cli(tmp_path, "--scheduler", scheduler), said)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "banner, said",
+    [
+        (None, "accepts connections but sent no Dask handshake within 1.5 s"),
+        (b"SSH-2.0-OpenSSH_9.2p1\r\n", "not a Dask scheduler: it answered 'SSH-2.0-'"),
+        (b"HTTP/1.1 400 Bad Request\r\n\r\n",
+         "not a Dask scheduler: it answered 'HTTP/1.1'"),  # fmt: skip
+        (b"", "closed the connection without a Dask handshake"),
+    ],
+)
+def test_a_port_that_is_no_scheduler_is_one_line_in_bounded_time(
+    tmp_path, monkeypatch, banner, said
+):
+    """A silent port hung inside distributed.Client() (killed after 150 s); an SSH
+    or HTTP banner was `internal error: MemoryError: Unable to allocate 3.07 EiB`
+    (issue 35 item 8). A server socket on loopback plays each."""
+    import socket
+    import threading
+    import time
+
+    from harness.measure.executors.dask import client
+
+    monkeypatch.setattr(client, "CONNECT_TIMEOUT", 1.5)
+    server = socket.create_server(("127.0.0.1", 0))
+    held = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            if banner is not None:
+                conn.sendall(banner)
+            if banner == b"":
+                conn.close()
+            else:
+                held.append(conn)  # silent: kept open, never answering
+
+    threading.Thread(target=serve, daemon=True).start()
+    port = server.getsockname()[1]
+    started = time.monotonic()
+    try:
+        one_line_error(run_cli(tmp_path, "--scheduler", f"tcp://127.0.0.1:{port}"),
+                       f"--scheduler tcp://127.0.0.1:{port}: {said}")  # fmt: skip
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+    assert time.monotonic() - started < 30
     assert list(tmp_path.iterdir()) == []
 
 
@@ -148,7 +218,8 @@ def test_a_tls_cluster_runs_refuses_strangers_and_its_faults_stop_resumably(
         patience = "harness.measure.executors.dask.client.CONNECT_TIMEOUT"
         monkeypatch.setattr(patience, 3.0)
         stranger = run_cli(tmp_path / "s", "--scheduler", address.replace("tls", "tcp"))
-        assert stranger.exit_code == 2 and "cannot reach a scheduler" in stranger.output
+        assert stranger.exit_code == 2  # TLS waits for the client to speak first:
+        assert "sent no Dask handshake within 3 s" in stranger.output  # said so
         monkeypatch.setattr(patience, 60.0)
 
         # every worker dies mid-run: a resumable stop, not a silent wait
@@ -174,8 +245,14 @@ def test_a_tls_cluster_runs_refuses_strangers_and_its_faults_stop_resumably(
             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         ))  # fmt: skip
-        with pytest.raises(runner.RunStopped, match="lost the Dask scheduler") as b:
-            harness.run(["kills_scheduler"], [one], **common)
+        heard = _Records()  # Dask's client logged ~40 lines of traceback to stderr
+        logging.getLogger("distributed.client").addHandler(heard)  # (issue 35)
+        try:
+            with pytest.raises(runner.RunStopped, match="lost the Dask scheduler") as b:
+                harness.run(["kills_scheduler"], [one], **common)
+        finally:
+            logging.getLogger("distributed.client").removeHandler(heard)
         assert f"0 of 1 cells stored in {b.value.run_dir}" in str(b.value)
+        assert heard.records == []  # our one `stopped:` line says it
         assert procs[0].poll() is not None  # (the scheduler is gone indeed)
         os.killpg(procs[-1].pid, signal.SIGTERM)

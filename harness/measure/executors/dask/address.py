@@ -12,10 +12,14 @@ says at once (not after the 30 s connect timeout) that nothing listens there.
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from harness.core.numbers import NumberError, parse_int
 
 #: Protocols the harness speaks to a scheduler.
 SCHEMES = ("tcp", "tls")
@@ -75,13 +79,38 @@ def parse_address(text: str) -> Address:
         raise AddressError(
             shown, f"unknown protocol {scheme + '://'!r} (use tcp:// or tls://)"
         )
-    host, colon, port = rest.rpartition(":")
-    host = host.strip("[]")
-    if not colon or not host or "/" in rest:
-        raise AddressError(shown, f"expected {scheme}://HOST:PORT")
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise AddressError(shown, f"port {port!r} is not a number from 1 to 65535")
-    return Address(scheme, host, int(port))
+    if rest.startswith("["):  # an IPv6 literal: [HOST]:PORT
+        host, bracket, tail = rest[1:].partition("]")
+        colon, port = tail[:1], tail[1:]
+        if not bracket or colon != ":" or not _is_ipv6(host):
+            raise AddressError(shown, f"expected {scheme}://[IPV6]:PORT, e.g. "
+                               f"{scheme}://[::1]:8786")  # fmt: skip
+    else:
+        host, colon, port = rest.rpartition(":")
+        if ":" in host:
+            raise AddressError(shown, f"an IPv6 address goes in brackets: "
+                               f"{scheme}://[{host}]:{port}")  # fmt: skip
+        if not colon or not host or not _HOST.fullmatch(host):
+            raise AddressError(shown, f"expected {scheme}://HOST:PORT")
+    try:
+        number = parse_int(port, "port", minimum=1, maximum=65535)
+    except NumberError:
+        raise AddressError(
+            shown, f"port {port!r} is not a number from 1 to 65535"
+        ) from None
+    return Address(scheme, host, number)
+
+
+#: A host name or IPv4 address (IPv6 literals go in brackets).
+_HOST = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?")
+
+
+def _is_ipv6(host: str) -> bool:
+    try:
+        ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def is_loopback(host: str) -> bool:
@@ -157,14 +186,60 @@ def security_for(
     return configured
 
 
-def probe(address: Address, timeout: float = PROBE_SECONDS) -> None:
-    """AddressError at once when nothing accepts connections at ``address``."""
+def probe(
+    address: Address, timeout: float = PROBE_SECONDS, answer_timeout: float = 0.0
+) -> None:
+    """AddressError at once when nothing accepts connections at ``address``; on
+    tcp://, with ``answer_timeout``, also when what accepts them does not greet
+    like a Dask scheduler within that many seconds (see :func:`_greeting`)."""
+    shown = f"--scheduler {address}"
     try:
-        with socket.create_connection((address.host, address.port), timeout=timeout):
-            pass
+        with socket.create_connection(
+            (address.host, address.port), timeout=timeout
+        ) as conn:
+            if address.scheme == "tcp" and answer_timeout > 0:
+                problem = _greeting(conn, answer_timeout)
+                if problem:
+                    raise AddressError(shown, problem)
     except OSError as err:
         why = err.strerror or type(err).__name__
         if isinstance(err, TimeoutError):
             why = f"no answer within {timeout:g} s"
-        shown = f"--scheduler {address}"
         raise AddressError(shown, f"cannot connect ({why})") from None
+
+
+#: Largest first message taken for a Dask handshake (a few hundred bytes of
+#: msgpack); Dask itself allocates whatever the first 8 bytes say, so an SSH or
+#: HTTP banner there made it ask for exbibytes (MemoryError).
+MAX_GREETING = 1 << 20
+
+
+def _greeting(conn: socket.socket, timeout: float) -> str | None:
+    """Why the peer is not a Dask scheduler (None: it may be). A scheduler writes
+    its handshake as soon as it accepts (``distributed.comm.core``): 8 bytes of
+    message length, then the message. Silence within ``timeout`` seconds, a
+    closed connection or an implausible length is refused here, in bounded time
+    and memory, before Dask's client would wait or allocate for it."""
+    conn.settimeout(timeout)
+    head = b""
+    try:
+        while len(head) < 8:
+            more = conn.recv(8 - len(head))
+            if not more:
+                break
+            head += more
+    except TimeoutError:
+        return (
+            f"accepts connections but sent no Dask handshake within {timeout:g} s "
+            "(no Dask scheduler, or one that wants tls://)"
+        )
+    except OSError as err:
+        return f"connection failed during the handshake ({err.strerror or err})"
+    if len(head) < 8:
+        return "closed the connection without a Dask handshake (not a scheduler?)"
+    (length,) = struct.unpack("<Q", head)
+    if not 0 < length <= MAX_GREETING:
+        said = head.decode("ascii", errors="replace")
+        shown = "".join(c if c.isprintable() else "?" for c in said)
+        return f"not a Dask scheduler: it answered {shown!r}..."
+    return None

@@ -28,6 +28,8 @@ from harness.measure.executors.dask.batching import (
 from harness.measure.executors.dask.cluster import (
     DaskSetupError,
     import_distributed,
+    quiet_client_logs,
+    restore_logs,
     start_local_cluster,
 )
 from harness.measure.executors.dask.environment import (
@@ -128,6 +130,7 @@ class DaskExecutor:
         self.programs = program_needs(plugins)
         self._plain: str | None = None  # plain tcp to another machine
         self._program_warnings: list[str] = []
+        self._logs: dict[str, int] = {}  # Dask's log levels before ours
         try:
             if scheduler is None:
                 n = host_info()["cpu_count"] if jobs is None else jobs
@@ -136,7 +139,9 @@ class DaskExecutor:
             else:
                 where = parse_address(scheduler)
                 self._plain = plain_warning(where)
-                probe(where)  # nothing listening: said now, not after the timeout
+                # nothing listening, or no scheduler: said now, in bounded time
+                probe(where, answer_timeout=connect_timeout)
+                self._logs = quiet_client_logs()
                 self._client = distributed.Client(
                     str(where), timeout=f"{connect_timeout}s", security=security
                 )
@@ -552,6 +557,8 @@ class DaskExecutor:
             except Exception:
                 pass
             restore_environ(self.environ)  # a nanny restarting a worker set them
+        restore_logs(self._logs)
+        self._logs = {}
         self._tasks = []
 
 

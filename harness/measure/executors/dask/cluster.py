@@ -56,6 +56,29 @@ def import_distributed():
     return distributed
 
 
+#: Loggers of the Dask client side that print to stderr (levels from Dask's
+#: ``distributed.logging`` configuration).
+CLIENT_LOGGERS = ("distributed", "distributed.client")
+
+
+def quiet_client_logs() -> dict[str, int]:
+    """Keep Dask's client-side log records off the terminal (the previous levels,
+    for :func:`restore_logs`). A lost scheduler made ``distributed.client`` log
+    ~40 lines of traceback before our one ``stopped:`` line; every fault the
+    run can stop on is said by the harness, in one line, with a resume line."""
+    previous = {}
+    for name in CLIENT_LOGGERS:
+        logger = logging.getLogger(name)
+        previous[name] = logger.level
+        logger.setLevel(logging.CRITICAL + 1)
+    return previous
+
+
+def restore_logs(previous: dict[str, int]) -> None:
+    for name, level in previous.items():
+        logging.getLogger(name).setLevel(level)
+
+
 @contextlib.contextmanager
 def sigint_ignored() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
