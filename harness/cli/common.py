@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -69,6 +71,29 @@ if _flag_type is not None and hasattr(_flag_type, "display_type_rich"):
 
 class UserError(Exception):
     """Bad input or a failed precondition: printed as one line, exit status 2."""
+
+
+def stdout_failed(err: OSError) -> bool:
+    """Whether ``err`` is the standard output failing (a full disk or device, an
+    I/O error): no file named, and file descriptor 1 fails too: a write of
+    nothing to it fails (a device such as /dev/full), or it is a file on a full
+    file system. (A failed write drops what was buffered, so flushing again tells
+    nothing.) The caller then says so in one line, instead of naming no file."""
+    if err.filename is not None or err.errno not in _OUTPUT_ERRNOS:
+        return False
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False  # not a real file (a test's capture)
+    try:
+        os.write(fd, b"")
+        full = os.fstatvfs(fd)
+    except OSError:
+        return True
+    return full.f_bavail == 0 or full.f_favail == 0
+
+
+_OUTPUT_ERRNOS = (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from harness.core import defaults
-from harness.cli.common import app, fail, load_plugins, run_dir
+from harness.cli.common import app, fail, load_plugins, run_dir, stdout_failed
 
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 
@@ -128,6 +128,8 @@ def report(
     except ReportError as err:
         raise fail(str(err)) from None
     except OSError as err:
+        if stdout_failed(err):
+            raise  # said once, by harness.cli.main
         raise fail(f"{err.filename or out}: {err.strerror}") from None
     _warn_incomplete(dirs)  # (after the report: an unreadable run is one error)
     if format is not None:
