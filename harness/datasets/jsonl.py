@@ -28,6 +28,7 @@ from pathlib import Path
 
 from harness.core.files import write_atomic
 from harness.core.jsontext import loads
+from harness.core.numbers import NumberError, take_int
 from harness.datasets.labels import oracle_labeller
 from harness.datasets.model import (
     FORMAT,
@@ -52,6 +53,11 @@ from harness.puzzle import (
     parse_board,
     parse_size,
 )
+
+
+#: Longest optimal_length read (no board of the sizes here, up to 5x5, needs a
+#: thousandth of it; a larger value is a typo or an overflow waiting in int64).
+MAX_MOVES = 1_000_000
 
 
 def make_dataset(
@@ -242,8 +248,11 @@ def parse_dataset(
         if not isinstance(header[key], kind):
             raise fail(f"header {key!r} must be a {kind.__name__}", 1)
     seed = header["seed"]
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise fail(f"header 'seed' must be an integer or null, not {seed!r}", 1)
+    if seed is not None:
+        try:
+            take_int(seed, "seed")
+        except NumberError as err:
+            raise fail(f"header {err}; expected an integer or null", 1) from None
 
     check = _optimum_checker(goal, g) if check_optima else None
     instances: list[Instance] = []
@@ -330,9 +339,10 @@ def _parse_instance(
         )
     length, source = record["optimal_length"], record["optimal_source"]
     if length is not None:
-        if not isinstance(length, int) or isinstance(length, bool) or length < 0:
-            raise fail(f"optimal_length {length!r} is not a count of moves", number,
-                       ident)
+        try:
+            take_int(length, "optimal_length", minimum=0, maximum=MAX_MOVES)
+        except NumberError as err:
+            raise fail(f"{err} (a count of moves)", number, ident) from None
         if not solvable:
             raise fail(f"optimal_length {length} on an unsolvable board", number, ident)
         if not isinstance(source, str) or not _valid_source(source):
