@@ -247,4 +247,19 @@ def compare_frames(
             )
     if thresholds.check_time:
         compare_times(base_rows, new_rows, both, comp)
+    comp.winners = _winners(base_meta, base_rows, new_meta, new_rows)
     return comp
+
+
+def _winners(base_meta: dict, base_rows: pd.DataFrame, new_meta: dict,
+             new_rows: pd.DataFrame) -> list[str]:  # fmt: skip
+    """Each block's winner in the first run of each side (the verdict of
+    :mod:`harness.analysis.verdict`, as the runs' own reports name it)."""
+    from harness.analysis import analysis_view, instances
+    from harness.analysis.verdict import verdicts, winner_changes
+
+    said = []
+    for meta, rows in ((base_meta, base_rows), (new_meta, new_rows)):
+        first = rows[rows["_run"] == 0] if "_run" in rows.columns else rows
+        said.append(verdicts(instances(analysis_view(first)), meta))
+    return winner_changes(*said)

@@ -224,6 +224,9 @@ class Comparison:
     #: The same time verdict per (config, dataset, "solvable" | "unsolvable"), for
     #: tables that show datasets separately (``harness report A B``).
     parts: dict[tuple[str, str, str], TimeVerdict] = field(default_factory=dict)
+    #: Each block's winner in both runs, as :mod:`harness.analysis.verdict`
+    #: chooses it: "8-mini (solvable): X in both" or "...: X in base, Y in new".
+    winners: list[str] = field(default_factory=list)
 
     @property
     def regressions(self) -> list[str]:
@@ -262,6 +265,7 @@ class Comparison:
             "matched_cells": self.matched_cells,
             "warnings": self.warnings,
             "notes": self.notes,
+            "winners": self.winners,
             "configs": {
                 k: {**asdict(v), "time": asdict(v.time) if v.time else None}
                 for k, v in self.configs.items()

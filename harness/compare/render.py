@@ -116,6 +116,10 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         if len(items) > max_changes:
             more = f"... and {len(items) - max_changes} more (--format json lists all)"
             out.append(f"- {more}" if md else f"  {more}")
+    if comp.winners:
+        out += ["", "### winner per block (fastest optimal search)" if md
+                else "winner per block (fastest optimal search):"]  # fmt: skip
+        out += [f"- {w}" if md else f"  {w}" for w in comp.winners]
     out.append("")
     regressions = comp.regressions
     # which clock the time verdicts judged (harness compare --time)

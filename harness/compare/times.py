@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from harness.analysis.verdict import ratio_words
 from harness.compare.model import (
     CELL_KEY,
     CLOCK_WORDS,
@@ -222,11 +223,8 @@ def _verdict(
         text = f"not timed ({why})"
     else:
         clock = CLOCK_WORDS[metric]  # the verdict names the clock it judged
-        if 1 / 1.005 < ratio < 1.005:
-            size = f"same {clock}"
-        else:
-            size = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
-            size += f" in {clock}"
+        size = ratio_words(ratio)
+        size = f"same {clock}" if size == "same speed" else f"{size} in {clock}"
         if instances < th.min_instances:
             # a handful of instances cannot tell a change from the run's drift
             text = (f"too few instances ({instances} timed, need "

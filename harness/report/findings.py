@@ -7,13 +7,19 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from harness.analysis import aggregate
-from harness.analysis.aggregate import sig
 from harness.analysis import (
     ANSWERED,
     NOISE,
     PROBLEMS,
     Run,
+)
+from harness.analysis.verdict import ratio_words, run_verdicts
+from harness.report.quality import quality_findings
+from harness.results import (
+    STATE_KEPT,
+    contradicted_labels,
+    contradiction_text,
+    incomplete_sentence,
 )
 from harness.results.placement import (
     cell_hosts,
@@ -22,20 +28,16 @@ from harness.results.placement import (
     mixed_models_warning,
     model_differences,
 )
-from harness.report.quality import quality_findings
-from harness.results import (
-    STATE_KEPT,
-    contradicted_labels,
-    contradiction_text,
-    incomplete_sentence,
-)
 
 # ----------------------------------------------------------- what stands out
 
 
-def findings(run: Run) -> list[str]:
-    """Plain sentences about one run, computed from its rows and meta.json: speed
-    first, then wrong answers, failures, memory-pass failures, refusals."""
+def findings(run: Run, verdicts: bool = True) -> list[str]:
+    """Plain sentences about one run, computed from its rows and meta.json: the
+    verdict per block (:mod:`harness.analysis.verdict`; ``verdicts=False`` leaves
+    it out, for a page that shows it above), then wrong answers, failures,
+    memory-pass failures, configs not optimal by design (compiled and pure-Python
+    twins and datasets together), refusals."""
     speed, wrong, failed, memory, design, skips = [], [], [], [], [], []
     inst = run.instances()
     head = []
@@ -55,7 +57,8 @@ def findings(run: Run) -> list[str]:
     head += lost_batch_sentences(run.meta)
     head += mixed_models_warning(run.meta, f"Run {run.run_id}")
     head += hosts_sentence(run.meta, f"Run {run.run_id}")
-    speed.extend(aggregate.fair_findings(aggregate.run_fair(run), NOISE, _lookups(run)))
+    if verdicts:
+        speed.extend(v.sentence() for v in run_verdicts(run))
     speed.extend(quality_findings(inst))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
@@ -91,9 +94,10 @@ def findings(run: Run) -> list[str]:
         if len(skipped):
             skips.append((config, dataset, len(skipped), skipped.message.iloc[0]))
         claims = (run.meta.get("solvers") or {}).get(config, {}).get("optimal")
-        (wrong if claims else design).extend(
-            _optimality(config, dataset, cells, claims)
-        )
+        if claims:
+            wrong.extend(_wrong_paths(config, dataset, cells))
+        elif claims is False:
+            design.extend(_by_design(config, dataset, cells))
         mem_bad = cells[
             cells.status.isin(ANSWERED)
             & cells.memory_status.notna()
@@ -105,7 +109,8 @@ def findings(run: Run) -> list[str]:
                 f"{_n(len(mem_bad), 'instance')} of {dataset} that the timed pass "
                 f"answered ({_names(mem_bad.instance)})."
             )
-    return head + speed + wrong + failed + memory + design + _skip_sentences(skips)
+    return (head + speed + wrong + failed + memory + _design_sentences(design)
+            + _skip_sentences(skips))  # fmt: skip
 
 
 def _skip_sentences(skips: list[tuple[str, str, int, str]]) -> list[str]:
@@ -136,45 +141,59 @@ def _skip_sentences(skips: list[tuple[str, str, int, str]]) -> list[str]:
     return out
 
 
-def _lookups(run: Run) -> frozenset[str]:
-    """Configs whose solver looks answers up instead of searching (meta.json's
-    ``search: false``; runs stored before that field: the ``table`` solver)."""
-    solvers = run.meta.get("solvers") or {}
-    return frozenset(
-        c for c, s in solvers.items() if not s.get("search", s.get("solver") != "table")
-    )
-
-
-def _optimality(
-    config: str, dataset: str, cells: pd.DataFrame, claims: bool | None
-) -> list[str]:
+def _wrong_paths(config: str, dataset: str, cells: pd.DataFrame) -> list[str]:
+    """A config that claims optimality and returned a longer path: a bug."""
     solved = cells[(cells.status == "solved") & cells.is_optimal.notna()]
     worse = solved[solved.is_optimal == 0]
+    if worse.empty:
+        return []
+    r = (
+        worse.assign(excess=worse.path_length - worse.optimal_length)
+        .sort_values("excess", ascending=False)
+        .iloc[0]
+    )
+    return [
+        f"{config} claims to be optimal but returned a longer path on "
+        f"{len(worse)} of {len(solved)} solved instances of {dataset} "
+        f"({r.instance}: {int(r.path_length)} moves, optimum "
+        f"{int(r.optimal_length)}): a bug in the solver or its heuristic."
+    ]
+
+
+def _by_design(config: str, dataset: str, cells: pd.DataFrame) -> list[tuple]:
+    """(config, dataset, optimal answers, solved, worst excess moves) of a config
+    not optimal by design, where the optimum is known."""
+    solved = cells[(cells.status == "solved") & cells.is_optimal.notna()]
     if solved.empty:
         return []
-    if len(worse) and claims:
-        r = (
-            worse.assign(excess=worse.path_length - worse.optimal_length)
-            .sort_values("excess", ascending=False)
-            .iloc[0]
-        )
-        return [
-            f"{config} claims to be optimal but returned a longer path on "
-            f"{len(worse)} of {len(solved)} solved instances of {dataset} "
-            f"({r.instance}: {int(r.path_length)} moves, optimum "
-            f"{int(r.optimal_length)}): a bug in the solver or its heuristic."
+    worse = solved[solved.is_optimal == 0]
+    excess = int((worse.path_length - worse.optimal_length).max()) if len(worse) else 0
+    return [(config, dataset, len(solved) - len(worse), len(solved), excess)]
+
+
+def _design_sentences(design: list[tuple]) -> list[str]:
+    """One sentence per group of configs not optimal by design whose answers
+    agree on every dataset (a compiled solver and its pure-Python twin find the
+    same paths): the datasets together, not one sentence each."""
+    per_config: dict[str, list[tuple]] = {}
+    for config, dataset, good, solved, excess in design:
+        per_config.setdefault(config, []).append((dataset, good, solved, excess))
+    alike: dict[tuple, list[str]] = {}
+    for config, facts in per_config.items():
+        alike.setdefault(tuple(facts), []).append(config)
+    out = []
+    for facts, configs in alike.items():
+        parts = [
+            f"{good} of {solved} solved boards of {dataset}"
+            + (f" (worst {excess} moves over)" if excess else "")
+            for dataset, good, solved, excess in facts
         ]
-    if claims is False:
-        excess = worse.path_length - worse.optimal_length
-        text = (
-            f"{config} (not optimal by design) found an optimal path on "
-            f"{len(solved) - len(worse)} of {len(solved)} solved instances of "
-            f"{dataset}"
+        who = " and ".join(configs) if len(configs) < 3 else ", ".join(configs)
+        out.append(
+            f"{who} (not optimal by design) found an optimal path on "
+            + "; ".join(parts) + "."
         )
-        if len(worse):
-            text += f"; the worst was {int(excess.max())} moves longer than optimal"
-        return [text + "."]
-    return []
+    return out
 
 
 def compare_findings(runs: Sequence[Run], table: pd.DataFrame) -> list[str]:
@@ -238,7 +257,7 @@ def _cell_changes(r: pd.Series) -> list[str]:
         )
     if r.compared and abs(math.log(r.time_ratio)) > math.log1p(NOISE):
         text = (
-            f"{where}: {_ratio_words(r.time_ratio)} in {r.new_run} than in "
+            f"{where}: {ratio_words(r.time_ratio)} in {r.new_run} than in "
             f"{r.old_run} (geometric mean of {r.compared} per-instance "
             f"median {r.metric} ratios, {_interval(r)})"
         )
@@ -265,11 +284,6 @@ def _interval(r: pd.Series) -> str:
     if str(r.get("verdict", "")).startswith("too few instances"):
         what = f"too few instances ({int(r.compared)}) to call it"
     return f"95% interval {r.time_low:.2f}-{r.time_high:.2f}, {what}"
-
-
-def _ratio_words(ratio: float) -> str:
-    """0.5 -> '2.00x faster', 2 -> '2.00x slower' (ratio = new / old time)."""
-    return f"{sig(1 / ratio)}x faster" if ratio < 1 else f"{sig(ratio)}x slower"
 
 
 def _n(count: float, noun: str) -> str:

@@ -16,6 +16,7 @@ first, and a note says which.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,12 +24,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from harness.analysis import PROBLEMS, Run, aggregate, skipped_reasons
+from harness.analysis.verdict import run_verdicts
 from harness.report.tables import quality_varies
 from harness.results.columns import shown_in_summary
 
 #: (key, header, right-aligned). Headers carry their unit.
 COLUMNS = (
     ("config", "config", False),
+    ("place", "place", False),
     ("solved", "solved", True),
     ("optimal", "optimal", True),
     ("quality", "len/opt", True),
@@ -50,10 +53,13 @@ def table_columns() -> tuple[tuple[str, str, bool], ...]:
 
 #: The order in which columns are left out when a table is too wide (registered
 #: columns go before these).
-DROP_FIRST = ("gmean_ms", "optimal", "skipped", "quality", "nodes", "median_ms",
-              "solved")  # fmt: skip
+DROP_FIRST = ("median_ms", "optimal", "skipped", "quality", "nodes", "place",
+              "gmean_ms", "solved")  # fmt: skip
 LEGEND = (
-    "solved: boards answered of those run (an unsolvable board counts when proved "
+    "place: among the optimal searches that answered every common board at the "
+    "optimum, by geometric mean time (bounded searches ranked apart; a lookup is "
+    "not a search); solved: boards answered of those run (an unsolvable board "
+    "counts when proved "
     "so); optimal: answers of optimal length; median ms, gmean ms (geometric mean, "
     "milliseconds of wall time per solve) and median nodes (boards expanded) are "
     "over the boards every config answered in that block, never a config's own "
@@ -69,13 +75,15 @@ QUALITY_LEGEND = (
 
 @dataclass(frozen=True, slots=True)
 class SummaryBlock:
-    """One dataset (or its solvable / unsolvable part): a title, one row of display
-    strings per config that ran (keys of :data:`COLUMNS`) and the configs that
-    declined every cell, with a reason."""
+    """One dataset (or its solvable / unsolvable part): a title (the verdict's
+    header: boards, common boards, configs that answered none), the verdict's
+    sentence, one row of display strings per config that ran (keys of
+    :data:`COLUMNS`) and the configs that declined every cell, with a reason."""
 
     title: str
     rows: list[dict[str, str]]
     declined: list[tuple[str, str]] = field(default_factory=list)
+    verdict: str = ""
 
     def frame(self, keys: Sequence[str]) -> pd.DataFrame:
         """The rows as a table of strings under the display headers of ``keys``
@@ -91,22 +99,22 @@ def summary_blocks(run: Run) -> list[SummaryBlock]:
     table = aggregate.run_summary(run)
     quality = quality_varies(table)
     reasons = {(c, d): r for c, d, _, r in skipped_reasons(run.stored)}
+    said = {v.dataset: v for v in run_verdicts(run)}
     blocks = []
     for dataset, cells in table.groupby("dataset", sort=False):
         ran = cells[cells["instances"] > cells["skipped"]]
         gone = cells[cells["instances"] == cells["skipped"]]
-        common = int(ran["common_n"].max()) if len(ran) else 0
-        total = int(cells["instances"].max())
-        title = (
-            f"{dataset}: {total} instance{'s' * (total != 1)}"
-            + (f", {common} answered by every config" if len(ran) > 1 else "")
-        )
+        verdict = said.get(str(dataset))
         declined = [
             (c, reasons.get((c, str(d)), "declined"))
             for c, d in zip(gone["config"], gone["dataset_name"], strict=True)
         ]
-        rows = [_row(r, quality) for r in ran.to_dict("records")]
-        blocks.append(SummaryBlock(title, rows, declined))
+        places = verdict.places() if verdict else {}
+        rows = [_row(r, quality) | {"place": places.get(r["config"], "")}
+                for r in ran.to_dict("records")]  # fmt: skip
+        title = verdict.header() if verdict else str(dataset)
+        sentence = verdict.sentence() if verdict else ""
+        blocks.append(SummaryBlock(title, rows, declined, sentence))
     return blocks
 
 
@@ -195,6 +203,12 @@ def summary_text(
         for line in skipped:
             text += textwrap.wrap(line, width, initial_indent="  ",
                                   subsequent_indent="    ")  # fmt: skip
+    said = [b.verdict for b in blocks if b.verdict]
+    if said:  # last, where the terminal leaves it in sight
+        text += ["", "Verdict (the fastest optimal search per block):"]
+        for line in said:
+            text += textwrap.wrap(line, width, initial_indent="- ",
+                                  subsequent_indent="  ")  # fmt: skip
     return "\n".join(text)
 
 
@@ -209,20 +223,41 @@ def legend_lines(keys: Sequence[str]) -> list[str]:
 
 
 def skip_lines(run: Run) -> list[str]:
-    """One line per config and dataset whose cells the solver declined: how many
-    and the most common reason (reasons that differ only by the instance, e.g. its
-    depth, are counted as similar rather than listed one by one)."""
-    grouped: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    """One line per group of configs the solver declined for the same kind of
+    reason on the same datasets: who, where, how many boards each, and one reason
+    (reasons that differ only by the instance or the heuristic's name are
+    counted as alike)."""
+    return [
+        f"{r['config']} on {r['datasets']} ({r['boards']} boards"
+        f"{' each' if ', ' in r['config'] else ''}): {r['reason']}"
+        for r in skip_rows(run)
+    ]
+
+
+def skip_rows(run: Run) -> list[dict[str, str]]:
+    """The declined cells, grouped as :func:`skip_lines` says: dicts with
+    ``config`` (several joined by commas), ``datasets``, ``boards`` (each) and
+    ``reason`` (the first config's)."""
+    per_config: dict[str, list[tuple[str, int, str]]] = {}
     for config, dataset, count, reason in skipped_reasons(run.stored):
-        grouped.setdefault((config, dataset), []).append((count, reason))
-    out = []
-    for (config, dataset), reasons in grouped.items():
-        total = sum(count for count, _ in reasons)
-        _, reason = max(reasons, key=lambda cr: cr[0])
-        more = len(reasons) - 1
-        also = f" (+{more} similar reason{'s' * (more > 1)})" if more else ""
-        out.append(f"{config} on {dataset} ({total} instances): {reason}{also}")
-    return out
+        per_config.setdefault(config, []).append((dataset, count, reason))
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    first_reason: dict[tuple[str, str, str], str] = {}
+    for config, entries in per_config.items():
+        datasets = ", ".join(dict.fromkeys(d for d, _, _ in entries))
+        boards = str(sum(n for _, n, _ in entries))
+        _, _, reason = max(entries, key=lambda e: e[1])
+        # The reason names the heuristic or solver; strip it to group alike ones.
+        alike = reason.replace(config.split("[")[-1].rstrip("]"), "*")
+        alike = re.sub(r"\d+x\d+ boards", "* boards", alike)
+        key = (datasets, boards, alike)
+        groups.setdefault(key, []).append(config)
+        first_reason.setdefault(key, reason)
+    return [
+        {"config": ", ".join(configs), "datasets": datasets, "boards": boards,
+         "reason": first_reason[(datasets, boards, alike)]}
+        for (datasets, boards, alike), configs in groups.items()
+    ]  # fmt: skip
 
 
 def nodes(value: float | None) -> str:

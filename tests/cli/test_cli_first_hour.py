@@ -117,10 +117,11 @@ def test_quiet_prints_the_summary_and_the_run_directory_only(quiet_run):
     out, proc = quiet_run
     assert proc.stderr == ""
     lines = proc.stdout.splitlines()
-    assert lines[0] == "8-seeds: 3 instances"
-    assert lines[1].split()[:4] == ["config", "solved", "optimal", "median"]
+    assert lines[0] == "8-seeds: 3 boards"
+    assert lines[1].split()[:4] == ["config", "place", "solved", "optimal"]
     assert lines[3].startswith("good_bfs ")
-    assert lines[4].startswith("solved: boards answered")  # the legend
+    assert lines[4].startswith("place: among the optimal searches")  # the legend
+    assert "Verdict (the fastest optimal search per block):" in lines
     assert lines[-1].startswith(str(out))
     assert all(len(x) <= 80 for x in lines[:-1])  # COLUMNS=80
 

@@ -761,3 +761,17 @@ def test_cli_unreadable_rows_are_incomparable_not_a_traceback(tmp_path, base_run
     result = invoke(str(base_run), str(new))
     assert result.exit_code == 2
     assert "rows.csv: line 1: columns do not match" in result.stderr
+
+
+def test_the_winner_per_block_is_the_verdicts_in_both_runs() -> None:
+    """compare names each block's winner as the runs' reports do: on the fixtures'
+    8-depths, astar_dict[manhattan] in run A (greedy is faster but not optimal),
+    bidir_bfs in run B."""
+    from where import DATA
+
+    from harness.compare import compare_runs, render
+
+    comp = compare_runs(DATA / "run_fixture", DATA / "run_fixture_b")
+    assert comp.winners == ["8-depths: astar_dict[manhattan] in base, bidir_bfs in new"]
+    assert "winner per block (fastest optimal search):" in render(comp)
+    assert json.loads(render(comp, "json"))["winners"] == comp.winners

@@ -58,12 +58,13 @@ def test_the_summary_fits_the_width_with_units_and_whole_names(
     long = "astar_dict[a_much_longer_heuristic_name] "
     assert any(ln.startswith(long) for ln in lines)
     # solvable and unsolvable boards of one dataset are two blocks, as in the report
-    assert "8-depths (solvable): 4 instances" in text
-    assert "8-depths (unsolvable): 2 instances" in text
+    assert "8-depths (solvable): 4 boards" in text
+    assert "8-depths (unsolvable): 2 boards" in text
     if columns == 80:
-        assert "Left out to fit 80 columns: gmean ms" in text.replace("\n", " ")
+        assert "Left out to fit 80 columns: median ms" in text.replace("\n", " ")
     else:
-        assert "gmean ms" in lines[1] and "Left out" not in text
+        # the verdict's place and the time it ranks by stay; the median goes first
+        assert "place" in lines[1] and "gmean ms" in lines[1]
 
 
 def test_a_narrow_width_keeps_the_config_column(mixed_run: Path) -> None:
