@@ -4,6 +4,8 @@
 - :mod:`.findings`: what stands out, in plain words;
 - :mod:`.tables`: display names, number formatting, Markdown / text / HTML tables;
 - :mod:`.plots`: the figures (matplotlib, imported only when files are written);
+- :mod:`.first_screen`: what a report opens with: the verdict per block
+  (:mod:`harness.analysis.verdict`) and the podium;
 - :mod:`.document`: ``write_report`` (report.md, report.html, plots/*.png) and the
   ``harness report --format`` summaries.
 """

@@ -75,7 +75,11 @@ def _long_repeats(run: Run) -> int | None:
 
 
 def _plain(value: Any) -> str:
-    """Lists and dicts from meta.json as people write them, not as Python reprs."""
+    """Values from meta.json as people write them, not as Python reprs."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, list | tuple):
         return ", ".join(map(_plain, value)) if value else "none"
     if isinstance(value, dict):
@@ -115,29 +119,31 @@ def setup_table(run: Run) -> pd.DataFrame | None:
     )
 
 
-def options_text(opts: dict[str, Any]) -> str:
-    """Run options as people read them: solvers and datasets have rows of their own,
-    and per-config timeouts are grouped by value."""
-    shown = []
+def options_frame(opts: dict[str, Any]) -> pd.DataFrame:
+    """A run's options, one row each, as people read them: lists joined, per-config
+    timeouts grouped by value, the parsed configs left out (the solvers row has
+    them)."""
+    rows = []
     for key, value in opts.items():
-        if key in ("solvers", "datasets"):
+        if key == "configs":
             continue
         if key == "timeout_by_config" and isinstance(value, dict):
             by_value: dict[Any, list[str]] = {}
             for config, seconds in value.items():
                 by_value.setdefault(seconds, []).append(config)
             common = max(by_value, key=lambda v: len(by_value[v]), default=None)
-            parts = [
-                f"{v} s: {', '.join(sorted(c))}"
-                for v, c in sorted(by_value.items(), key=lambda kv: str(kv[0]))
-                if v != common
-            ]
+            parts = [f"{v} s: {', '.join(sorted(c))}"
+                     for v, c in sorted(by_value.items(), key=lambda kv: str(kv[0]))
+                     if v != common]  # fmt: skip
             if common is not None:
-                parts.append(f"{common} s: the others" if parts else f"{common} s")
-            shown.append(f"timeouts: {'; '.join(parts)}")
+                parts.append(f"{common} s: the others" if parts else f"{common} s each")
+            rows.append(("timeout per config", "; ".join(parts)))
             continue
-        shown.append(f"{key}={_plain(value)}")
-    return "; ".join(shown) or "–"
+        if key == "solvers" and isinstance(value, list):
+            rows.append(("solvers", f"{len(value)} configs: " + ", ".join(value)))
+            continue
+        rows.append((key.replace("_", " "), _plain(value)))
+    return pd.DataFrame(rows, columns=["option", "value"])
 
 
 def hosts_table(run: Run) -> pd.DataFrame | None:
@@ -167,11 +173,7 @@ def runs_table(runs: list[Run]) -> pd.DataFrame:
     """One column per run, one row per fact (transposed: long values wrap)."""
     cols = {}
     for run in runs:
-        m, git, opts = (
-            run.meta,
-            run.meta.get("git") or {},
-            run.meta.get("options") or {},
-        )
+        m, git = run.meta, run.meta.get("git") or {}
         commit = str(git.get("commit") or "?")[:10] + (
             " (dirty)" if git.get("dirty") else ""
         )
@@ -186,7 +188,7 @@ def runs_table(runs: list[Run]) -> pd.DataFrame:
             "CPU": f"{m.get('cpu_model', '?')} (x{m.get('cpu_count', '?')})"
             + (" (the client's: see where the cells were measured)"
                if hosts_table(run) is not None else ""),  # fmt: skip
-            "options": options_text(opts),
+            "options": "listed below",
             "datasets": ", ".join(sorted(m.get("datasets") or {}))
             or ", ".join(sorted(run.rows["dataset"].unique())),
             "configs": ", ".join(sorted(run.rows["config"].unique())),

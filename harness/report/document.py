@@ -3,7 +3,8 @@
 Reads ``results/<run_id>/`` (``meta.json`` + ``rows.csv``, see
 ``results/README.md``) and nothing else: it never imports a solver or the
 runner. :func:`write_report` writes ``report.md``, ``report.html`` (plots embedded
-as data URIs, inline CSS, no scripts, nothing fetched) and ``plots/*.png``.
+as data URIs, inline CSS, one inline script that sorts and filters the tables,
+nothing fetched) and ``plots/*.png``.
 
 How the numbers are made is :data:`HOW_TO_READ`, printed at the end of every report.
 """
@@ -24,14 +25,20 @@ from harness.core.files import real_dir, write_atomic
 from harness.report.about import (
     hosts_table,
     method_text,
+    options_frame,
     runs_table,
     setup_table,
 )
 from harness.report.comparison import comparison_table
 from harness.report.findings import compare_findings, findings
+from harness.report.first_screen import (
+    podium_section,
+    skipped_frame,
+    verdict_section,
+)
 from harness.report.render import Section, html_page, markdown_page
 from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
-from harness.report.summary_table import legend_lines, skip_lines, summary_columns
+from harness.report.summary_table import legend_lines, summary_columns
 from harness.report.summary_table import summary_blocks as summary_blocks_of
 from harness.report.tables import (
     PARTS,
@@ -60,7 +67,8 @@ HOW_TO_READ = (
     f"Scores (Downward Lab's): per instance 1 at or below a floor, 0 at or beyond "
     f"the limit or when not answered (failures and skips alike), log-scaled between: "
     f"log(limit / v) / log(limit / floor); summed per config. Time: floor "
-    f"{aggregate.TIME_FLOOR_S * 1e3:g} ms, limit the run's time limit; nodes "
+    f"{aggregate.TIME_FLOOR_S * 1e6:g} us (below every real solve, so a fast "
+    f"lookup and a fast search never tie), limit the run's time limit; nodes "
     f"expanded: floor {aggregate.EXPANDED_FLOOR:g}, limit "
     f"{aggregate.EXPANDED_LIMIT:g}. A score counts both speed and coverage.",
     "Effective branching factor b* solves N + 1 = 1 + b* + b*^2 + ... + b*^d, with "
@@ -246,21 +254,24 @@ class Report:
     # ---- sections every report has
 
     def stands_out(self, first: Sequence[str] = ()) -> Section:
-        """The findings of the newest run (``first``: bullets before them)."""
-        stands = Section("What stands out", bullets=list(first))
+        """The findings of the newest run (``first``: bullets before them), the
+        verdict left out (it opens the page); past :data:`FINDINGS_SHOWN`
+        bullets, the rest behind a disclosure."""
+        bullets = list(first)
         for run in self.runs[-1:]:
             prefix = f"{run.label}: " if self.several else ""
-            stands.bullets.extend(
+            bullets.extend(
                 prefix + (s[:1].lower() + s[1:] if prefix else s)
-                for s in findings(run)
+                for s in findings(run, verdicts=False)
             )
         skipped = [f.title for f in self.figures if f.skipped]
         if skipped:
-            stands.bullets.append(
+            bullets.append(
                 "Not drawn for lack of data (reasons under Plots): "
                 f"{'; '.join(skipped)}."
             )
-        return stands
+        return Section("What stands out", bullets=bullets[:FINDINGS_SHOWN],
+                       more=bullets[FINDINGS_SHOWN:])  # fmt: skip
 
     def results(self) -> list[Section]:
         """Per dataset answers and cost, then coverage and scores: one section per
@@ -270,7 +281,8 @@ class Report:
             sec = Section(
                 f"Results per dataset: {run.label}"
                 if self.several
-                else "Results per dataset"
+                else "Results per dataset",
+                closed=True,  # long: the summary above has the same numbers
             )
             table_run = aggregate.run_summary(run)
             for dataset, cells in table_run.groupby("dataset", sort=True):
@@ -305,10 +317,13 @@ class Report:
     def about(self) -> Section:
         """Last: readers come for the results; the facts that make them
         reproducible (commit, machine, options, set-up) follow."""
-        about = Section("Runs")
+        about = Section("Runs", closed=True)
         about.tables.append(("", runs_table(self.runs)))
         for run in self.runs:
             label = f" of {run.label}" if self.several else ""
+            about.tables.append(
+                (f"Options{label}", options_frame(run.meta.get("options") or {}))
+            )
             hosts = hosts_table(run)
             if hosts is not None:
                 about.tables.append((f"Where the cells{label} were measured", hosts))
@@ -322,8 +337,13 @@ class Report:
     def how_to_read(self) -> Section:
         return Section(
             "How to read the numbers",
+            closed=True,
             bullets=[*(method_text(run) for run in self.runs), *HOW_TO_READ],
         )
+
+
+#: Findings shown before the fold.
+FINDINGS_SHOWN = 8
 
 
 class SummaryReport(Report):
@@ -338,9 +358,13 @@ class SummaryReport(Report):
         return f"Benchmark report: {self.runs[0].run_id}"
 
     def sections(self) -> list[Section]:
+        run = self.runs[0]
+        podium = podium_section(run)
         return [
+            verdict_section(run),
+            *([podium] if podium else []),
             self.stands_out(),
-            _summary_section(self.runs[0]),
+            _summary_section(run),
             *self.results(),
             self.plots(),
             self.about(),
@@ -363,7 +387,10 @@ class ComparisonReport(Report):
         return f"Benchmark comparison of {len(self.runs)} runs"
 
     def sections(self) -> list[Section]:
+        newest = verdict_section(self.runs[-1])
+        newest.title = f"Verdict: {self.runs[-1].label}"
         return [
+            newest,
             self.stands_out(compare_findings(self.runs, self.table)),
             self.side_by_side(),
             *self.results(),
@@ -395,10 +422,9 @@ def _summary_section(run: Run) -> Section:
     keys = summary_columns(blocks)
     sec = Section("Summary", paragraphs=[SUMMARY_LEGEND, *legend_lines(keys)])
     sec.tables.extend((b.title, b.frame(keys)) for b in blocks if b.rows)
-    sec.bullets.extend(
-        f"Skipped (declined by the solver, not failures): {line}."
-        for line in skip_lines(run)
-    )
+    skipped = skipped_frame(run)
+    if skipped is not None:
+        sec.tables.append(("Skipped: declined by the solver, not failures", skipped))
     return sec
 
 

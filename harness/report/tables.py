@@ -13,6 +13,7 @@ from harness.analysis import (
     exact_text,
 )
 from harness.analysis.aggregate import sig
+from harness.analysis.verdict import family
 from harness.results import (
     STATUSES,
 )
@@ -259,13 +260,18 @@ def html_table(frame: pd.DataFrame) -> str:
         f"<th{t}>{html.escape(str(c))}</th>"
         for c, t in zip(frame.columns, text, strict=True)
     )
+    families = (
+        [f' data-family="{html.escape(family(str(c)))}"' for c in frame["config"]]
+        if "config" in frame.columns
+        else [""] * len(frame)
+    )
     body = "".join(
-        "<tr>"
+        f"<tr{fam}>"
         + "".join(
             f"<td{t}>{html.escape(str(v))}</td>" for v, t in zip(row, text, strict=True)
         )
         + "</tr>"
-        for row in frame.itertuples(index=False)
+        for row, fam in zip(frame.itertuples(index=False), families, strict=True)
     )
     return (
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
