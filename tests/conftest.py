@@ -29,6 +29,7 @@ WHOLE_MODULES = frozenset(
         "measure/test_dask_executor",
         "measure/test_external",
         "measure/test_runner",
+        "report/test_real_report",
         "report/test_report",
         "results/test_run_lock",
     )
