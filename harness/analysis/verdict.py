@@ -69,6 +69,8 @@ class Standing:
     high: float = 1.0
     bound: float | None = 1.0
     optimal_share: float = 1.0
+    #: why a config is not ranked (others only), e.g. "no bound on its path length"
+    note: str = ""
 
     @property
     def significant(self) -> bool:
@@ -103,8 +105,9 @@ class BlockVerdict:
     ranked: list[Standing] = field(default_factory=list)
     bounded: list[Standing] = field(default_factory=list)
     lookups: list[Standing] = field(default_factory=list)
-    #: answered but not contenders: (config, optimal share or NaN, why left out)
-    others: list[tuple[str, float, str]] = field(default_factory=list)
+    #: answered every common board but not a contender (its ``note`` says why),
+    #: most optimal answers first
+    others: list[Standing] = field(default_factory=list)
     #: answered no board of the block: (config, the solver's reason)
     none: list[tuple[str, str]] = field(default_factory=list)
     #: answered some boards but not all: (config, boards answered), most first
@@ -140,7 +143,7 @@ class BlockVerdict:
         out = {s.config: str(i) for i, s in enumerate(self.ranked, 1)}
         out |= {s.config: f"bounded {i}" for i, s in enumerate(self.bounded, 1)}
         out |= {s.config: "lookup" for s in self.lookups}
-        out |= {c: "unranked" for c, _, _ in self.others}
+        out |= {s.config: "unranked" for s in self.others}
         out |= {c: "answered none" for c, _ in self.none}
         return out
 
@@ -336,7 +339,7 @@ def _block(
                 if bound is not None and bound > 1.0
                 else "no bound on its path length"
             )
-            out.others.append((str(config), share, why))
+            out.others.append(_standing(config, times, nodes, bound, share, why))
     out.ranked = _rank(ranked, times)
     out.bounded = _rank(bounded, times)
     out.lookups = _rank(looked, times)
@@ -344,17 +347,18 @@ def _block(
         w, r = out.ranked[:2]
         node_ratio = r.gmean_nodes / w.gmean_nodes
         out.why = Why(node_ratio, r.ratio / node_ratio)
-    out.others.sort(key=lambda o: (-_nan0(o[1]), o[0]))
+    out.others.sort(key=lambda s: (-_nan0(s.optimal_share), s.config))
     return out
 
 
-def _standing(config, times, nodes, bound, share) -> Standing:
+def _standing(config, times, nodes, bound, share, note: str = "") -> Standing:
     return Standing(
         str(config),
         1e3 * _gmean(times[config], _MIN_SECONDS),
         _gmean(nodes[config], _MIN_NODES),
         bound=bound,
         optimal_share=share,
+        note=note,
     )
 
 

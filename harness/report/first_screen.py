@@ -60,42 +60,39 @@ def podium_section(run: Run) -> Section | None:
 
 
 def podium_frame(block: BlockVerdict) -> pd.DataFrame:
-    """Every config of ``block`` in verdict order, as display strings."""
-    rows = []
+    """Every config of ``block`` in verdict order, as display strings; 'vs 1st' is
+    each time over the winner's (with the interval for the optimal searches)."""
+    first = block.winner.gmean_ms if block.winner else float("nan")
     places = block.places()
-    for group, kind in ((block.ranked, "optimal search"), (block.bounded, "bounded"),
-                        (block.lookups, "lookup, not a search")):  # fmt: skip
-        rows += [_row(s, places[s.config], kind) for s in group]
-    for config, share, why in block.others:
-        rows.append({"place": "unranked", "config": config, "kind": why,
-                     "gmean us": "", "vs 1st": "", "nodes": "", "ns per node": "",
-                     "optimal": _pct(share)})  # fmt: skip
+    rows = [_row(s, places[s.config], "optimal search", first) for s in block.ranked]
+    for s in block.bounded:
+        rows.append(_row(s, places[s.config], f"bounded, w <= {s.bound:g}", first))
+    rows += [_row(s, "lookup", "lookup, not a search", first) for s in block.lookups]
+    rows += [_row(s, "unranked", s.note, first) for s in block.others]
     for config, reason in block.none:
-        rows.append({"place": "answered none", "config": config, "kind": reason,
-                     "gmean us": "", "vs 1st": "", "nodes": "", "ns per node": "",
-                     "optimal": ""})  # fmt: skip
-    return pd.DataFrame(rows)
+        rows.append({"place": "answered none", "config": config, "kind": reason}
+                    | dict.fromkeys(PODIUM_COLUMNS[3:], ""))  # fmt: skip
+    return pd.DataFrame(rows, columns=PODIUM_COLUMNS)
 
 
-def _row(s: Standing, place: str, kind: str) -> dict[str, str]:
+#: The podium's columns (times in us: the same unit down a column sorts right).
+PODIUM_COLUMNS = ["place", "config", "kind", "gmean us", "vs 1st (95% interval)",
+                  "gmean nodes", "ns per node", "optimal"]  # fmt: skip
+
+
+def _row(s: Standing, place: str, kind: str, first: float) -> dict[str, str]:
+    ranked = kind == "optimal search"
+    ratio = s.ratio if ranked else s.gmean_ms / first
     interval = (
         f" ({times(s.low)}-{times(s.high)})"
-        if s.ratio != 1.0 and s.low == s.low and s.high == s.high
+        if ranked and s.ratio != 1.0 and s.low == s.low
         else ""
     )
-    if kind == "bounded" and s.bound is not None:
-        kind = f"bounded, w <= {s.bound:g}"
     per_node = 1e6 * s.gmean_ms / max(s.gmean_nodes, 1.0)  # ns
-    return {
-        "place": place,
-        "config": s.config,
-        "kind": kind,
-        "gmean us": sig(1e3 * s.gmean_ms),
-        "vs 1st": f"{times(s.ratio)}x{interval}",
-        "nodes": sig(s.gmean_nodes),
-        "ns per node": sig(per_node),
-        "optimal": _pct(s.optimal_share),
-    }
+    return dict(zip(PODIUM_COLUMNS, [
+        place, s.config, kind, sig(1e3 * s.gmean_ms), f"{times(ratio)}x{interval}",
+        sig(s.gmean_nodes), sig(per_node), _pct(s.optimal_share),
+    ], strict=True))  # fmt: skip
 
 
 def skipped_frame(run: Run) -> pd.DataFrame | None:

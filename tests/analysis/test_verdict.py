@@ -51,7 +51,8 @@ def test_the_winner_answers_every_common_board_at_the_optimum() -> None:
     assert (v.why.nodes, v.why.per_node) == pytest.approx((2.0, 2.0))
     assert [s.config for s in v.bounded] == ["wastar"]
     assert [s.config for s in v.lookups] == ["table"]
-    assert [c for c, _, _ in v.others] == ["greedy"]
+    assert [(s.config, s.note) for s in v.others] == [
+        ("greedy", "no bound on its path length")]
     assert v.places() == {"fast": "1", "slow": "2", "wastar": "bounded 1",
                           "table": "lookup", "greedy": "unranked"}  # fmt: skip
     text = v.sentence()

@@ -17,11 +17,11 @@ def test_booktabs_tables_carry_the_fair_numbers() -> None:
     assert text.count(r"\toprule") == 2 and text.count(r"\bottomrule") == 2
     assert r"median (ms, 10 common)" in text
     # alpha: 10/20 answered, median 5.5 ms, geometric mean 4.53 ms, median
-    # expanded 550, scores 6.69 (time) and 8.91 (expanded); see test_aggregate.
-    assert (r"\texttt{alpha[manhattan]} & 10/20 & 5.50 & 4.53 & 550 & 453 & 6.69 & "
+    # expanded 550, scores 4.18 (time) and 8.91 (expanded); see test_aggregate.
+    assert (r"\texttt{alpha[manhattan]} & 10/20 & 5.50 & 4.53 & 550 & 453 & 4.18 & "
             r"8.91 \\") in text  # fmt: skip
     assert r"\texttt{beta[manhattan]} & 20/20 & 22.0 & 18.1 & 1{,}100 & 906" in text
-    assert r"\texttt{beta[manhattan]} & 20/20 & 6.17 & 10.65 \\" in text
+    assert r"\texttt{beta[manhattan]} & 20/20 & 3.86 & 10.65 \\" in text
 
 
 def test_escape() -> None:
