@@ -32,6 +32,7 @@ from harness.report.about import (
 from harness.report.comparison import comparison_table
 from harness.report.findings import compare_findings, findings
 from harness.report.first_screen import (
+    plot_top,
     podium_section,
     skipped_frame,
     verdict_section,
@@ -197,6 +198,7 @@ def _write(
             progress=lambda done, total: say(f"writing report: plots {done}/{total}"),
             formats=extras,
             names=[n for n in plots.all_plots() if n not in BESIDE_PLOTS],
+            top=plot_top(shown),
         )
         say("writing report: profiles and scatter plots")
         moved, papers = beside.result()

@@ -35,6 +35,16 @@ def main_block(said: list[BlockVerdict]) -> BlockVerdict | None:
     return max(with_winner, key=lambda v: v.common)
 
 
+def plot_top(run: Run) -> tuple[str, ...]:
+    """The configs plots of many lines colour, best first: the main block's best
+    :data:`PODIUM` optimal searches, its best bounded search and its lookup."""
+    block = main_block(run_verdicts(run))
+    if block is None:
+        return ()
+    picked = [*block.ranked[:PODIUM], *block.bounded[:1], *block.lookups[:1]]
+    return tuple(s.config for s in picked)
+
+
 def podium_section(run: Run) -> Section | None:
     """The main block's configs, best first: the best :data:`PODIUM` optimal
     searches in sight, everything else (further places, bounded searches, the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import matplotlib
@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+from harness.analysis.verdict import family  # noqa: E402
 from harness.core.files import real_dir, write_atomic  # noqa: E402
 from harness.core.registries import (  # noqa: E402
     add,
@@ -74,27 +75,58 @@ class Plot:
 
 
 def style_map(labels: Sequence[str]) -> dict[str, Style]:
-    """Stable styles from the sorted labels: one colour per solver (tab10, tab20
-    past ten solvers), one marker, line style and hatch per heuristic, so
+    """Stable styles from the sorted labels: one colour per family (the solver
+    without ``_jit``: tab20's dark shade for the compiled solver, its light shade
+    for the pure-Python twin), one marker, line style and hatch per heuristic, so
     ``astar_dict[manhattan]`` and ``astar_dict[misplaced]`` read as one family and
-    a figure still reads printed in grey. Past the palette, markers shift so no two
-    configs share both colour and marker."""
+    a figure still reads printed in grey. Past ten families, markers shift so no
+    two configs share both colour and marker."""
     labels = sorted(set(labels))
-    solvers = sorted({label.partition("[")[0] for label in labels})
+    families = sorted({family(label) for label in labels})
     heuristics = sorted({label.partition("[")[2].rstrip("]") for label in labels})
-    cmap = plt.get_cmap("tab10" if len(solvers) <= 10 else "tab20")
+    cmap = plt.get_cmap("tab20")
     styles = {}
     for label in labels:
         solver, _, heuristic = label.partition("[")
-        s_i, h_i = solvers.index(solver), heuristics.index(heuristic.rstrip("]"))
-        cycle = s_i // cmap.N  # > 0 only when there are more solvers than colours
+        f_i = families.index(family(label))
+        h_i = heuristics.index(heuristic.rstrip("]"))
+        cycle = f_i // 10  # > 0 only past ten families
+        shade = 0 if solver.endswith("_jit") else 1
         styles[label] = Style(
-            color=cmap(s_i % cmap.N),
+            color=cmap((2 * f_i + shade) % 20),
             linestyle=LINESTYLES[h_i % len(LINESTYLES)],
             marker=MARKERS[(h_i + cycle * len(heuristics)) % len(MARKERS)],
             hatch=HATCHES[h_i % len(HATCHES)],
         )
     return styles
+
+
+#: The colour of the configs a highlight view leaves in the background.
+MUTED = (0.72, 0.72, 0.72, 0.55)
+
+
+def highlighted(styles: dict[str, Style], top: Sequence[str]) -> dict[str, Style]:
+    """``styles`` for a plot of many lines: the configs of ``top`` (the verdict's
+    best, in order) each in a colour of its own (tab10 by place), the others grey
+    and without markers, for :func:`_legend` to fold into one entry. Without
+    ``top``, or with few configs, ``styles`` as they are."""
+    if not top or len(styles) <= HIGHLIGHT_FROM:
+        return styles
+    cmap = plt.get_cmap("tab10")
+    place = {c: i for i, c in enumerate(c for c in top if c in styles)}
+    return {
+        c: replace(s, color=cmap(place[c] % 10)) if c in place
+        else replace(s, color=MUTED, marker="")
+        for c, s in styles.items()
+    }  # fmt: skip
+
+
+#: Plots of more configs than this grey all but the top ones (:func:`highlighted`).
+HIGHLIGHT_FROM = 10
+HIGHLIGHT_CAPTION = (
+    " In colour: the verdict's best optimal searches of the main block, the best "
+    "bounded search and the lookup (the podium's order); in grey: the other configs."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +144,9 @@ class PlotData:
     time_limit_s: float | None
     #: file types written beside each PNG ("pdf", "pgf"): pass to save_figure
     formats: tuple[str, ...] = ()
+    #: the verdict's best configs, best first: plots of many lines colour these
+    #: and grey the rest (:func:`highlighted`)
+    top: tuple[str, ...] = ()
 
 
 ENTRY_POINT_GROUP = "npuzzle_harness.plots"
@@ -151,11 +186,13 @@ def make_plots(
     progress: Callable[[int, int], None] | None = None,
     formats: Sequence[str] = (),
     names: Collection[str] | None = None,
+    top: Sequence[str] = (),
 ) -> list[Plot]:
     """Draw every standard plot of one run into ``plot_dir`` (``formats``: file
     types written beside each PNG), or those of ``names``; stale files of plots
     skipped this time are removed so the folder matches the report. ``progress``
-    hears (plots drawn, plots in all) after each."""
+    hears (plots drawn, plots in all) after each; ``top``: the verdict's best
+    configs, highlighted in plots of many lines."""
     real_dir(plot_dir)
     answered = inst[inst["status"].isin(ANSWERED)] if len(inst) else inst
     solvable = (
@@ -164,8 +201,9 @@ def make_plots(
         else inst
     )
     data = PlotData(
-        inst, answered, solvable, styles, plot_dir, time_limit_s, tuple(formats)
-    )
+        inst, answered, solvable, styles, plot_dir, time_limit_s, tuple(formats),
+        tuple(top),
+    )  # fmt: skip
     load_entry_points(ENTRY_POINT_GROUP)
     chosen = [d for n, d in _PLOTS.items() if names is None or n in names]
     plots = []
@@ -216,18 +254,35 @@ def _save(fig: plt.Figure, plot_dir: Path, name: str, formats: Sequence[str]) ->
     return save_figure(fig, plot_dir / f"{name}.png", formats)
 
 
-def _legend(fig: plt.Figure, ax: plt.Axes) -> None:
+def _legend(fig: plt.Figure, ax: plt.Axes, top: Sequence[str] = ()) -> None:
+    """The legend outside the axes, on the right. Lines in the :data:`MUTED` grey
+    fold into one entry ("N other configs"); the ``top`` configs come first, in
+    their order."""
     handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        fig.legend(
-            handles,
-            labels,
-            loc="center left",
-            bbox_to_anchor=(1.0, 0.5),
-            fontsize=9,
-            frameon=False,
-            title="config",
-        )
+    if not handles:
+        return
+    muted = [h for h in handles if _color_of(h) == MUTED]
+    shown = [(h, lb) for h, lb in zip(handles, labels, strict=True) if h not in muted]
+    order = {c: i for i, c in enumerate(top)}
+    shown.sort(key=lambda hl: order.get(hl[1], len(order)))
+    if muted:
+        shown.append((muted[0], f"{len(muted)} other configs"))
+    fig.legend(
+        [h for h, _ in shown],
+        [lb for _, lb in shown],
+        loc="center left",
+        bbox_to_anchor=(1.0, 0.5),
+        fontsize=9,
+        frameon=False,
+        title="config, best first" if top and muted else "config",
+    )
+
+
+def _color_of(handle) -> tuple | None:
+    try:
+        return tuple(matplotlib.colors.to_rgba(handle.get_color()))
+    except (AttributeError, ValueError):
+        return None
 
 
 #: Plain tick labels (0.01, 30, 1,000) instead of 10^k: read by people, not reviewers.
@@ -284,6 +339,7 @@ def _depth_plot(
     ylabel: str,
     log: bool,
     formats: Sequence[str] = (),
+    top: Sequence[str] = (),
 ) -> Plot:
     data = data[data[column].notna()] if len(data) else data
     if data.empty:
@@ -303,6 +359,7 @@ def _depth_plot(
                 * scale
             )
             x = by_depth.index.to_numpy(dtype=float)
+            muted = s.color == MUTED  # behind the top configs, thin, no band
             ax.plot(
                 x,
                 by_depth["median"],
@@ -311,8 +368,10 @@ def _depth_plot(
                 marker=s.marker,
                 markersize=5,
                 label=config,
+                linewidth=1.0 if muted else 1.8,
+                zorder=1 if muted else 3,
             )
-            if (by_depth["max"] > by_depth["min"]).any():  # no band without spread
+            if not muted and (by_depth["max"] > by_depth["min"]).any():
                 ax.fill_between(
                     x,
                     by_depth["min"],
@@ -329,7 +388,7 @@ def _depth_plot(
         ax.grid(True, which="major", alpha=0.3)
         ax.xaxis.get_major_locator().set_params(integer=True)
     fig.suptitle(PLOT_NAMES[name])
-    _legend(fig, axes[0][-1])
+    _legend(fig, axes[0][-1], top)
     caption = (
         "Line: median over the instances at each depth"
         + (" (each instance: median over its repeats)" if column == "seconds" else "")
@@ -340,6 +399,8 @@ def _depth_plot(
             "b* solves N + 1 = 1 + b* + ... + b*^d (N = nodes generated, d = "
             "returned path length). Line: median per depth; band: min to max."
         )
+    if any(styles[c].color == MUTED for c in data["config"].unique()):
+        caption += HIGHLIGHT_CAPTION
     return _finish(fig, name, plot_dir, caption, formats)
 
 
@@ -414,6 +475,7 @@ def _cactus_plot(
     plot_dir: Path,
     time_limit_s: float | None,
     formats: Sequence[str] = (),
+    top: Sequence[str] = (),
 ) -> Plot:
     name = "cactus"
     data = answered[answered["seconds"].notna()] if len(answered) else answered
@@ -423,16 +485,20 @@ def _cactus_plot(
     for config in sorted(data["config"].unique()):
         s = styles[config]
         ms = np.sort(data.loc[data["config"] == config, "seconds"].to_numpy() * 1e3)
+        muted = s.color == MUTED  # behind the top configs, thin
         ax.step(
             ms,
             np.arange(1, len(ms) + 1),
             where="post",
             color=s.color,
             linestyle=s.linestyle,
-            linewidth=1.8,
+            linewidth=1.0 if muted else 1.8,
+            zorder=1 if muted else 3,
             label=config,
         )
-        ax.plot(ms[-1:], [len(ms)], marker=s.marker, color=s.color, linestyle="none")
+        if not muted:
+            ax.plot(ms[-1:], [len(ms)], marker=s.marker, color=s.color,
+                    linestyle="none")  # fmt: skip
     if time_limit_s:
         ax.axvline(time_limit_s * 1e3, color="black", linestyle=":", linewidth=1)
         ax.annotate(
@@ -452,12 +518,14 @@ def _cactus_plot(
     ax.yaxis.get_major_locator().set_params(integer=True)  # counts: no 2.5 ticks
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(PLOT_NAMES[name])
-    _legend(fig, ax)
+    _legend(fig, ax, top)
     caption = (
         "How many instances (over all datasets; solved or proved unsolvable) "
         "each config answers within a given per-instance time; further right "
         "is slower, higher is more. Marker: the config's last answered instance."
     )
+    if any(styles[c].color == MUTED for c in data["config"].unique()):
+        caption += HIGHLIGHT_CAPTION
     return _finish(fig, name, plot_dir, caption, formats)
 
 
@@ -579,16 +647,18 @@ def _unsolvable_plot(
 @register_plot("time_vs_depth")
 def _time_vs_depth(d: PlotData) -> Plot:
     return _depth_plot(
-        d.solvable, d.styles, d.plot_dir, "time_vs_depth", "seconds", 1e3,
-        "median time per instance (ms, log scale)", log=True, formats=d.formats,
+        d.solvable, highlighted(d.styles, d.top), d.plot_dir, "time_vs_depth",
+        "seconds", 1e3, "median time per instance (ms, log scale)", log=True,
+        formats=d.formats, top=d.top,
     )
 
 
 @register_plot("expanded_vs_depth")
 def _expanded_vs_depth(d: PlotData) -> Plot:
     return _depth_plot(
-        d.solvable, d.styles, d.plot_dir, "expanded_vs_depth", "expanded", 1,
-        "nodes expanded (log scale)", log=True, formats=d.formats,
+        d.solvable, highlighted(d.styles, d.top), d.plot_dir, "expanded_vs_depth",
+        "expanded", 1, "nodes expanded (log scale)", log=True, formats=d.formats,
+        top=d.top,
     )
 
 
@@ -598,8 +668,8 @@ def _ebf_vs_depth(d: PlotData) -> Plot:
         d.solvable
     )
     return _depth_plot(
-        solved, d.styles, d.plot_dir, "ebf_vs_depth", "ebf", 1,
-        "effective branching factor b*", log=False, formats=d.formats,
+        solved, highlighted(d.styles, d.top), d.plot_dir, "ebf_vs_depth", "ebf", 1,
+        "effective branching factor b*", log=False, formats=d.formats, top=d.top,
     )
 
 
@@ -611,7 +681,8 @@ def _peak_memory(d: PlotData) -> Plot:
 @register_plot("cactus")
 def _cactus(d: PlotData) -> Plot:
     return _cactus_plot(
-        d.answered, d.inst, d.styles, d.plot_dir, d.time_limit_s, formats=d.formats
+        d.answered, d.inst, highlighted(d.styles, d.top), d.plot_dir,
+        d.time_limit_s, formats=d.formats, top=d.top,
     )
 
 

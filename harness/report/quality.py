@@ -114,15 +114,25 @@ def _figure(panels: int, height: float):
 
 
 def _legend(fig, axes, title: str) -> None:
-    handles, labels = axes[0][-1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside right upper", fontsize=7)
+    """One legend outside the panels, on the right, of every panel's entries."""
+    seen: dict[str, object] = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    fig.legend(list(seen.values()), list(seen), loc="outside right upper",
+               fontsize=9, frameon=False)  # fmt: skip
     fig.suptitle(title)
 
 
 def _panels(frame: pd.DataFrame) -> list[str]:
-    """The datasets to draw, those with the most common instances first."""
+    """The datasets to draw, those with the most common instances first; a
+    dataset where every config's paths were optimal has nothing to trade off
+    (an empty panel of points on one line), so it is left out."""
     sizes = frame.groupby("dataset")["common_n"].max().sort_values(ascending=False)
-    return [d for d in sizes.index if sizes[d] > 0][:MAX_PANELS]
+    spread = frame.groupby("dataset")["suboptimality"].max() > 1 + 1e-9
+    return [d for d in sizes.index if sizes[d] > 0 and spread.get(d, False)][
+        :MAX_PANELS
+    ]
 
 
 def _basis_note(frame: pd.DataFrame) -> str:
@@ -214,6 +224,16 @@ def coverage_vs_bound(inst: pd.DataFrame, styles: dict, limit_s: float) -> tuple
     finite = per["bound"].dropna()
     if finite.empty or finite.nunique() < 2 and per["bound"].notna().all():
         return "the run has configs at one bound only (a sweep of w draws a curve)"
+    # a line needs two bounds of one solver and heuristic; single points say
+    # nothing a table does not (the main job: every config at one bound)
+    swept = per.groupby(["solver", "heuristic"])["bound"].transform(
+        lambda b: b.fillna(-1.0).nunique()
+    )
+    per = per[swept >= 2]
+    if per.empty:
+        return ("no solver and heuristic ran at two or more bounds (a sweep of w "
+                "draws a curve)")  # fmt: skip
+    finite = per["bound"].dropna()
     datasets = list(
         per.groupby("dataset")["answered"].sum().sort_values(ascending=False).index
     )[:MAX_PANELS]
