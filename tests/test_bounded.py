@@ -292,7 +292,7 @@ def test_the_report_draws_quality_against_time_and_says_it_in_words(tmp_path):
     import harness
     from harness.report import quality
     from harness.report.findings import findings
-    from harness.report.plots import style_map
+    from harness.report.styles import style_map
     from harness.report.tables import display_table
 
     frame = harness.run(["astar_dict", "wastar[manhattan,w=1.5]",

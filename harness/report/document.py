@@ -175,9 +175,9 @@ def _write(
         real_dir(out / "plots")
     except OSError as err:
         raise ReportError(f"{err.filename or out}: {err.strerror}") from None
-    colors = plots.style_map(
-        sorted({c for r in runs for c in r.rows["config"].unique()})
-    )
+    from harness.report.styles import style_map  # matplotlib, as plots
+
+    colors = style_map(sorted({c for r in runs for c in r.rows["config"].unique()}))
     shown = runs[-1]  # the newest run is drawn; older runs appear in the comparison
     inst = shown.instances()
     limit = (shown.meta.get("options") or {}).get("timeout")

@@ -316,7 +316,7 @@ def profile_plot(
 ) -> Path | None:
     """Draw the performance profile of ``measure`` into ``path``; None when no
     config answered anything. ``styles``: config -> Style (color, linestyle,
-    marker) as in :func:`harness.plots.style_map`."""
+    marker) as in :func:`harness.report.styles.style_map`."""
     ratios = profile_ratios(inst, measure)
     if ratios.empty:
         return None

@@ -1,16 +1,17 @@
 """Report plots (matplotlib, Agg backend): one PNG per question, from per-instance rows.
 
 Every config keeps one colour, line style, marker and hatch across all plots
-(:func:`style_map`, from the sorted labels), so a figure still reads when printed in
-grey. A plot whose data is absent is not drawn; its :class:`Plot` says why.
-Input is the per-instance table of :func:`harness.analysis.instances`.
+(:func:`harness.report.styles.style_map`, from the sorted labels), so a figure
+still reads when printed in grey. A plot whose data is absent is not drawn; its
+:class:`Plot` says why. Input is the per-instance table of
+:func:`harness.analysis.instances`.
 """
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -22,7 +23,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from harness.analysis.verdict import family  # noqa: E402
 from harness.core.files import real_dir, write_atomic  # noqa: E402
 from harness.core.registries import (  # noqa: E402
     add,
@@ -32,11 +32,16 @@ from harness.core.registries import (  # noqa: E402
     source,
 )
 from harness.report import quality  # noqa: E402
+from harness.report.styles import (  # noqa: E402
+    HATCHES,
+    HIGHLIGHT_CAPTION,
+    MUTED,
+    Style,
+    highlighted,
+    legend,
+)
 from harness.results import ANSWERED  # noqa: E402
 
-LINESTYLES = ("-", "--", "-.", ":")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p")
-HATCHES = ("", "//", "\\\\", "xx", "..", "oo", "++", "--", "**", "OO")
 DPI = 110
 #: Every plot this module can make, in report order: file stem -> title.
 PLOT_NAMES: dict[str, str] = registry()
@@ -56,14 +61,6 @@ PLOT_NAMES.update({
 
 
 @dataclass(frozen=True, slots=True)
-class Style:
-    color: tuple[float, float, float, float]
-    linestyle: str
-    marker: str
-    hatch: str
-
-
-@dataclass(frozen=True, slots=True)
 class Plot:
     """A written plot (``path``) or a skipped one (``skipped`` says why)."""
 
@@ -72,61 +69,6 @@ class Plot:
     caption: str
     path: Path | None = None
     skipped: str = ""
-
-
-def style_map(labels: Sequence[str]) -> dict[str, Style]:
-    """Stable styles from the sorted labels: one colour per family (the solver
-    without ``_jit``: tab20's dark shade for the compiled solver, its light shade
-    for the pure-Python twin), one marker, line style and hatch per heuristic, so
-    ``astar_dict[manhattan]`` and ``astar_dict[misplaced]`` read as one family and
-    a figure still reads printed in grey. Past ten families, markers shift so no
-    two configs share both colour and marker."""
-    labels = sorted(set(labels))
-    families = sorted({family(label) for label in labels})
-    heuristics = sorted({label.partition("[")[2].rstrip("]") for label in labels})
-    cmap = plt.get_cmap("tab20")
-    styles = {}
-    for label in labels:
-        solver, _, heuristic = label.partition("[")
-        f_i = families.index(family(label))
-        h_i = heuristics.index(heuristic.rstrip("]"))
-        cycle = f_i // 10  # > 0 only past ten families
-        shade = 0 if solver.endswith("_jit") else 1
-        styles[label] = Style(
-            color=cmap((2 * f_i + shade) % 20),
-            linestyle=LINESTYLES[h_i % len(LINESTYLES)],
-            marker=MARKERS[(h_i + cycle * len(heuristics)) % len(MARKERS)],
-            hatch=HATCHES[h_i % len(HATCHES)],
-        )
-    return styles
-
-
-#: The colour of the configs a highlight view leaves in the background.
-MUTED = (0.72, 0.72, 0.72, 0.55)
-
-
-def highlighted(styles: dict[str, Style], top: Sequence[str]) -> dict[str, Style]:
-    """``styles`` for a plot of many lines: the configs of ``top`` (the verdict's
-    best, in order) each in a colour of its own (tab10 by place), the others grey
-    and without markers, for :func:`_legend` to fold into one entry. Without
-    ``top``, or with few configs, ``styles`` as they are."""
-    if not top or len(styles) <= HIGHLIGHT_FROM:
-        return styles
-    cmap = plt.get_cmap("tab10")
-    place = {c: i for i, c in enumerate(c for c in top if c in styles)}
-    return {
-        c: replace(s, color=cmap(place[c] % 10)) if c in place
-        else replace(s, color=MUTED, marker="")
-        for c, s in styles.items()
-    }  # fmt: skip
-
-
-#: Plots of more configs than this grey all but the top ones (:func:`highlighted`).
-HIGHLIGHT_FROM = 10
-HIGHLIGHT_CAPTION = (
-    " In colour: the verdict's best optimal searches of the main block, the best "
-    "bounded search and the lookup (the podium's order); in grey: the other configs."
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,37 +196,6 @@ def _save(fig: plt.Figure, plot_dir: Path, name: str, formats: Sequence[str]) ->
     return save_figure(fig, plot_dir / f"{name}.png", formats)
 
 
-def _legend(fig: plt.Figure, ax: plt.Axes, top: Sequence[str] = ()) -> None:
-    """The legend outside the axes, on the right. Lines in the :data:`MUTED` grey
-    fold into one entry ("N other configs"); the ``top`` configs come first, in
-    their order."""
-    handles, labels = ax.get_legend_handles_labels()
-    if not handles:
-        return
-    muted = [h for h in handles if _color_of(h) == MUTED]
-    shown = [(h, lb) for h, lb in zip(handles, labels, strict=True) if h not in muted]
-    order = {c: i for i, c in enumerate(top)}
-    shown.sort(key=lambda hl: order.get(hl[1], len(order)))
-    if muted:
-        shown.append((muted[0], f"{len(muted)} other configs"))
-    fig.legend(
-        [h for h, _ in shown],
-        [lb for _, lb in shown],
-        loc="center left",
-        bbox_to_anchor=(1.0, 0.5),
-        fontsize=9,
-        frameon=False,
-        title="config, best first" if top and muted else "config",
-    )
-
-
-def _color_of(handle) -> tuple | None:
-    try:
-        return tuple(matplotlib.colors.to_rgba(handle.get_color()))
-    except (AttributeError, ValueError):
-        return None
-
-
 #: Plain tick labels (0.01, 30, 1,000) instead of 10^k: read by people, not reviewers.
 PLAIN = FuncFormatter(lambda v, _pos: f"{v:,.10g}")
 
@@ -388,7 +299,7 @@ def _depth_plot(
         ax.grid(True, which="major", alpha=0.3)
         ax.xaxis.get_major_locator().set_params(integer=True)
     fig.suptitle(PLOT_NAMES[name])
-    _legend(fig, axes[0][-1], top)
+    legend(fig, axes[0][-1], top)
     caption = (
         "Line: median over the instances at each depth"
         + (" (each instance: median over its repeats)" if column == "seconds" else "")
@@ -518,7 +429,7 @@ def _cactus_plot(
     ax.yaxis.get_major_locator().set_params(integer=True)  # counts: no 2.5 ticks
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(PLOT_NAMES[name])
-    _legend(fig, ax, top)
+    legend(fig, ax, top)
     caption = (
         "How many instances (over all datasets; solved or proved unsolvable) "
         "each config answers within a given per-instance time; further right "

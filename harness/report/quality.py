@@ -224,16 +224,14 @@ def coverage_vs_bound(inst: pd.DataFrame, styles: dict, limit_s: float) -> tuple
     finite = per["bound"].dropna()
     if finite.empty or finite.nunique() < 2 and per["bound"].notna().all():
         return "the run has configs at one bound only (a sweep of w draws a curve)"
-    # a line needs two bounds of one solver and heuristic; single points say
-    # nothing a table does not (the main job: every config at one bound)
-    swept = per.groupby(["solver", "heuristic"])["bound"].transform(
+    # a curve needs two bounds of one solver and heuristic; without one, single
+    # points say nothing a table does not (the main job: every config at one bound)
+    swept = per.groupby(["solver", "heuristic"])["bound"].agg(
         lambda b: b.fillna(-1.0).nunique()
     )
-    per = per[swept >= 2]
-    if per.empty:
+    if swept.max() < 2:
         return ("no solver and heuristic ran at two or more bounds (a sweep of w "
                 "draws a curve)")  # fmt: skip
-    finite = per["bound"].dropna()
     datasets = list(
         per.groupby("dataset")["answered"].sum().sort_values(ascending=False).index
     )[:MAX_PANELS]

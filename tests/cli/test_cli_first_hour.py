@@ -186,6 +186,7 @@ def test_cactus_plot_ticks_whole_instance_counts(monkeypatch, tmp_path):
     import pandas as pd
 
     from harness.report import plots
+    from harness.report.styles import style_map
 
     ticks = []
 
@@ -199,7 +200,7 @@ def test_cactus_plot_ticks_whole_instance_counts(monkeypatch, tmp_path):
         {"config": ["a", "a", "b"], "seconds": [0.001, 0.002, 0.003]}
     )
     inst = pd.DataFrame({"dataset": ["d", "d"], "instance": ["i1", "i2"]})
-    plots._cactus_plot(answered, inst, plots.style_map(["a", "b"]), tmp_path, None)
+    plots._cactus_plot(answered, inst, style_map(["a", "b"]), tmp_path, None)
     assert ticks and all(float(t).is_integer() for t in ticks), ticks
     assert np.isfinite(ticks).all()
 
