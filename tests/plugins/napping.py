@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
 
 from harness.puzzle import Board, Grid
 from harness.solver import Counters, register
+from solvers.bfs import solve as bfs  # the built-in search: only the naps are ours
 
 NAP_SECONDS = float(os.environ.get("NPUZZLE_TEST_NAP", "0"))
 SETUP_SECONDS = float(os.environ.get("NPUZZLE_TEST_SETUP", "0.5"))
@@ -24,7 +24,7 @@ def napping_bfs(start: Board, goal: Board, grid: Grid, *, counters: Counters,
     """Breadth-first search after a sleep of NPUZZLE_TEST_NAP seconds."""
     if NAP_SECONDS:
         time.sleep(NAP_SECONDS)
-    return _bfs(start, goal, grid, counters)
+    return bfs(start, goal, grid, counters=counters, heuristic=None)
 
 
 def _sleep_in_setup(grid: Grid, goal: Board, heuristic: None) -> None:
@@ -35,24 +35,4 @@ def _sleep_in_setup(grid: Grid, goal: Board, heuristic: None) -> None:
 def slow_setup_bfs(start: Board, goal: Board, grid: Grid, *, counters: Counters,
                    heuristic: None) -> str | None:
     """Breadth-first search after a set-up of NPUZZLE_TEST_SETUP seconds."""
-    return _bfs(start, goal, grid, counters)
-
-
-def _bfs(start: Board, goal: Board, grid: Grid, counters: Counters) -> str | None:
-    parent: dict[Board, tuple[Board, str] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        board = queue.popleft()
-        counters.expanded += 1
-        if board == goal:
-            path = []
-            while parent[board] is not None:
-                board, move = parent[board]
-                path.append(move)
-            return "".join(reversed(path))
-        for move, child in grid.successors(board):
-            counters.generated += 1
-            if child not in parent:
-                parent[child] = (board, move)
-                queue.append(child)
-    return None
+    return bfs(start, goal, grid, counters=counters, heuristic=None)
