@@ -21,6 +21,7 @@ from harness.analysis import (
     aggregate,
     load_runs,
 )
+from harness.analysis.verdict import run_verdicts
 from harness.core.files import real_dir, write_atomic
 from harness.report.about import (
     hosts_table,
@@ -496,6 +497,11 @@ def format_summary(runs: Sequence[Run], fmt: str) -> str:
     blocks = summary_blocks(runs)
     if not blocks:
         return "no result rows"
-    if fmt == "markdown":
-        return "\n\n".join(f"**{cap}**\n\n{markdown_table(t)}" for cap, t in blocks)
+    if fmt == "markdown":  # the verdict first, as report.md opens
+        said = [f"- {v.sentence()}" for v in run_verdicts(runs[-1])]
+        label = f": {runs[-1].label}" if len(runs) > 1 else ""
+        head = [f"**Verdict{label}**\n\n" + "\n".join(said)] if said else []
+        return "\n\n".join(
+            head + [f"**{cap}**\n\n{markdown_table(t)}" for cap, t in blocks]
+        )
     return "\n\n".join(f"{cap}\n{text_table(t)}" for cap, t in blocks)

@@ -89,6 +89,8 @@ def test_format_table_and_markdown_show_rounded_numbers(monkeypatch):
     # optimal)
     assert line.split()[1:7] == ["1", "4/4", "100%", "1.000", "1.32", "0.322"]
     md = invoke(RUN_A, "--format", "markdown")
+    # the verdict opens the Markdown summary, as it opens report.md
+    assert md.stdout.startswith("**Verdict**\n\n- 8-depths: astar_dict[manhattan] wins")
     assert "| astar_dict[manhattan] | 4 | 1.32 | 0.322 |" in md.stdout
 
 
