@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.measure.eta import Backlog, Pace
-from harness.measure.schedule import CostModel, Job, priority
+from harness.measure.schedule import CostModel, Workload, priority
 
 CHECKPOINTS = (0.25, 0.5, 0.75)
 
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    job: Job
+    job: Workload
     seconds: float  # wall seconds at speed 1
     ref: float | None  # the reference's seconds beside it at speed 1 (None: none)
     block: Hashable | None = None  # one worker runs a block's cells in turn
@@ -89,10 +89,10 @@ def replay(
             if not free:
                 held[w] = None
                 return
-            busy = list(backlog.running_jobs())
-            asked: dict[Job, float] = {}  # (a hand-off asks once per job)
+            busy = list(backlog.running_workloads())
+            asked: dict[Workload, float] = {}  # (a hand-off asks once per job)
 
-            def ask(job: Job) -> float:
+            def ask(job: Workload) -> float:
                 if job not in asked:
                     asked[job] = priority(model, job, busy)
                 return asked[job]
@@ -139,7 +139,7 @@ def load(path: Path, every: int = 1) -> list[Cell]:
     cells = []
     for r in csv.DictReader(lines):
         depth = int(r["depth"]) if r["depth"] else None
-        job = Job((r["config"], r["size"], r["solvable"] == "True"), depth,
+        job = Workload((r["config"], r["size"], r["solvable"] == "True"), depth,
                   int(r["passes"]), float(r.get("limit") or 1e9))  # fmt: skip
         ref = float(r["ref_seconds"]) if r.get("ref_seconds") else None
         cells.append(Cell(job, float(r["cell_seconds"]), ref, r.get("block") or None))

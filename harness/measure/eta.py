@@ -16,7 +16,7 @@ import heapq
 import math
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 
-from harness.measure.schedule import CostModel, Job, median
+from harness.measure.schedule import CostModel, Workload, median
 
 #: The pace looks back over this many times the time left (see ``Pace``), and
 #: over at least this many of a core's cells.
@@ -38,7 +38,7 @@ class Pace:
     what is left at this pace.
 
     It corrects a change of speed that has lasted a good part of what is left:
-    replaying three recorded main jobs (tests/benchmarks/eta_replay.py), 2x
+    replaying three recorded main workloads (tests/benchmarks/eta_replay.py), 2x
     slower or faster from a third of the way, or each core drifting on its own,
     the median error of the ETA over 10-90% of the cells was 9-25% with the
     pace and 7-91% (mean 50%) without; a run recorded while a second one started
@@ -106,17 +106,17 @@ class Pace:
 
 def eta(
     model: CostModel,
-    pending: Iterable[Job | tuple[Job, Hashable]],
-    running: Iterable[tuple[Job, float] | tuple[Job, float, Hashable]],
+    pending: Iterable[Workload | tuple[Workload, Hashable]],
+    running: Iterable[tuple[Workload, float] | tuple[Workload, float, Hashable]],
     workers: int,
     ref: float | None = None,
 ) -> float:
     """Seconds until the last cell is expected to finish, by playing the rest of
     the run out on the model: each worker first finishes its running cell
-    (``running``: (job, seconds it has run[, block])) and the rest of that cell's
+    (``running``: (workload, seconds it has run[, block])) and the rest of that cell's
     block; then every worker that falls free takes the longest pending unit (a
     block of cells that one worker runs in turn, or a cell without a block:
-    ``pending`` items are jobs or (job, block or None)), as the pool does. The
+    ``pending`` items are workloads or (workload, block or None)), as the pool does. The
     answer is when the last worker is done: never less than the longest unit,
     and the work spread over ``workers`` when units are small. ``ref``: the
     reference time to price the cells at (:class:`Pace`; None: the model's own)."""
@@ -128,8 +128,8 @@ def eta(
             held[item[2]] = len(loads) - 1
     units: dict[Hashable, float] = {}
     for n, item in enumerate(pending):
-        job, block = item if isinstance(item, tuple) else (item, None)
-        c = model.cost(job, ref)
+        workload, block = item if isinstance(item, tuple) else (item, None)
+        c = model.cost(workload, ref)
         if block is not None and block in held:
             loads[held[block]] += c
         else:
@@ -144,53 +144,53 @@ def eta(
 class Backlog:
     """The cells of a run not yet finished, kept for the ETA and the priority.
 
-    Blocks no worker has begun are counted by their signature (the jobs of their
+    Blocks no worker has begun are counted by their signature (the workloads of their
     cells), so :meth:`eta` costs the number of distinct signatures (about the
     number of depths), not of cells: over every cell, four ETAs a second made
     the parent of a 20,000-cell run busier than its workers."""
 
-    def __init__(self, cells: Iterable[tuple[Hashable, Job, Hashable | None]]):
-        """``cells``: (cell id, job, block or None), in submission order."""
-        self._job: dict[Hashable, Job] = {}
+    def __init__(self, cells: Iterable[tuple[Hashable, Workload, Hashable | None]]):
+        """``cells``: (cell id, workload, block or None), in submission order."""
+        self._workload: dict[Hashable, Workload] = {}
         self._block: dict[Hashable, Hashable] = {}
         self._members: dict[Hashable, dict[Hashable, None]] = {}  # not started
-        self._free: dict[tuple[Job, ...], int] = {}  # signature -> free blocks
+        self._free: dict[tuple[Workload, ...], int] = {}  # signature -> free blocks
         self._begun: set[Hashable] = set()
         self._running: dict[Hashable, float] = {}  # cell id -> when it started
         self._left: dict[tuple, int] = {}  # cells left per (config, size, solvable)
-        for cell, job, block in cells:
+        for cell, workload, block in cells:
             block = ("cell", cell) if block is None else block
-            self._job[cell], self._block[cell] = job, block
+            self._workload[cell], self._block[cell] = workload, block
             self._members.setdefault(block, {})[cell] = None
-            self._left[job.key] = self._left.get(job.key, 0) + 1
+            self._left[workload.key] = self._left.get(workload.key, 0) + 1
         for block in self._members:
             self._count(block, +1)
 
     def __len__(self) -> int:
-        return len(self._job)
+        return len(self._workload)
 
-    def job(self, cell: Hashable) -> Job | None:
-        return self._job.get(cell)
+    def workload(self, cell: Hashable) -> Workload | None:
+        return self._workload.get(cell)
 
-    def running_jobs(self) -> Iterator[Job]:
-        return (self._job[c] for c in self._running)
+    def running_workloads(self) -> Iterator[Workload]:
+        return (self._workload[c] for c in self._running)
 
     def start(self, cell: Hashable, now: float) -> None:
         """A worker began ``cell`` at ``now`` (monotonic seconds)."""
-        if cell not in self._job:
+        if cell not in self._workload:
             return
         self._take(cell)
         self._running[cell] = now
 
-    def finish(self, cell: Hashable) -> tuple[Job | None, float | None]:
-        """Forget a finished cell: its job and when it started (None: unknown)."""
-        if cell not in self._job:
+    def finish(self, cell: Hashable) -> tuple[Workload | None, float | None]:
+        """Forget a finished cell: its workload and when it started (None: unknown)."""
+        if cell not in self._workload:
             return None, None
         self._take(cell)
-        job = self._job.pop(cell)
+        workload = self._workload.pop(cell)
         del self._block[cell]
-        self._left[job.key] -= 1
-        return job, self._running.pop(cell, None)
+        self._left[workload.key] -= 1
+        return workload, self._running.pop(cell, None)
 
     def unmeasured(self, model: CostModel) -> bool:
         """Whether a group with cells left has none measured yet."""
@@ -208,14 +208,14 @@ class Backlog:
         setups = setups or {}
         for cell, began in self._running.items():
             if cell in setups:
-                loads.append(setups[cell] + model.cost(self._job[cell], ref))
+                loads.append(setups[cell] + model.cost(self._workload[cell], ref))
             else:
-                loads.append(_left(model, self._job[cell], now - began, ref))
+                loads.append(_left(model, self._workload[cell], now - began, ref))
             held[self._block[cell]] = len(loads) - 1
         counts: dict[float, int] = {}
         for block in self._begun:
             members = self._members.get(block, ())
-            c = sum(model.cost(self._job[m], ref) for m in members)
+            c = sum(model.cost(self._workload[m], ref) for m in members)
             if block in held:
                 loads[held[block]] += c
             elif c:
@@ -226,7 +226,7 @@ class Backlog:
         return _play_out(loads, counts, workers)
 
     def _count(self, block: Hashable, step: int) -> None:
-        sig = tuple(self._job[m] for m in self._members[block])
+        sig = tuple(self._workload[m] for m in self._members[block])
         n = self._free.get(sig, 0) + step
         if n:
             self._free[sig] = n
@@ -248,9 +248,11 @@ class Backlog:
             self._begun.discard(block)
 
 
-def _left(model: CostModel, job: Job, elapsed: float, ref: float | None) -> float:
+def _left(
+    model: CostModel, workload: Workload, elapsed: float, ref: float | None
+) -> float:
     """Expected seconds left of a running cell: past its estimate, a little more."""
-    c = model.cost(job, ref)
+    c = model.cost(workload, ref)
     return max(c - elapsed, 0.1 * c)
 
 

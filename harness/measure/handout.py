@@ -9,7 +9,7 @@ A hand-off must not cost the number of pending tasks: asked at every hand-off,
 that made a 5,000-cell run spend 138 s of parent CPU (3.1 M priority calls for
 1,250 cells). Blocks are therefore filed by their *signature*, the classes of
 their tasks (``key``: tasks of one class have one priority, e.g. one cost-model
-job), and a hand-off asks the priority once per class and sums it once per
+workload), and a hand-off asks the priority once per class and sums it once per
 signature. A 3x3 dataset has about 32 signatures per config set, whatever its size.
 """
 

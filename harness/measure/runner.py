@@ -55,7 +55,7 @@ from harness.measure.rows import (
     build_rows,
     skipped_rows,
 )
-from harness.measure.schedule import CostModel, Job, Priorities
+from harness.measure.schedule import CostModel, Priorities, Workload
 from harness.measure.tasks import Task, TaskResult, TaskStarted
 from harness.results import RunMeta
 from harness.results.lock import lock_run
@@ -110,7 +110,9 @@ class Progress(Protocol):
     def no_estimate(self, why: str) -> None: ...
     def setup_began(self, config: str, worker: int) -> None: ...
     def setup_ended(self, config: str, worker: int, seconds: float | None) -> None: ...
-    def observed(self, job: Job, expected: float | None, took: float) -> None: ...
+    def observed(
+        self, workload: Workload, expected: float | None, took: float
+    ) -> None: ...
     def stop(self) -> None: ...
 
 
@@ -126,7 +128,9 @@ class NoProgress:
     def no_estimate(self, why: str) -> None: ...
     def setup_began(self, config: str, worker: int) -> None: ...
     def setup_ended(self, config: str, worker: int, seconds: float | None) -> None: ...
-    def observed(self, job: Job, expected: float | None, took: float) -> None: ...
+    def observed(
+        self, workload: Workload, expected: float | None, took: float
+    ) -> None: ...
     def stop(self) -> None: ...
 
 
@@ -275,18 +279,18 @@ def execute(
     # again at every hand-off does so as the model learns (harness.measure.schedule).
     model = CostModel()
     model.observe_all(_stored_costs(plan, cells, stored_by_cell, passes))
-    cost_jobs = {t.id: _job(by_task[t.id], t, plan) for t in tasks}
-    order = model.order(cost_jobs[t.id] for t in tasks)
+    workloads = {t.id: _workload(by_task[t.id], t, plan) for t in tasks}
+    order = model.order(workloads[t.id] for t in tasks)
     backlog = Backlog(
-        (tasks[i].id, cost_jobs[tasks[i].id], tasks[i].block) for i in order
+        (tasks[i].id, workloads[tasks[i].id], tasks[i].block) for i in order
     )
     for i in order:
         executor.submit(tasks[i])
-    # cells of one job share a priority: a hand-off asks once per job
-    ask = Priorities(model, backlog.running_jobs)
+    # cells of one workload share a priority: a hand-off asks once per workload
+    ask = Priorities(model, backlog.running_workloads)
     executor.prioritize(
-        lambda t: ask(cost_jobs[t.id]),
-        key=lambda t: cost_jobs[t.id],
+        lambda t: ask(workloads[t.id]),
+        key=lambda t: workloads[t.id],
         token=ask.token,  # (unchanged model: the last hand-off's answers hold)
     )
     workers = max(executor.jobs, 1)
@@ -368,10 +372,10 @@ def execute(
         for event in executor.events():
             if isinstance(event, TaskStarted):
                 backlog.start(event.task.id, clock.started())
-                job = backlog.job(event.task.id)
-                if job is not None:
+                workload = backlog.workload(event.task.id)
+                if workload is not None:
                     ref = pace.seconds(time.monotonic(), last_left[0])
-                    said[event.task.id] = model.cost(job, ref)
+                    said[event.task.id] = model.cost(workload, ref)
                 progress.started(event.task.config.label, event.task.dataset)
                 if (event.worker, event.task.setup_key) not in ready:
                     ready.add((event.worker, event.task.setup_key))
@@ -390,9 +394,9 @@ def execute(
                 label, worker, _ = in_setup.pop(event.task.id)
                 took_setup = sum(s.seconds for s in setups_done) if setups_done else None
                 progress.setup_ended(label, worker, took_setup)
-            job, began = backlog.finish(event.task.id)
+            workload, began = backlog.finish(event.task.id)
             clock.finished(began, event.phases)
-            if began is not None and job is not None:
+            if began is not None and workload is not None:
                 setup = sum(s.seconds or 0.0 for s in event.setups)
                 took = max(time.monotonic() - began - setup, 0.0)
                 # An executor that reports a cell only when its batch comes back
@@ -401,9 +405,10 @@ def execute(
                 took = max(took, _worker_seconds(event))
                 refs = [a.ref_seconds for a in event.attempts]
                 core = (event.worker_id or event.host, event.cpu, event.worker)
-                model.observe(job, took, pace.reference(core, refs, time.monotonic()))
+                unit = pace.reference(core, refs, time.monotonic())
+                model.observe(workload, took, unit)
                 # (benchmarks: how right the model was)
-                progress.observed(job, said.get(event.task.id), took)
+                progress.observed(workload, said.get(event.task.id), took)
                 said.pop(event.task.id, None)
             if progress.shows_estimate and time.monotonic() - last_eta >= ETA_EVERY:
                 update_eta()
@@ -509,10 +514,10 @@ def _worker_seconds(event: TaskResult) -> float:
     return sum(wall for phase, (wall, _) in event.phases.items() if phase != "setup")
 
 
-def _job(cell: Cell, task: Task, plan: Plan) -> Job:
+def _workload(cell: Cell, task: Task, plan: Plan) -> Workload:
     """The cost model's view of one cell (see harness.measure.schedule)."""
     inst = cell.instance
-    return Job(
+    return Workload(
         key=(cell.config.label, inst.grid.label, inst.solvable),
         depth=plan.optimum(cell.dataset, inst) if inst.solvable else None,
         passes=len(task.passes),
@@ -521,7 +526,7 @@ def _job(cell: Cell, task: Task, plan: Plan) -> Job:
 
 
 def _stored_costs(plan: Plan, cells: Sequence[Cell], stored_by_cell, passes):
-    """(job, seconds) for cells an earlier session of this run measured: the sum of
+    """(workload, seconds) for cells an earlier session of this run measured: the sum of
     their timed solves, scaled to all passes (a lower bound: it leaves out the
     memory pass and the worker's own overhead)."""
     for cell in cells:
@@ -536,13 +541,13 @@ def _stored_costs(plan: Plan, cells: Sequence[Cell], stored_by_cell, passes):
         if not timed:
             continue
         inst = cell.instance
-        job = Job(
+        workload = Workload(
             key=(cell.config.label, inst.grid.label, inst.solvable),
             depth=plan.optimum(cell.dataset, inst) if inst.solvable else None,
             passes=len(passes),
             limit=float("inf"),
         )
-        yield job, sum(timed) / len(timed) * len(passes)
+        yield workload, sum(timed) / len(timed) * len(passes)
 
 
 def start(

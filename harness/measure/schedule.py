@@ -59,7 +59,7 @@ REFIT_SHARE = 0.05
 
 
 @dataclass(frozen=True, slots=True)
-class Job:
+class Workload:
     """What the model needs to know about one cell."""
 
     key: tuple[str, str, bool]  # (config label, size label, solvable)
@@ -136,7 +136,7 @@ class CostModel:
     _wide: dict[tuple[str, str, bool], float] = field(default_factory=dict)
     _common: float = 0.0
     _fitted: bool = False
-    #: changes whenever an estimate or a priority of a job may have changed
+    #: changes whenever an estimate or a priority of a workload may have changed
     version: int = 0
     _unfitted: int = 0  # cells observed since the last refit
     _depths: dict[tuple[str, str, bool], list[float]] = field(default_factory=dict)
@@ -145,8 +145,10 @@ class CostModel:
 
     # ---- learning
 
-    def observe(self, job: Job, seconds: float, ref: float | None = None) -> None:
-        """Record that ``job`` took ``seconds`` (wall, set-up excluded). ``ref``:
+    def observe(
+        self, workload: Workload, seconds: float, ref: float | None = None
+    ) -> None:
+        """Record that ``workload`` took ``seconds`` (wall, set-up excluded). ``ref``:
         the reference solve's seconds on the cell's core at the time (see
         :class:`Pace`): the model learns in units of it, which a change of the
         machine's speed leaves alone. A cell without one counts at the speed of
@@ -155,11 +157,11 @@ class CostModel:
             if self.unit is None:
                 self.unit = ref
             seconds = seconds * self.unit / ref
-        per_pass = max(seconds, 1e-4) / max(job.passes, 1)
-        first = job.key not in self._samples
-        x = float(self._depth(job))
-        self._samples.setdefault(job.key, []).append((x, math.log(per_pass)))
-        depths = self._depths.setdefault(job.key, [])
+        per_pass = max(seconds, 1e-4) / max(workload.passes, 1)
+        first = workload.key not in self._samples
+        x = float(self._depth(workload))
+        self._samples.setdefault(workload.key, []).append((x, math.log(per_pass)))
+        depths = self._depths.setdefault(workload.key, [])
         i = bisect.bisect_left(depths, x)
         if i == len(depths) or depths[i] != x:
             depths.insert(i, x)
@@ -171,9 +173,9 @@ class CostModel:
             self._memo.clear()
             self.version += 1
 
-    def observe_all(self, samples: Iterable[tuple[Job, float]]) -> None:
-        for job, seconds in samples:
-            self.observe(job, seconds)
+    def observe_all(self, samples: Iterable[tuple[Workload, float]]) -> None:
+        for workload, seconds in samples:
+            self.observe(workload, seconds)
 
     @property
     def floor(self) -> float:
@@ -231,11 +233,11 @@ class CostModel:
     # ---- estimating
 
     @staticmethod
-    def _depth(job: Job) -> float:
-        if job.depth is not None:
-            return float(job.depth)
-        deepest = DEEPEST.get(job.key[1], 31)
-        return float(deepest + (UNSOLVABLE_EXTRA_DEPTH if not job.key[2] else 0))
+    def _depth(workload: Workload) -> float:
+        if workload.depth is not None:
+            return float(workload.depth)
+        deepest = DEEPEST.get(workload.key[1], 31)
+        return float(deepest + (UNSOLVABLE_EXTRA_DEPTH if not workload.key[2] else 0))
 
     def _slope(self, key: tuple[str, str, bool]) -> float:
         """Growth of log cost per move: the group's own once its samples span
@@ -245,24 +247,24 @@ class CostModel:
         own = self._wide.get(key)
         return self._common if own is None else max(own, 0.0)
 
-    def per_pass(self, job: Job) -> float:
-        """Expected seconds of one pass of ``job`` (before the time-limit cap)."""
-        x = self._depth(job)
-        memo_key = (job.key, x)
+    def per_pass(self, workload: Workload) -> float:
+        """Expected seconds of one pass of ``workload`` (before the time-limit cap)."""
+        x = self._depth(workload)
+        memo_key = (workload.key, x)
         if memo_key in self._memo:
             return self._memo[memo_key]
         self._refit()
-        curve = self._curves.get(job.key)
+        curve = self._curves.get(workload.key)
         if curve:
-            log_cost = _interpolate(curve, x, self._slope(job.key))
+            log_cost = _interpolate(curve, x, self._slope(workload.key))
         else:
             # No sample of this config yet: the median level of the measured
             # configs of this size, else of any size, else the prior.
-            slope = self._slope(job.key)
+            slope = self._slope(workload.key)
             levels = [
                 f.mean_y - slope * f.mean_x
                 for k, f in self._fits.items()
-                if k[1] == job.key[1]
+                if k[1] == workload.key[1]
             ] or [f.mean_y - slope * f.mean_x for f in self._fits.values()]
             level = median(levels) if levels else math.log(self.base)
             log_cost = level + slope * x
@@ -270,21 +272,24 @@ class CostModel:
         self._memo[memo_key] = value
         return value
 
-    def cost(self, job: Job, ref: float | None = None) -> float:
-        """Expected wall seconds of the whole job, capped by its time limits;
+    def cost(self, workload: Workload, ref: float | None = None) -> float:
+        """Expected wall seconds of the whole workload, capped by its time limits;
         ``ref``: priced at this reference time, not the one the run began at."""
         scale = ref / self.unit if ref and self.unit else 1.0
-        return min(self.per_pass(job) * max(job.passes, 1) * scale, job.limit)
+        expected = self.per_pass(workload) * max(workload.passes, 1) * scale
+        return min(expected, workload.limit)
 
-    def order(self, jobs: Iterable[Job]) -> list[int]:
-        """Indices of ``jobs``, longest expected first (stable among equals)."""
-        jobs = list(jobs)
-        return sorted(range(len(jobs)), key=lambda i: -self.cost(jobs[i]))
+    def order(self, workloads: Iterable[Workload]) -> list[int]:
+        """Indices of ``workloads``, longest expected first (stable among equals)."""
+        workloads = list(workloads)
+        return sorted(range(len(workloads)), key=lambda i: -self.cost(workloads[i]))
 
 
-def priority(model: CostModel, job: Job, running: Iterable[Job]) -> float:
+def priority(
+    model: CostModel, workload: Workload, running: Iterable[Workload]
+) -> float:
     """The pool hands out the pending cell with the highest priority (``running``:
-    the jobs of the cells running now).
+    the workloads of the cells running now).
 
     - A group with no sample and no running cell: its costliest cell
       (``FIRST_OF_GROUP`` + cost), due first anyway; one sample already sets the
@@ -297,43 +302,45 @@ def priority(model: CostModel, job: Job, running: Iterable[Job]) -> float:
       alone was off by 3x at the middle depths.
     - Else the expected cost: longest first.
     """
-    busy = [j for j in running if j.key == job.key]
-    if not model.measured(job.key):
-        return model.cost(job) + (0.0 if busy else FIRST_OF_GROUP)
-    if job.depth is not None:
-        gap = model.gap(job.key, job.depth)
+    busy = [j for j in running if j.key == workload.key]
+    if not model.measured(workload.key):
+        return model.cost(workload) + (0.0 if busy else FIRST_OF_GROUP)
+    if workload.depth is not None:
+        gap = model.gap(workload.key, workload.depth)
         for j in busy:
             if j.depth is not None:
-                gap = min(gap, abs(job.depth - j.depth))
+                gap = min(gap, abs(workload.depth - j.depth))
         if gap >= EXPLORE_GAP:
             return EXPLORE + min(gap, 1e6)
-    return model.cost(job)
+    return model.cost(workload)
 
 
 class Priorities:
-    """:func:`priority` for the pool, remembered per job while the model stays the
-    same, for the jobs whose priority the running cells cannot change (their
+    """:func:`priority` for the pool, remembered per workload while the model stays the
+    same, for the workloads whose priority the running cells cannot change (their
     group is measured and they are no exploration target): most of a hand-off's
     classes are then a dictionary look-up."""
 
-    def __init__(self, model: CostModel, running: Callable[[], Iterable[Job]]):
+    def __init__(self, model: CostModel, running: Callable[[], Iterable[Workload]]):
         self.model, self.running = model, running
-        self._memo: dict[Job, tuple[int, float]] = {}
+        self._memo: dict[Workload, tuple[int, float]] = {}
         self._version = -1  # the model version the calls since were made at
         self._volatile = False  # one of them depended on the running cells
 
-    def __call__(self, job: Job) -> float:
+    def __call__(self, workload: Workload) -> float:
         model = self.model
-        hit = self._memo.get(job)
+        hit = self._memo.get(workload)
         if hit is not None and hit[0] == model.version:
             return hit[1]
-        value = priority(model, job, [j for j in self.running() if j.key == job.key])
+        alike = [w for w in self.running() if w.key == workload.key]
+        value = priority(model, workload, alike)
         # running cells only lower an exploration gap, which is already short
-        fixed = model.measured(job.key) and (
-            job.depth is None or model.gap(job.key, job.depth) < EXPLORE_GAP
+        fixed = model.measured(workload.key) and (
+            workload.depth is None
+            or model.gap(workload.key, workload.depth) < EXPLORE_GAP
         )
         if fixed:
-            self._memo[job] = (model.version, value)
+            self._memo[workload] = (model.version, value)
         if model.version != self._version:
             self._version, self._volatile = model.version, not fixed
         else:
@@ -368,7 +375,7 @@ def _spread(curves: Iterable[list[tuple[float, float]]]) -> float:
     while the ETA sums costs and needs their mean: for log-normal errors of
     variance v the mean is exp(v / 2) times the typical. Cells of one depth do
     scatter (two 3x3 boards 26 moves deep can differ 2x in A* work): replaying
-    four recorded main jobs, the ETA at 25% of the cells was 0.75-1.00 of the time
+    four recorded main workloads, the ETA at 25% of the cells was 0.75-1.00 of the time
     left without this and 0.84-1.16 with it. On pure log-normal noise it prices the
     cells between measured depths about 10% high (the neighbours' own noise
     counts twice), the safer side for an ETA."""

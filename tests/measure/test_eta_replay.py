@@ -13,7 +13,7 @@ from eta_sim import load, profiles, replay
 from where import TESTS
 
 from harness.measure.eta import Pace
-from harness.measure.schedule import CostModel, Job
+from harness.measure.schedule import CostModel, Workload
 
 RECORDED = TESTS / "benchmarks"
 BAND = (0.7, 1.3)
@@ -58,13 +58,13 @@ def test_the_eta_follows_a_load_that_rose_while_the_run_was_recorded():
 
 def test_the_model_learns_in_units_of_the_reference_and_prices_at_the_pace():
     model = CostModel()
-    job = Job(("a", "3x3", True), 10, 1, limit=1e9)
+    job = Workload(("a", "3x3", True), 10, 1, limit=1e9)
     model.observe(job, 1.0, ref=0.01)  # the unit: the first reference seen
     model.observe(job, 2.0, ref=0.02)  # twice the time at half the speed
     assert model.unit == 0.01
     assert model.cost(job) == pytest.approx(1.0)
     assert model.cost(job, 0.03) == pytest.approx(3.0)
-    capped = Job(job.key, 10, 1, limit=2.5)
+    capped = Workload(job.key, 10, 1, limit=2.5)
     assert model.cost(capped, 0.03) == pytest.approx(2.5)
 
 

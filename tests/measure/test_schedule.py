@@ -13,8 +13,8 @@ from harness.measure.schedule import (
     EXPLORE,
     FIRST_OF_GROUP,
     CostModel,
-    Job,
     Priorities,
+    Workload,
     priority,
 )
 from harness.measure.tasks import Pass, Task
@@ -27,33 +27,33 @@ TRUE = {
 }
 
 
-def grid_jobs(passes: int = 4) -> list[Job]:
+def grid_jobs(passes: int = 4) -> list[Workload]:
     return [
-        Job((config, "3x3", True), depth, passes, limit=1e9)
+        Workload((config, "3x3", True), depth, passes, limit=1e9)
         for config in TRUE
         for depth in range(0, 32, 3)
     ]
 
 
-def true_cost(job: Job) -> float:
+def true_cost(job: Workload) -> float:
     return TRUE[job.key[0]](job.depth) * job.passes
 
 
 def test_before_any_measurement_deeper_and_unsolvable_cells_go_first():
     model = CostModel()
     jobs = [
-        Job(("a", "3x3", True), 5, 4, 1e9),
-        Job(("a", "3x3", True), 20, 4, 1e9),
-        Job(("a", "3x3", False), None, 4, 1e9),  # a full search
-        Job(("b", "3x3", True), 15, 4, 1e9),
-        Job(("b", "3x3", True), 18, 1, 1e9),  # one pass left (a resume)
+        Workload(("a", "3x3", True), 5, 4, 1e9),
+        Workload(("a", "3x3", True), 20, 4, 1e9),
+        Workload(("a", "3x3", False), None, 4, 1e9),  # a full search
+        Workload(("b", "3x3", True), 15, 4, 1e9),
+        Workload(("b", "3x3", True), 18, 1, 1e9),  # one pass left (a resume)
     ]
     assert model.order(jobs) == [2, 1, 3, 4, 0]
 
 
 def test_time_limits_cap_the_expected_cost():
     model = CostModel()
-    deep = Job(("a", "4x4", True), 60, 4, limit=12.0)
+    deep = Workload(("a", "4x4", True), 60, 4, limit=12.0)
     assert model.cost(deep) == 12.0
 
 
@@ -64,7 +64,7 @@ def test_after_measuring_a_few_cells_the_order_is_the_true_cost_order():
     jobs = grid_jobs()
     for config in TRUE:
         for depth in (0, 30):
-            job = Job((config, "3x3", True), depth, 4, 1e9)
+            job = Workload((config, "3x3", True), depth, 4, 1e9)
             model.observe(job, true_cost(job))
     order = model.order(jobs)
     costs = [true_cost(jobs[i]) for i in order]
@@ -76,9 +76,9 @@ def test_after_measuring_a_few_cells_the_order_is_the_true_cost_order():
 def test_an_unmeasured_config_borrows_the_measured_slope_and_level():
     model = CostModel()
     for depth in (10, 20):
-        job = Job(("a", "3x3", True), depth, 1, 1e9)
+        job = Workload(("a", "3x3", True), depth, 1, 1e9)
         model.observe(job, 0.001 * 2**depth)
-    new = Job(("b", "3x3", True), 20, 1, 1e9)
+    new = Workload(("b", "3x3", True), 20, 1, 1e9)
     assert model.cost(new) == pytest.approx(0.001 * 2**20, rel=1e-6)
     assert math.isclose(model._slope(("b", "3x3", True)), math.log(2))
 
@@ -117,7 +117,7 @@ def test_exploration_first_costliest_then_farthest_point_in_depth():
     model = CostModel()
     jobs = {i: j for i, j in enumerate(grid_jobs())}
     for config in TRUE:
-        model.observe(Job((config, "3x3", True), 30, 4, 1e9), 1.0)
+        model.observe(Workload((config, "3x3", True), 30, 4, 1e9), 1.0)
     running = [i for i, j in jobs.items() if j.depth == 3]
     job, pri = top(running)
     assert pri > EXPLORE and job.depth in (15, 18)  # far from 3 and from 30
@@ -134,11 +134,11 @@ def test_exploration_first_costliest_then_farthest_point_in_depth():
 def test_eta_spreads_work_over_workers_but_not_below_the_longest_cell():
     model = CostModel()
     for depth in (0, 30):
-        job = Job(("a", "3x3", True), depth, 1, 1e9)
+        job = Workload(("a", "3x3", True), depth, 1, 1e9)
         model.observe(job, 0.01 * 1.2**depth)
-    small = [Job(("a", "3x3", True), 0, 1, 1e9)] * 10  # 0.01 s each
+    small = [Workload(("a", "3x3", True), 0, 1, 1e9)] * 10  # 0.01 s each
     assert eta(model, small, [], 2) == pytest.approx(0.05)
-    long = Job(("a", "3x3", True), 30, 1, 1e9)
+    long = Workload(("a", "3x3", True), 30, 1, 1e9)
     assert eta(model, [long], [], 2) == pytest.approx(model.cost(long))
     # a running cell counts what it still has to do
     left = eta(model, [], [(long, model.cost(long) / 2)], 1)
@@ -152,16 +152,16 @@ def test_shallow_cells_are_priced_at_the_fixed_overhead_not_below():
     model = CostModel()
     true = lambda d: 0.01 + 0.0001 * 1.5**d  # noqa: E731
     for d in range(0, 32):
-        model.observe(Job(("a", "3x3", True), d, 1, 1e9), true(d))
+        model.observe(Workload(("a", "3x3", True), d, 1, 1e9), true(d))
     assert model.floor == pytest.approx(true(3), rel=0.01)
     for d in (0, 5):
-        assert 0.9 * true(d) <= model.cost(Job(("a", "3x3", True), d, 1, 1e9))
+        assert 0.9 * true(d) <= model.cost(Workload(("a", "3x3", True), d, 1, 1e9))
     for d in (25, 31):
-        cost = model.cost(Job(("a", "3x3", True), d, 1, 1e9))
+        cost = model.cost(Workload(("a", "3x3", True), d, 1, 1e9))
         assert cost == pytest.approx(true(d), rel=0.2)
 
 
-def explore(model: CostModel, jobs: list[Job], cost) -> list[Job]:
+def explore(model: CostModel, jobs: list[Workload], cost) -> list[Workload]:
     """Measure cells as ``priority`` asks while it asks for exploration (at most
     six per group); return the cells left."""
     jobs = list(jobs)
@@ -189,7 +189,7 @@ def test_after_exploration_the_work_left_is_priced_within_a_quarter(shape):
     (the ETA's figure), and no cell more than 2.5x off. A straight line in log
     cost through the deepest cells priced the saturating curve's middle 3x high."""
     model = CostModel()
-    jobs = [Job(("a", "3x3", True), d, 5, 1e9) for d in range(32)]
+    jobs = [Workload(("a", "3x3", True), d, 5, 1e9) for d in range(32)]
     cost = lambda j: shape(j.depth) * j.passes  # noqa: E731
     left = explore(model, jobs, cost)
     assert 5 <= 32 - len(left) <= 8
@@ -211,7 +211,7 @@ def test_cells_that_scatter_about_the_curve_are_priced_at_their_mean(seed):
     model, exact, pending = CostModel(), CostModel(), []
     for g in range(20):
         for d in range(32):
-            job = Job((f"c{g}", "3x3", True), d, 1, 1e9)
+            job = Workload((f"c{g}", "3x3", True), d, 1, 1e9)
             if d % 4 == 0 or d == 31:
                 model.observe(job, 0.01 * 1.3**d * math.exp(rng.gauss(0, sigma)))
                 exact.observe(job, 0.01 * 1.3**d)
@@ -230,14 +230,14 @@ def test_a_deeper_cell_measured_cheaper_pools_with_its_neighbour():
     between and beyond are priced no lower than that."""
     model = CostModel()
     key = ("a", "3x3", True)
-    model.observe(Job(key, 10, 1, 1e9), 0.001)
-    model.observe(Job(key, 20, 1, 1e9), 1.0)
-    model.observe(Job(key, 22, 1, 1e9), 0.25)
+    model.observe(Workload(key, 10, 1, 1e9), 0.001)
+    model.observe(Workload(key, 20, 1, 1e9), 1.0)
+    model.observe(Workload(key, 22, 1, 1e9), 0.25)
     pooled = math.sqrt(1.0 * 0.25)
     for depth in (20, 21, 22):
-        assert model.cost(Job(key, depth, 1, 1e9)) == pytest.approx(pooled)
-    assert model.cost(Job(key, 26, 1, 1e9)) >= pooled
-    assert model.cost(Job(key, 15, 1, 1e9)) == pytest.approx(
+        assert model.cost(Workload(key, depth, 1, 1e9)) == pytest.approx(pooled)
+    assert model.cost(Workload(key, 26, 1, 1e9)) >= pooled
+    assert model.cost(Workload(key, 15, 1, 1e9)) == pytest.approx(
         math.exp((math.log(0.001) + math.log(pooled)) / 2)
     )
 
@@ -248,8 +248,8 @@ def test_eta_plays_blocks_out_as_the_pool_runs_them():
     a running cell's block stays on that cell's worker."""
     model = CostModel()
     for depth in (0, 30):
-        model.observe(Job(("a", "3x3", True), depth, 1, 1e9), 0.01 * 1.2**depth)
-    cell = Job(("a", "3x3", True), 0, 1, 1e9)  # 0.01 s
+        model.observe(Workload(("a", "3x3", True), depth, 1, 1e9), 0.01 * 1.2**depth)
+    cell = Workload(("a", "3x3", True), 0, 1, 1e9)  # 0.01 s
     assert eta(model, [(cell, 7)] * 10, [], 2) == pytest.approx(0.10)
     split = [(cell, 7)] * 5 + [(cell, 8)] * 5
     assert eta(model, split, [], 2) == pytest.approx(0.05)
@@ -361,14 +361,14 @@ def test_the_model_refits_a_share_of_the_time_not_at_every_cell():
     CostModel._refit = counting
     try:
         for i in range(3000):
-            job = Job(("a", "3x3", True), i % 30, 1, 1e9)
+            job = Workload(("a", "3x3", True), i % 30, 1, 1e9)
             model.observe(job, TRUE["fast_astar"](i % 30))
             model.cost(job)
     finally:
         CostModel._refit = real
     assert refits < 250  # ~log(3000) / log(1.05) after the first 20 (was 3,000)
     # and the curve it keeps is still the truth's
-    assert model.cost(Job(("a", "3x3", True), 29, 1, 1e9)) == pytest.approx(
+    assert model.cost(Workload(("a", "3x3", True), 29, 1, 1e9)) == pytest.approx(
         TRUE["fast_astar"](29), rel=0.3
     )
 
@@ -376,8 +376,8 @@ def test_the_model_refits_a_share_of_the_time_not_at_every_cell():
 def test_the_backlog_eta_equals_the_played_out_eta_at_a_cost_per_signature():
     model = CostModel()
     for depth in range(0, 32, 4):
-        model.observe(Job(("a", "3x3", True), depth, 2, 1e9), 0.01 * 1.3**depth)
-    jobs = {i: Job(("a", "3x3", True), i % 16, 2, 1e9) for i in range(3000)}
+        model.observe(Workload(("a", "3x3", True), depth, 2, 1e9), 0.01 * 1.3**depth)
+    jobs = {i: Workload(("a", "3x3", True), i % 16, 2, 1e9) for i in range(3000)}
     blocks = {i: i // 3 for i in jobs}  # blocks of three cells
     backlog = Backlog((i, jobs[i], blocks[i]) for i in jobs)
     for i in (0, 3, 4):  # block 0 and block 1 begun, cell 0 finished
@@ -411,12 +411,12 @@ def test_equal_units_spread_as_one_by_one_to_the_least_loaded():
 
     model = CostModel()
     for depth in range(0, 32, 4):
-        model.observe(Job(("a", "3x3", True), depth, 1, 1e9), 0.01 * 1.3**depth)
+        model.observe(Workload(("a", "3x3", True), depth, 1, 1e9), 0.01 * 1.3**depth)
     rng = random.Random(7)
     for _ in range(300):
-        running = [(Job(("a", "3x3", True), rng.randint(0, 31), 1, 1e9),
+        running = [(Workload(("a", "3x3", True), rng.randint(0, 31), 1, 1e9),
                     rng.random() * 0.2) for _ in range(rng.randint(0, 4))]  # fmt: skip
-        pending = [Job(("a", "3x3", True), rng.choice((3, 17, 30)), 1, 1e9)
+        pending = [Workload(("a", "3x3", True), rng.choice((3, 17, 30)), 1, 1e9)
                    for _ in range(rng.randint(0, 80))]  # fmt: skip
         workers = rng.randint(1, 5)
         heap = [max(model.cost(j) - t, 0.1 * model.cost(j)) for j, t in running]
@@ -434,9 +434,11 @@ def test_remembered_priorities_are_the_priorities():
 
     rng = random.Random(3)
     model = CostModel()
-    running: list[Job] = []
+    running: list[Workload] = []
     ask = Priorities(model, lambda: running)
-    jobs = [Job((c, "3x3", True), d, 2, 1e9) for c in TRUE for d in range(0, 32, 2)]
+    jobs = [
+        Workload((c, "3x3", True), d, 2, 1e9) for c in TRUE for d in range(0, 32, 2)
+    ]
     for step in range(600):
         job = rng.choice(jobs)
         if step % 3 == 0:
