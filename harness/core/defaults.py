@@ -12,7 +12,8 @@ BUDGET_SECONDS = 60.0
 SETUP_TIMEOUT = 600.0
 #: Where runs are stored and looked up, relative to the working directory.
 RESULTS_DIR = Path("results")
-#: Timed solves per cell (with the adaptive stop: at most).
+#: Timed repeats per cell, each one sample of `loops` solves (with the adaptive stop:
+#: at most).
 REPEATS = 3
 #: Adaptive stop: a cell stops repeating once the repeats left could not move its
 #: median by more than this factor (harness.measure.stopping); 0: all repeats.

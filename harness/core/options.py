@@ -153,7 +153,8 @@ OPTIONS: tuple[Option, ...] = (
            "outside the harness is loaded."),
     Option("repeats", "--repeats", defaults.REPEATS,
            whole(1, MAX_REPEATS, f"a whole number from 1 to {MAX_REPEATS:,}"),
-           "Timed solves per cell; counters must agree."),
+           "Timed repeats per cell, at most (each one sample); counters must "
+           "agree."),
     Option("timeout", "--timeout", None,
            number(lambda v: 0 < v <= MAX_SECONDS, _SECONDS),
            "Seconds per solve, for every solver (at most 86400).",

@@ -62,9 +62,10 @@ def cpu_ns(pid: int) -> int | None:
     return total
 
 
-def session_leaders_of(parent: int) -> list[int]:
-    """The children of ``parent`` that lead their own session (a program started
-    with ``start_new_session``), from ``/proc/<pid>/stat``; [] without /proc."""
+def group_leaders_of(parent: int) -> list[int]:
+    """The children of ``parent`` that lead a process group of their own (a program
+    started by ``setsid``, ``start_new_session``), from ``/proc/<pid>/stat``; []
+    without /proc."""
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -111,7 +112,8 @@ def children_with_sessions() -> list[tuple[int, int]]:
 def become_subreaper() -> bool:
     """Linux: descendants orphaned below this process are reparented to it, not to
     init (``PR_SET_CHILD_SUBREAPER``), so what a program's children leave in
-    sessions of their own (``setsid``) can still be found and ended. True if set."""
+    process groups of their own (``setsid``) can still be found and ended. True if
+    set."""
     c = libc()
     if c is None or not sys.platform.startswith("linux"):
         return False

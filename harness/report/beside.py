@@ -1,4 +1,4 @@
-"""One drawing job run beside the report's own, in a forked process.
+"""One drawing made beside the report's own, in a forked process.
 
 Fifteen figures took ~20 CPU seconds of the main job's ~24 s report (matplotlib's
 ``savefig``: layout, ticks, PNG encoding); the profiles and scatter plots cost as
@@ -7,9 +7,9 @@ child process while this one draws the other half, halving the wall time.
 
 The child is forked, so it sees the modules and plugins already loaded and needs
 no interpreter start-up; a fork while another thread runs could leave the child
-blocked on a lock that thread held, so then, or on one core, the job runs here, in
-order, when its result is asked for. The job must be a module-level function
-whose arguments and result pickle.
+blocked on a lock that thread held, so then, or on one core, the drawing is made
+here, in order, when its result is asked for. The drawing function must be a
+module-level function whose arguments and result pickle.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from harness.core.machine import core_count
 
 
 def can_fork() -> bool:
-    """Whether a job may run in a forked child now: two cores or more, the fork
+    """Whether a drawing may be made in a forked child now: two cores or more, the fork
     start method, and no other thread alive."""
     return (
         core_count() >= 2
@@ -49,7 +49,7 @@ class Beside:
             self._future = self._pool.submit(fn, *args)
 
     def result(self) -> Any:
-        """The job's result (its exception raised here if it failed)."""
+        """The drawing's result (its exception raised here if it failed)."""
         if self._future is None:
             fn, args = self._call
             return fn(*args)

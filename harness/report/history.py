@@ -2,9 +2,9 @@
 from the :class:`~harness.compare.history.History` that
 :func:`~harness.compare.history.build_history` makes of them.
 
-:class:`HistoryReport` writes ``history.md`` (the CI job summary), ``history.html``
-and one plot per config: median CPU time (log scale) and the exact counters
-against the runs, breaks dashed, regressions in red.
+:class:`HistoryReport` writes ``history.md`` (the CI workflow's summary),
+``history.html`` and one plot per config: median CPU time (log scale) and the exact
+counters against the runs, breaks dashed, regressions in red.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def _threshold_text(th: Thresholds) -> str:
 
 
 def _markdown(history: History, top: int) -> str:
-    """The page as Markdown (the CI job summary)."""
+    """The page as Markdown (the CI workflow's summary)."""
     runs = history.runs
     lines = [
         f"# Performance history: {len(runs)} runs",

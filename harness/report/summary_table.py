@@ -4,7 +4,7 @@ report.html are rendered from the same blocks, so the numbers agree everywhere.
 
 One block per dataset and kind of board (a dataset holding both solvable and
 unsolvable boards is two blocks, as the report splits it: a proof of
-unsolvability is a different job and would swamp one median). Per config:
+unsolvability is a different question and would swamp one median). Per config:
 coverage, the share of optimal paths, and the median and geometric mean time and
 the median nodes expanded over the instances that every config answered in that
 block (:func:`harness.analysis.aggregate.fair_summary`). Configs that declined

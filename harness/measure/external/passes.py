@@ -27,7 +27,7 @@ from harness.measure.external.programs import (
     load_toml,
     parse_exec,
 )
-from harness.measure.probes import session_leaders_of
+from harness.measure.probes import group_leaders_of
 from harness.measure.sampling import (
     WARM_SOLVE_BELOW,
     CellClock,
@@ -97,18 +97,18 @@ def measure_startup(
     try:
         if program.batch:
             t0 = time.perf_counter_ns()
-            session = _batch(program, g, goal, memory_limit_mb, fresh=True)
-            answer, *_ = session.ask(goal, timeout)
+            process = _batch(program, g, goal, memory_limit_mb, fresh=True)
+            answer, *_ = process.ask(goal, timeout)
             launch = (time.perf_counter_ns() - t0) / 1e9
             _expect_empty(answer)
             # per line of a loop of goal boards, as the passes' samples are taken
             loops, _ = calibrate(
-                lambda k: _per_line(*_goal_lines(session, goal, k, timeout)) * k,
+                lambda k: _per_line(*_goal_lines(process, goal, k, timeout)) * k,
                 STARTUP_SAMPLE_SECONDS,
                 STARTUP_SAMPLE_SECONDS,
             )
             for _ in range(STARTUP_RUNS):
-                wall, cpu = _goal_lines(session, goal, loops, timeout)
+                wall, cpu = _goal_lines(process, goal, loops, timeout)
                 walls.append(wall)
                 cpus.append(cpu)
         else:
@@ -135,11 +135,11 @@ def _per_line(wall: float, cpu: float | None) -> float:
 
 
 def _goal_lines(
-    session: BatchProcess, goal: Board, loops: int, timeout: float
+    process: BatchProcess, goal: Board, loops: int, timeout: float
 ) -> tuple[float, float | None]:
     """(wall, CPU) seconds per line of ``loops`` goal-board lines; each answer must
     be the empty path."""
-    answers, wall, cpu = session.ask_many(goal, loops, timeout)
+    answers, wall, cpu = process.ask_many(goal, loops, timeout)
     for answer in answers:
         _expect_empty(answer)
     return wall, cpu
@@ -160,19 +160,19 @@ def _batch(
 ) -> BatchProcess:
     """The live batch process for this size and goal, started if needed."""
     key = _key(program, g, goal)
-    session = _BATCH.get(key)
-    if session is not None and (
-        fresh or not session.alive() or session.memory_limit_mb != memory_limit_mb
+    process = _BATCH.get(key)
+    if process is not None and (
+        fresh or not process.alive() or process.memory_limit_mb != memory_limit_mb
     ):  # (the start-up was measured in a process started without the pass's limit)
-        session.close(kill=True)
-        session = None
-    if session is None:
-        session = BatchProcess(program, memory_limit_mb)
-        _BATCH[key] = session
+        process.close(kill=True)
+        process = None
+    if process is None:
+        process = BatchProcess(program, memory_limit_mb)
+        _BATCH[key] = process
         if not fresh:  # a restart after a failure: warm it like the first start
-            answer, *_ = session.ask(goal, program.budget_seconds)
+            answer, *_ = process.ask(goal, program.budget_seconds)
             _expect_empty(answer)
-    return session
+    return process
 
 
 def _make_prepare(program: Program):
@@ -288,8 +288,8 @@ def run_pass(
     varied, other = "", None
     try:
         if program.batch and loops > 1:
-            session = _batch(program, g, goal, memory_limit_mb)
-            answers, wall, cpu = session.ask_many(start, loops, timeout)
+            process = _batch(program, g, goal, memory_limit_mb)
+            answers, wall, cpu = process.ask_many(start, loops, timeout)
             rss = None
             moves = parse_answer(answers[0])
             differ = next((i for i, a in enumerate(answers) if a != answers[0]), None)
@@ -300,8 +300,8 @@ def run_pass(
                 except ExternalError:
                     other = answers[differ][:200]
         elif program.batch:
-            session = _batch(program, g, goal, memory_limit_mb)
-            answer, wall, cpu, rss = session.ask(
+            process = _batch(program, g, goal, memory_limit_mb)
+            answer, wall, cpu, rss = process.ask(
                 start, timeout, reset_peak=measure == "memory"
             )
             moves = parse_answer(answer)
@@ -441,11 +441,11 @@ def _line_seconds(attempt: Attempt) -> float:
 
 def kill_program_groups(worker_pid: int) -> int:
     """Kill the process group of every program a worker started (its children
-    that lead their own session), before the worker itself is killed: a program
-    runs in its own session, so it would outlive a killed worker. Linux ``/proc``;
-    returns how many groups were killed."""
+    that lead their own process group), before the worker itself is killed: a
+    program runs in its own process group, so it would outlive a killed worker.
+    Linux ``/proc``; returns how many groups were killed."""
     killed = 0
-    for leader in session_leaders_of(worker_pid):
+    for leader in group_leaders_of(worker_pid):
         kill_group(leader)
         killed += 1
     return killed
@@ -453,8 +453,8 @@ def kill_program_groups(worker_pid: int) -> int:
 
 def close_all() -> None:
     """Stop every live batch process (worker shutdown, tests)."""
-    for session in _BATCH.values():
-        session.close()
+    for process in _BATCH.values():
+        process.close()
     _BATCH.clear()
     _STARTUPS.clear()
 

@@ -115,7 +115,7 @@ def end_leftovers(spared: frozenset[int] = frozenset()) -> int:
 
 
 def kill_group(pid: int) -> None:
-    """Kill the process group ``pid`` leads (a program started in its own session)."""
+    """Kill the process group ``pid`` leads (a program started by ``setsid``)."""
     try:
         os.killpg(pid, signal.SIGKILL)  # start_new_session: group id == pid
     except (ProcessLookupError, PermissionError):
