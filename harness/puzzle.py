@@ -1,6 +1,6 @@
 """The sliding-tile puzzle: boards, moves, goals, solvability, ranks and parsing.
 
-A board is a row-major tuple of ``rows * cols`` cells; tile ``t`` is the int ``t``
+A board is a row-major tuple of ``rows * cols`` squares; tile ``t`` is the int ``t``
 and the blank is ``0``. Moves name the direction the **blank** travels (``u d l r``,
 the online judge's convention). Geometry lives in :class:`Grid`, so rectangular
 boards (2x3, 3x4, ...) work everywhere. Standard library only.
@@ -44,11 +44,11 @@ class Grid:
 
     rows: int
     cols: int
-    #: For each blank cell: ((move, cell the blank moves to), ...) in MOVE_ORDER.
+    #: For each blank square: ((move, square the blank moves to), ...) in MOVE_ORDER.
     neighbours: tuple[tuple[tuple[str, int], ...], ...] = field(repr=False)
 
     @property
-    def cells(self) -> int:
+    def squares(self) -> int:
         return self.rows * self.cols
 
     @property
@@ -58,19 +58,20 @@ class Grid:
     def successors(self, board: Board) -> Iterator[tuple[str, Board]]:
         """Yield ``(move, child)`` for every legal blank move, in MOVE_ORDER."""
         blank = board.index(0)
-        cells = list(board)
+        squares = list(board)
         for move, target in self.neighbours[blank]:
-            cells[blank], cells[target] = cells[target], 0
-            yield move, tuple(cells)
-            cells[target], cells[blank] = cells[blank], 0
+            squares[blank], squares[target] = squares[target], 0
+            yield move, tuple(squares)
+            squares[target], squares[blank] = squares[blank], 0
 
-    def row_col(self, cell: int) -> tuple[int, int]:
-        return divmod(cell, self.cols)
+    def row_col(self, square: int) -> tuple[int, int]:
+        return divmod(square, self.cols)
 
 
 @cache
 def grid(rows: int, cols: int | None = None) -> Grid:
-    """The cached :class:`Grid` for ``rows x cols`` (square when cols is omitted)."""
+    """The cached :class:`Grid` for ``rows x cols`` (rows x rows when cols is
+    omitted)."""
     cols = rows if cols is None else cols
     for side in (rows, cols):
         if not MIN_SIDE <= side <= MAX_SIDE:
@@ -79,8 +80,8 @@ def grid(rows: int, cols: int | None = None) -> Grid:
             )
     steps = {"u": (-1, 0), "l": (0, -1), "r": (0, 1), "d": (1, 0)}
     neighbours = []
-    for cell in range(rows * cols):
-        r, c = divmod(cell, cols)
+    for square in range(rows * cols):
+        r, c = divmod(square, cols)
         around = []
         for move in MOVE_ORDER:
             dr, dc = steps[move]
@@ -105,7 +106,7 @@ def parse_size(text: str) -> Grid:
 def goal_board(spec: str, g: Grid) -> Board:
     """The goal named ``standard``, ``spiral`` or ``blank-first``, or parsed tokens."""
     name = spec.strip().lower()
-    n = g.cells
+    n = g.squares
     if name == "standard":
         return tuple(range(1, n)) + (0,)
     if name == "blank-first":
@@ -130,7 +131,7 @@ def goal_name(goal: Board, g: Grid) -> str:
 
 def _spiral(g: Grid) -> Board:
     """Tiles 1..n-1 clockwise from the top-left corner; the blank ends the spiral."""
-    cells = [0] * g.cells
+    squares = [0] * g.squares
     top, bottom, left, right = 0, g.rows - 1, 0, g.cols - 1
     order: list[int] = []
     while top <= bottom and left <= right:
@@ -141,9 +142,9 @@ def _spiral(g: Grid) -> Board:
         if left < right:
             order += [r * g.cols + left for r in range(bottom - 1, top, -1)]
         top, bottom, left, right = top + 1, bottom - 1, left + 1, right - 1
-    for tile, cell in enumerate(order[:-1], start=1):
-        cells[cell] = tile
-    return tuple(cells)
+    for tile, square in enumerate(order[:-1], start=1):
+        squares[square] = tile
+    return tuple(squares)
 
 
 # ------------------------------------------------------------ parse / format
@@ -161,7 +162,7 @@ def tokenize(text: str) -> list[str]:
 def parse_board(text: str | Sequence[str], g: Grid | None = None) -> Board:
     """Parse tokens (``x``/``X``/``0``/``_`` for the blank) into a Board.
 
-    ``g`` fixes the size; without it the token count must be a square (4, 9, 16, 25).
+    ``g`` fixes the size; without it the token count must be n * n (4, 9, 16, 25).
     Raises BoardError naming the offending token and why.
     """
     tokens = tokenize(text) if isinstance(text, str) else list(text)
@@ -169,11 +170,11 @@ def parse_board(text: str | Sequence[str], g: Grid | None = None) -> Board:
         side = round(len(tokens) ** 0.5)
         if side * side != len(tokens) or not MIN_SIDE <= side <= MAX_SIDE:
             raise BoardError(
-                f"{len(tokens)} tokens do not make a square board of side "
+                f"{len(tokens)} tokens do not make an n x n board of side "
                 f"{MIN_SIDE} to {MAX_SIDE}"
             )
         g = grid(side)
-    n = g.cells
+    n = g.squares
     if len(tokens) != n:
         raise BoardError(
             f"expected {n} tokens for a {g.label} board, got {len(tokens)}"
@@ -213,8 +214,10 @@ def format_board(board: Board, g: Grid | None = None, *, as_grid: bool = False) 
         return " ".join(tokens)
     if g is None:
         g = grid(round(len(board) ** 0.5))
-        if g.cells != len(board):  # would silently drop cells of a 2x3 board
-            raise ValueError(f"{len(board)} cells: pass the grid of a non-square board")
+        if g.squares != len(board):  # would silently drop squares of a 2x3 board
+            raise ValueError(
+                f"{len(board)} squares: pass the grid of a board that is not n x n"
+            )
     width = max(map(len, tokens))
     return "\n".join(
         " ".join(t.rjust(width) for t in tokens[r * g.cols : (r + 1) * g.cols])
@@ -227,42 +230,42 @@ def format_board(board: Board, g: Grid | None = None, *, as_grid: bool = False) 
 
 def apply_moves(board: Board, moves: str, g: Grid) -> Board:
     """Play ``moves`` from ``board``; IllegalMoveError at the first bad move."""
-    cells = list(board)
-    blank = cells.index(0)
+    squares = list(board)
+    blank = squares.index(0)
     for index, move in enumerate(moves):
         if move not in OPPOSITE:
             raise IllegalMoveError(index, move, "not one of u, d, l, r")
         target = dict(g.neighbours[blank]).get(move)
         if target is None:
             raise IllegalMoveError(index, move, "the blank would leave the board")
-        cells[blank], cells[target] = cells[target], 0
+        squares[blank], squares[target] = squares[target], 0
         blank = target
-    return tuple(cells)
+    return tuple(squares)
 
 
 # ---------------------------------------------------------- packed boards
 
 
 def pack(board: Board, bits: int) -> int:
-    """The board as one int, ``bits`` per cell (cell 0 lowest): a compact,
+    """The board as one int, ``bits`` per square (square 0 lowest): a compact,
     deterministic dict key for blind searches."""
     key = 0
-    for cell, tile in enumerate(board):
-        key |= tile << (cell * bits)
+    for square, tile in enumerate(board):
+        key |= tile << (square * bits)
     return key
 
 
-def packed_blank(key: int, cells: int, bits: int) -> int:
-    """The blank's cell in a board packed by :func:`pack`."""
+def packed_blank(key: int, squares: int, bits: int) -> int:
+    """The blank's square in a board packed by :func:`pack`."""
     mask = (1 << bits) - 1
-    for cell in range(cells):
-        if not (key >> (cell * bits)) & mask:
-            return cell
+    for square in range(squares):
+        if not (key >> (square * bits)) & mask:
+            return square
     raise ValueError("packed board without a blank")
 
 
 def moves_from_blanks(blanks: Sequence[int], g: Grid) -> Moves:
-    """The move string that walks the blank through ``blanks`` (adjacent cells)."""
+    """The move string that walks the blank through ``blanks`` (adjacent squares)."""
     step_to_move = {-g.cols: "u", g.cols: "d", -1: "l", 1: "r"}
     steps = zip(blanks, blanks[1:], strict=False)
     return "".join(step_to_move[b - a] for a, b in steps)
@@ -290,18 +293,18 @@ def permutation_parity(perm: Sequence[int]) -> int:
 def is_solvable(start: Board, goal: Board, g: Grid) -> bool:
     """True when ``goal`` is reachable from ``start`` (same tiles, same grid).
 
-    Every move is a transposition with the blank, and moves the blank one cell:
+    Every move is a transposition with the blank, and moves the blank one square:
     the parity of the permutation taking start to goal must equal the parity of
     the blank's Manhattan displacement. Holds for every rows, cols >= 2.
     """
-    where = {tile: cell for cell, tile in enumerate(goal)}
-    # parity of the permutation cell in start -> cell in goal: of its inversions,
-    # counted with a bit mask of the goal cells already seen
+    where = {tile: square for square, tile in enumerate(goal)}
+    # parity of the permutation square in start -> square in goal: of its inversions,
+    # counted with a bit mask of the goal squares already seen
     seen = inversions = 0
     for tile in start:
-        cell = where[tile]
-        inversions += (seen >> cell).bit_count()
-        seen |= 1 << cell
+        square = where[tile]
+        inversions += (seen >> square).bit_count()
+        seen |= 1 << square
     sr, sc = g.row_col(start.index(0))
     gr, gc = g.row_col(goal.index(0))
     return inversions & 1 == (abs(sr - gr) + abs(sc - gc)) & 1
@@ -360,19 +363,19 @@ def boards_from_tokens(
     index = -1
     for index, token in enumerate(tokens):
         chunk.append(token)
-        if len(chunk) == g.cells:
+        if len(chunk) == g.squares:
             count += 1
             try:
                 yield parse_board(chunk, g)
             except BoardError as err:
                 bad = re.match(r"token (\d+) ", str(err))
-                first = index - g.cells + 1
+                first = index - g.squares + 1
                 where = first + (int(bad.group(1)) - 1 if bad else 0)
                 raise BoardError(f"{at(where)}board {count}: {err}") from None
             chunk = []
     if chunk:
-        missing = g.cells - len(chunk)
+        missing = g.squares - len(chunk)
         raise BoardError(
-            f"{at(index)}board {count + 1}: incomplete, {len(chunk)} of {g.cells} "
+            f"{at(index)}board {count + 1}: incomplete, {len(chunk)} of {g.squares} "
             f"tokens ({missing} missing)"
         )

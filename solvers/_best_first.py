@@ -37,7 +37,7 @@ def refuses_low_weight(
 ) -> str | None:
     """The pure-Python searches decline deep boards over 3x3 at weights low
     enough to store millions of boards."""
-    if g.cells > 9 and depth is not None and w < 2 and depth > 50:
+    if g.squares > 9 and depth is not None and w < 2 and depth > 50:
         return (
             f"depth {depth} on {g.label} at w={format_value(w)}: weighted A* below "
             "w=2 may store tens of millions of boards (takes depth <= 50; the "
@@ -112,11 +112,11 @@ def search(
             blank = board.index(0)
             g += 1
             for move, target in neighbours[blank]:
-                cells = list(board)
-                tile = cells[target]
-                cells[blank] = tile
-                cells[target] = 0
-                child = tuple(cells)
+                squares = list(board)
+                tile = squares[target]
+                squares[blank] = tile
+                squares[target] = 0
+                child = tuple(squares)
                 generated += 1
                 known = best_g.get(child)
                 if known is not None and (known <= g or not reopen):
@@ -183,8 +183,8 @@ def _path(parent: dict[Board, tuple[Board, str] | None], board: Board) -> Moves:
 
 # ------------------------------------------------------------ compiled version
 
-#: Boards are packed 4 bits a cell into one int64 (harness.kernels.best_first).
-MAX_CELLS = 16
+#: Boards are packed 4 bits a square into one int64 (harness.kernels.best_first).
+MAX_SQUARES = 16
 
 
 #: Deepest optimum the compiled search takes over 3x3 below w = 1.25 (A*'s open
@@ -199,19 +199,21 @@ def refuses_compiled(
     w: Fraction | None = None,
 ) -> str | None:
     """Why the compiled search declines ``g`` (None: it takes it): more than 16
-    cells, a heuristic not made for ``g`` (pattern databases' own grids), or a
+    squares, a heuristic not made for ``g`` (pattern databases' own grids), or a
     deep board over 3x3 at a weight close to 1 with a weak heuristic."""
     from harness.heuristics import all_heuristics
 
-    if g.cells > MAX_CELLS:
-        return f"{g.label}: the compiled search packs a board in 64 bits (<= 16 cells)"
+    if g.squares > MAX_SQUARES:
+        return (
+            f"{g.label}: the compiled search packs a board in 64 bits (<= 16 squares)"
+        )
     heuristic = heuristic or "manhattan"
     info = all_heuristics().get(heuristic)
     if info is not None and info.refuses(g):
         return info.refuses(g)
     limit = _MAX_DEPTH_LOW_WEIGHT.get(heuristic)
     if (
-        w is not None and w < Fraction(5, 4) and g.cells > 9 and depth is not None
+        w is not None and w < Fraction(5, 4) and g.squares > 9 and depth is not None
         and limit is not None and depth > limit
     ):
         return (
@@ -249,8 +251,8 @@ def compiled(
     effort: Fraction | None = None,
 ) -> Moves | None:
     """:func:`search` compiled (:mod:`harness.kernels.best_first`): the same
-    answer and counters, for boards of at most 16 cells."""
-    if grid.cells > MAX_CELLS:
+    answer and counters, for boards of at most 16 squares."""
+    if grid.squares > MAX_SQUARES:
         raise ValueError(refuses_compiled(grid, None))
     if not is_solvable(start, goal, grid):
         return None
@@ -289,7 +291,7 @@ def prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     from harness.heuristics import make_heuristic
     from harness.puzzle import apply_moves
 
-    if g.cells > MAX_CELLS:
+    if g.squares > MAX_SQUARES:
         return
     h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, g)
     move = g.neighbours[goal.index(0)][0][0]

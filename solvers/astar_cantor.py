@@ -7,9 +7,9 @@ the blank's move into it in MOVE_ORDER). The heap holds ``(f, tie, g, rank,
 board)``; the board tuple rides along so a pop needs no unranking.
 
 A child's rank is not recomputed from scratch: a move swaps the blank (value 0)
-with tile ``v`` between cells ``lo < hi``, which changes only the Lehmer digits
+with tile ``v`` between squares ``lo < hi``, which changes only the Lehmer digits
 from ``lo`` to ``hi``. Digit ``hi`` of the parent (how many smaller values lie
-after ``v``) is read off the rank itself, and only the cells strictly between
+after ``v``) is read off the rank itself, and only the squares strictly between
 ``lo`` and ``hi`` are inspected (none for a horizontal move, cols - 1 for a
 vertical one). The child's tuple is built only when it is pushed. h is updated
 per move as in ``astar_dict`` (tile costs; linear conflict by its two changed
@@ -20,7 +20,7 @@ Search order, goal test at pop, stale-entry skipping and FIFO ties are those of
 same counters; only the state store differs.
 
 Optimal: with an admissible heuristic. ``is_solvable`` is checked first, so an
-unsolvable board returns None at once. Boards with more than 10 cells are
+unsolvable board returns None at once. Boards with more than 10 squares are
 refused: 12! ranks (3x4) would need ~2.9 GB of arrays.
 
 Counters: expanded = boards popped (stale entries excluded) whose successors were
@@ -40,24 +40,24 @@ from harness.puzzle import MOVE_ORDER, Board, Grid, Moves, is_solvable, rank
 from harness.solver import Counters, register
 
 #: Largest board whose rank arrays are allocated: 10! ranks x 6 bytes = 22 MB.
-MAX_CELLS = 10
+MAX_SQUARES = 10
 
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     """Decline boards whose n! rank arrays do not fit in memory."""
-    if g.cells > MAX_CELLS:
+    if g.squares > MAX_SQUARES:
         return (
-            f"{g.label} has {factorial(g.cells):,} ranks: arrays of "
-            f"~{6 * factorial(g.cells) / 2**30:.0f} GiB "
-            f"(takes at most {MAX_CELLS} cells)"
+            f"{g.label} has {factorial(g.squares):,} ranks: arrays of "
+            f"~{6 * factorial(g.squares) / 2**30:.0f} GiB "
+            f"(takes at most {MAX_SQUARES} squares)"
         )
     return None
 
 
 def _moves_table(g: Grid, weight: list[int]) -> tuple:
-    """Per blank cell: ((move index, target, blank is lo, ((between cell, its
+    """Per blank square: ((move index, target, blank is lo, ((between square, its
     weight), ...), weight of target, radix of target, weight of blank), ...)."""
-    n = g.cells
+    n = g.squares
     table = []
     for blank in range(n):
         entries = []
@@ -85,7 +85,7 @@ def _moves_table(g: Grid, weight: list[int]) -> tuple:
     needs=(EVALUATE, NO_TABLES),  # any h(board) made without tables
     default_heuristic="manhattan",
     refuses=_refuses,
-    sizes=f"at most {MAX_CELLS} cells (2x2 .. 3x3, 2x4, 2x5)",
+    sizes=f"at most {MAX_SQUARES} squares (2x2 .. 3x3, 2x4, 2x5)",
 )
 def solve(
     start: Board,
@@ -114,10 +114,10 @@ def solve(
         cost = lines.manhattan
         changed = [
             {t: lines.lines_changed(b, t) for _, t in grid.neighbours[b]}
-            for b in range(grid.cells)
+            for b in range(grid.squares)
         ]
         slices, extra = lines.slices, lines.extra
-    n = grid.cells
+    n = grid.squares
     # weight[k] = (n-1-k)!: the place value of Lehmer digit k (radix n - k).
     weight = [factorial(n - 1 - k) for k in range(n)]
     table = _moves_table(grid, weight)
@@ -155,7 +155,7 @@ def solve(
                     if board[k] < v:
                         smaller_between += 1
                         between_weight += w_k
-                digit = (r // w_t) % radix_t  # Lehmer digit of cell t
+                digit = (r // w_t) % radix_t  # Lehmer digit of square t
                 if blank_is_lo:
                     # v moves from hi = t down to lo = blank; digit counts the
                     # smaller values after v.
@@ -176,10 +176,10 @@ def solve(
                 best_g[child] = g
                 parent[child] = r
                 move[child] = m
-                cells = list(board)
-                cells[blank] = v
-                cells[t] = 0
-                child_board = tuple(cells)
+                squares = list(board)
+                squares[blank] = v
+                squares[t] = 0
+                child_board = tuple(squares)
                 if lines is not None:
                     a, b = changed[blank][t]
                     h_child = (

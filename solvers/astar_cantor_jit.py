@@ -2,7 +2,7 @@
 
 Data structures: every board is its lexicographic rank (``harness.puzzle.rank``), so
 the best g (stored as g + 1, 0 = never seen) and the move that reached each board
-live in two uint8/int8 arrays of ``cells!`` entries; the frontier is a binary heap
+live in two uint8/int8 arrays of ``squares!`` entries; the frontier is a binary heap
 of (f, push count) keys in growable numpy arrays. The arrays are allocated zeroed
 per solve, so the operating system maps only the pages a search touches.
 
@@ -11,8 +11,8 @@ first-in first-out and a board improved later leaves a stale entry that is skipp
 so the counters equal ``astar_dict``'s (same successor order, same ties): expanded
 = boards popped and expanded (goal excluded), generated = successors created,
 max_frontier = largest heap size, stale entries included; extra["stale"] = stale
-entries popped. Boards of more than 12 cells are refused (13! ranks would not fit);
-deep boards over 9 cells too, since A* keeps every board it generates.
+entries popped. Boards of more than 12 squares are refused (13! ranks would not fit);
+deep boards over 9 squares too, since A* keeps every board it generates.
 
 Set-up (``prepare``): compiling the kernel or loading it from numba's cache.
 """
@@ -26,20 +26,20 @@ from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register
 
 #: 12! = 479,001,600 ranks: two 479 MB arrays; 13! would need 12 GB.
-_MAX_CELLS = 12
-#: Deepest known optimum taken on boards over 9 cells (A* memory grows fast).
+_MAX_SQUARES = 12
+#: Deepest known optimum taken on boards over 9 squares (A* memory grows fast).
 _MAX_DEPTH_LARGE = {"misplaced": 30, "manhattan": 44, "linear_conflict": 46}
 
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     """Decline boards whose rank arrays would not fit, and deep boards over 3x3."""
-    if g.cells > _MAX_CELLS:
+    if g.squares > _MAX_SQUARES:
         return (
-            f"{g.label} has {factorial(g.cells):,} ranks: flat arrays need at most "
-            f"{_MAX_CELLS} cells"
+            f"{g.label} has {factorial(g.squares):,} ranks: flat arrays need at most "
+            f"{_MAX_SQUARES} squares"
         )
     limit = _MAX_DEPTH_LARGE.get(heuristic or "manhattan", 40)
-    if g.cells > 9 and depth is not None and depth > limit:
+    if g.squares > 9 and depth is not None and depth > limit:
         return (
             f"depth {depth} on {g.label} with {heuristic}: A* would store too many "
             f"boards (takes depth <= {limit})"
@@ -59,15 +59,15 @@ def _kernel_args(goal: Board, g: Grid, heuristic: Heuristic) -> tuple:
 
         from harness import kernels
 
-        _, line_cells, line_len, goal_row, goal_col, rows, _ = (
+        _, line_squares, line_len, goal_row, goal_col, rows, _ = (
             kernels.conflict_arrays(goal, g)
         )
         own = all_heuristics()[heuristic.name].kernel("astar_cantor", heuristic)
         cost, conflicts = own.args
-        fact = np.array([factorial(i) for i in range(g.cells + 1)], dtype=np.int64)
+        fact = np.array([factorial(i) for i in range(g.squares + 1)], dtype=np.int64)
         _args_memo[key] = (
             kernels.neighbour_array(g),
-            (cost, conflicts, line_cells, line_len, goal_row, goal_col, rows, fact),
+            (cost, conflicts, line_squares, line_len, goal_row, goal_col, rows, fact),
         )
     return _args_memo[key]
 
@@ -78,7 +78,7 @@ def _run(start: Board, goal: Board, g: Grid, heuristic: Heuristic, stats) -> Mov
     from harness import kernels
 
     nbr, args = _kernel_args(goal, g, heuristic)
-    size = factorial(g.cells)
+    size = factorial(g.squares)
     best_g = np.zeros(size, dtype=np.uint8)
     parent_move = np.zeros(size, dtype=np.int8)
     path = np.zeros(256, dtype=np.int8)
@@ -107,7 +107,7 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,
-    sizes=f"up to {_MAX_CELLS} cells (2x2 .. 3x4); over 9 cells depth-limited",
+    sizes=f"up to {_MAX_SQUARES} squares (2x2 .. 3x4); over 9 squares depth-limited",
 )
 def solve(
     start: Board,
@@ -121,7 +121,7 @@ def solve(
 
     Shortest move string from ``start`` to ``goal``; None when unsolvable.
     """
-    if grid.cells > _MAX_CELLS:
+    if grid.squares > _MAX_SQUARES:
         raise ValueError(f"astar_cantor_jit: {grid.label} has too many ranks")
     if not is_solvable(start, goal, grid):
         return None

@@ -31,8 +31,8 @@ from harness.heuristics import EVALUATE, NO_TABLES, Heuristic, LineConflicts, ma
 from harness.puzzle import Board, Grid, Moves, is_solvable
 from harness.solver import Counters, register
 
-#: Boards with more cells than this have more than 181,440 reachable boards.
-_SMALL_CELLS = 9
+#: Boards with more squares than this have more than 181,440 reachable boards.
+_SMALL_SQUARES = 9
 #: Deepest known optimum accepted on larger boards, per heuristic: A* keeps every
 #: generated board, so deep 4x4 boards exhaust memory before time. Measured on
 #: Korf's #71 (44 moves): 1.1 GB peak RSS with manhattan, 136 MB with
@@ -42,7 +42,7 @@ _MAX_DEPTH_LARGE = {"misplaced": 28, "manhattan": 46, "linear_conflict": 48}
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     """Decline deep boards on grids larger than 3x3."""
-    if g.cells <= _SMALL_CELLS:
+    if g.squares <= _SMALL_SQUARES:
         return None
     limit = _MAX_DEPTH_LARGE.get(heuristic or "manhattan", 40)
     if depth is not None and depth > limit:
@@ -96,7 +96,7 @@ def solve(
         cost = lines.manhattan
         changed = [
             {t: lines.lines_changed(b, t) for _, t in grid.neighbours[b]}
-            for b in range(grid.cells)
+            for b in range(grid.squares)
         ]
         slices, extra = lines.slices, lines.extra
     neighbours = grid.neighbours
@@ -122,11 +122,11 @@ def solve(
                 parent_extras = lines.extras(board)
             g += 1
             for _, target in neighbours[blank]:
-                cells = list(board)
-                tile = cells[target]
-                cells[blank] = tile
-                cells[target] = 0
-                child = tuple(cells)
+                squares = list(board)
+                tile = squares[target]
+                squares[blank] = tile
+                squares[target] = 0
+                child = tuple(squares)
                 generated += 1
                 known = best_g.get(child)
                 if known is not None and known <= g:

@@ -3,7 +3,7 @@
 The search, answers and counters of ``awastar`` (``solvers/_best_first.py``:
 weighted A*'s first solution, then improved within ``effort`` times its
 expansions, pruning on g + h), on the packed boards, hash table and heap of
-:mod:`harness.kernels.best_first` (boards of at most 16 cells: up to 4x4).
+:mod:`harness.kernels.best_first` (boards of at most 16 squares: up to 4x4).
 
 Bounded: every path at most w times the optimum (``bounded_by="w"``, checked by
 the judge). Counters: exactly ``awastar``'s, extras included (first_length,
@@ -19,7 +19,7 @@ from harness.heuristics import Heuristic, kernel
 from harness.puzzle import Board, Grid, Moves
 from harness.solver import Counters, register
 from solvers._best_first import (
-    MAX_CELLS,
+    MAX_SQUARES,
     anytime_params,
     compiled,
     prepare,
@@ -43,7 +43,7 @@ def _refuses(
     in_all="default",  # --solvers all: manhattan only; name the others
     refuses=_refuses,
     prepare=prepare,
-    sizes=f"up to {MAX_CELLS} cells (4x4)",
+    sizes=f"up to {MAX_SQUARES} squares (4x4)",
 )
 def solve(
     start: Board,

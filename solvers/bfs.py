@@ -1,8 +1,8 @@
 """Breadth-first search with an open list (layers) and a closed set (parent dict).
 
-Data structures: each board is packed into one int (``bits`` per cell, cell ``i`` at
+Data structures: each board is packed into one int (``bits`` per square, square ``i`` at
 bit ``i * bits``), so children are made with two shifts and hashed cheaply. The
-open list is the current and next layer (plain lists, plus the blank cell of each
+open list is the current and next layer (plain lists, plus the blank square of each
 board); the closed set is ``parent``: every board ever queued -> the board it was
 reached from. The goal is tested when a board is generated, which is still
 optimal for unit-cost moves and spares the last layer.
@@ -39,12 +39,12 @@ _MAX_DEPTH_LARGE = 20
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     """Decline boards whose search would not fit in memory or a minute."""
-    if factorial(g.cells) // 2 <= _EXHAUSTIVE_LIMIT:
+    if factorial(g.squares) // 2 <= _EXHAUSTIVE_LIMIT:
         return None
     if depth is None:
         return (
             f"optimum unknown on {g.label}: blind BFS may have to exhaust "
-            f"{factorial(g.cells) // 2:,} boards"
+            f"{factorial(g.squares) // 2:,} boards"
         )
     if depth > _MAX_DEPTH_LARGE:
         return (
@@ -60,7 +60,7 @@ def _path(parent: dict[int, int], key: int, g: Grid, bits: int) -> Moves:
     while parent[key] != key:
         key = parent[key]
         chain.append(key)
-    blanks = [packed_blank(k, g.cells, bits) for k in reversed(chain)]
+    blanks = [packed_blank(k, g.squares, bits) for k in reversed(chain)]
     return moves_from_blanks(blanks, g)
 
 
@@ -82,15 +82,16 @@ def solve(
 
     Shortest move string from ``start`` to ``goal``; None when unreachable.
     """
-    bits = max(1, (grid.cells - 1).bit_length())
+    bits = max(1, (grid.squares - 1).bit_length())
     mask = (1 << bits) - 1
     root, target = pack(start, bits), pack(goal, bits)
     if root == target:
         return ""
-    # Per blank cell, in MOVE_ORDER: (shift of the target cell, of the blank, target).
+    # Per blank square, in MOVE_ORDER: (shift of the target square, of the blank,
+    # target).
     shifts = [
         [(t * bits, b * bits, t) for _, t in grid.neighbours[b]]
-        for b in range(grid.cells)
+        for b in range(grid.squares)
     ]
     parent = {root: root}
     layer, blanks = [root], [start.index(0)]
@@ -104,7 +105,7 @@ def solve(
             push, push_blank = next_layer.append, next_blanks.append
             for key, blank in zip(layer, blanks, strict=True):
                 expanded += 1
-                for st, sb, cell in shifts[blank]:
+                for st, sb, square in shifts[blank]:
                     tile = (key >> st) & mask
                     child = key - (tile << st) + (tile << sb)
                     generated += 1
@@ -114,7 +115,7 @@ def solve(
                     if child == target:
                         return _path(parent, child, grid, bits)
                     push(child)
-                    push_blank(cell)
+                    push_blank(square)
             layer, blanks = next_layer, next_blanks
         return None
     finally:

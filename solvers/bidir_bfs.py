@@ -1,6 +1,6 @@
 """Bidirectional breadth-first search: one BFS from the start, one from the goal.
 
-Data structures: boards packed into ints (``bits`` per cell, cell ``i`` at bit
+Data structures: boards packed into ints (``bits`` per square, square ``i`` at bit
 ``i * bits``); per side a ``parent`` dict (every board that side has reached -> the
 board it came from) and its current layer as a list. Each step grows the side
 whose layer is smaller by one *whole* layer, checking every child against the
@@ -49,12 +49,12 @@ _MAX_DEPTH_LARGE = 40
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     """Decline boards whose two balls would not fit in memory or a minute."""
-    if factorial(g.cells) // 2 <= _EXHAUSTIVE_LIMIT:
+    if factorial(g.squares) // 2 <= _EXHAUSTIVE_LIMIT:
         return None
     if depth is None:
         return (
             f"optimum unknown on {g.label}: proving a board unsolvable would exhaust "
-            f"{factorial(g.cells) // 2:,} boards"
+            f"{factorial(g.squares) // 2:,} boards"
         )
     if depth > _MAX_DEPTH_LARGE:
         return (
@@ -74,7 +74,7 @@ def _chain(parent: dict[int, int], key: int) -> list[int]:
 
 
 def _moves(boards: list[int], g: Grid, bits: int) -> Moves:
-    return moves_from_blanks([packed_blank(key, g.cells, bits) for key in boards], g)
+    return moves_from_blanks([packed_blank(key, g.squares, bits) for key in boards], g)
 
 
 @register(
@@ -95,15 +95,15 @@ def solve(
 
     Shortest move string from ``start`` to ``goal``; None when unreachable.
     """
-    bits = max(1, (grid.cells - 1).bit_length())
+    bits = max(1, (grid.squares - 1).bit_length())
     mask = (1 << bits) - 1
     root, target = pack(start, bits), pack(goal, bits)
     if root == target:
         return ""
-    # Per blank cell: (shift of the target cell, shift of the blank cell, target).
+    # Per blank square: (shift of the target square, shift of the blank square, target).
     shifts = [
         [(t * bits, b * bits, t) for _, t in grid.neighbours[b]]
-        for b in range(grid.cells)
+        for b in range(grid.squares)
     ]
     # Side 0 searches from the start, side 1 from the goal.
     parents: tuple[dict[int, int], dict[int, int]] = ({root: root}, {target: target})
@@ -123,7 +123,7 @@ def solve(
             push, push_blank = next_layer.append, next_blanks.append
             for key, blank in zip(layers[side], blank_layers[side], strict=True):
                 expanded += 1
-                for st, sb, cell in shifts[blank]:
+                for st, sb, square in shifts[blank]:
                     tile = (key >> st) & mask
                     child = key - (tile << st) + (tile << sb)
                     generated += 1
@@ -137,7 +137,7 @@ def solve(
                         if best is None or length < best[0]:
                             best = (length, child)
                     push(child)
-                    push_blank(cell)
+                    push_blank(square)
             layers[side], blank_layers[side] = next_layer, next_blanks
             if best is not None:
                 meeting = best[1]

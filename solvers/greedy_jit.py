@@ -2,7 +2,7 @@
 
 The search, answers and counters of ``greedy`` (``solvers/_best_first.py``, f = h,
 no board reopened), on the packed boards, hash table and heap of
-:mod:`harness.kernels.best_first` (boards of at most 16 cells: up to 4x4). No bound
+:mod:`harness.kernels.best_first` (boards of at most 16 squares: up to 4x4). No bound
 on the path length.
 
 Counters: exactly ``greedy``'s (expanded, generated, max_frontier); tests compare
@@ -14,7 +14,7 @@ from __future__ import annotations
 from harness.heuristics import Heuristic, kernel
 from harness.puzzle import Board, Grid, Moves
 from harness.solver import Counters, register
-from solvers._best_first import MAX_CELLS, compiled, prepare, refuses_compiled
+from solvers._best_first import MAX_SQUARES, compiled, prepare, refuses_compiled
 
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
@@ -29,7 +29,7 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
     in_all="default",  # --solvers all: manhattan only; name the others
     refuses=_refuses,
     prepare=prepare,
-    sizes=f"up to {MAX_CELLS} cells (4x4)",
+    sizes=f"up to {MAX_SQUARES} squares (4x4)",
 )
 def solve(
     start: Board,

@@ -1,7 +1,7 @@
 """IDA*: depth-first searches under a rising f bound (Korf 1985), in pure Python.
 
 Data structures: one mutable board (a list) changed in place and undone on
-backtrack, the path as a list of move indices, and per blank cell and previous
+backtrack, the path as a list of move indices, and per blank square and previous
 move a precomputed tuple of the moves allowed next: the move that undoes the
 previous one is never generated. h is updated per move, never recomputed: a
 tile-additive heuristic (``tile_cost``: misplaced, manhattan) through a per-move
@@ -46,7 +46,7 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
 
     Unknown depth is accepted: unsolvable boards are answered at once, and the
     runner's budget bounds the rest."""
-    if g.cells <= 9 or depth is None:
+    if g.squares <= 9 or depth is None:
         return None
     limit = _MAX_DEPTH_LARGE.get(heuristic or "manhattan", 52)
     if depth > limit:
@@ -60,7 +60,7 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
 def _allowed_moves(g: Grid, deltas: list | None) -> tuple:
     """next[blank][previous move index, 4 = none] -> ((move, target, delta), ...)."""
     table = []
-    for blank in range(g.cells):
+    for blank in range(g.squares):
         per_last = []
         for last in range(5):
             per_last.append(
@@ -110,19 +110,19 @@ def solve(
     deltas = None
     if cost is not None:
         # deltas[blank][target][tile]: change of the tile-additive part of h when
-        # ``tile`` slides from ``target`` into the blank's cell.
+        # ``tile`` slides from ``target`` into the blank's square.
         deltas = [
             {
                 target: tuple(
-                    cost[t][blank] - cost[t][target] for t in range(grid.cells)
+                    cost[t][blank] - cost[t][target] for t in range(grid.squares)
                 )
                 for _, target in grid.neighbours[blank]
             }
-            for blank in range(grid.cells)
+            for blank in range(grid.squares)
         ]
     allowed = _allowed_moves(grid, deltas)
     board = list(start)
-    goal_cells = list(goal)
+    goal_squares = list(goal)
     path: list[int] = []
     # Korf's published counts include the root once, not once per iteration
     # (checked: this reproduces his figures for #12, #79 and others exactly).
@@ -145,7 +145,7 @@ def solve(
             board[blank] = tile
             board[target] = 0
             path.append(move)
-            if h_child == 0 and board == goal_cells:
+            if h_child == 0 and board == goal_squares:
                 return True
             if search_additive(target, g, h_child, move):
                 return True
@@ -165,7 +165,7 @@ def solve(
                 )
                 for per_last in allowed[blank]
             )
-            for blank in range(grid.cells)
+            for blank in range(grid.squares)
         )
 
     def search_lines(blank: int, g: int, h: int, last: int) -> bool:
@@ -191,7 +191,7 @@ def solve(
             generated += 1
             if g + h_child <= bound:
                 path.append(move)
-                if h_child == 0 and board == goal_cells:
+                if h_child == 0 and board == goal_squares:
                     return True
                 line_extras[a], line_extras[b] = new_a, new_b
                 if search_lines(target, g, h_child, move):
@@ -216,7 +216,7 @@ def solve(
             generated += 1
             if g + h_child <= bound:
                 path.append(move)
-                if h_child == 0 and board == goal_cells:
+                if h_child == 0 and board == goal_squares:
                     return True
                 if search_general(target, g, h_child, move):
                     return True
@@ -239,7 +239,7 @@ def solve(
     try:
         while True:
             iterations += 1
-            if board == goal_cells:
+            if board == goal_squares:
                 return ""
             next_bound = 1 << 30
             if search(start.index(0), 0, h_start, 4):

@@ -65,7 +65,7 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
         return info.refuses(g)
     if heuristic.startswith("pdb"):  # pattern databases take any depth
         return None
-    if g.cells <= 9 or depth is None:
+    if g.squares <= 9 or depth is None:
         return None
     limit = _MAX_DEPTH_LARGE.get(heuristic, 58)
     if depth > limit:
@@ -132,7 +132,7 @@ class _Fast:
 
 #: (heuristic name, goal, rows, cols) -> _Fast, or None for a kernel without a
 #: one-board entry; and the last (heuristic, grid, goal, _Fast) looked up, since
-#: a run solves one cell's board over and over.
+#: a run solves one square's board over and over.
 _fast_memo: dict[tuple, _Fast | None] = {}
 _last: list = [None, None, None, None]
 _UNSEEN = object()
@@ -184,7 +184,7 @@ _LETTERS: list = []
 def _width(g: Grid) -> int:
     """Moves kept per board by :func:`solve_many` (3x3 optima are at most 31 moves,
     4x4 at most 80); a longer path is solved again on its own."""
-    return 32 if g.cells <= 9 else 256
+    return 32 if g.squares <= 9 else 256
 
 
 def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None = None):

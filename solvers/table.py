@@ -7,7 +7,7 @@ MOVE_ORDER (u, l, r, d) that lowers the distance by one, and the board it leads 
 From it, per rank, the rank four such steps on and their four letters (Python
 lists). Solving is ``rank(start)`` (two dict lookups) and then one list lookup per
 four moves: the speed limit every search solver is measured against (about 2 us per
-3x3 board). Works for any goal on grids of at most 9 cells (2x2, 2x3, 3x2, 3x3),
+3x3 board). Works for any goal on grids of at most 9 squares (2x2, 2x3, 3x2, 3x3),
 the oracle's range.
 
 ``solve_many`` walks a whole batch with numpy (about 0.5 us per 3x3 board), for
@@ -32,14 +32,14 @@ from harness.heuristics import Heuristic
 from harness.puzzle import MOVE_ORDER, Board, Grid, Moves
 from harness.solver import Counters, register
 
-_MAX_CELLS = 9
+_MAX_SQUARES = 9
 _step_memo: dict[tuple, Any] = {}
 
 
 def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
-    """Only grids the oracle enumerates (at most 9 cells)."""
-    if g.cells > _MAX_CELLS:
-        return f"no exact table for {g.label}: the oracle enumerates at most 9 cells"
+    """Only grids the oracle enumerates (at most 9 squares)."""
+    if g.squares > _MAX_SQUARES:
+        return f"no exact table for {g.label}: the oracle enumerates at most 9 squares"
     return None
 
 
@@ -55,13 +55,13 @@ def step_table(goal: Board, g: Grid):
 
     dist = oracle.distances(goal, g).astype(np.int16)
     nbr = oracle.neighbour_table(g)  # k-th legal move of each rank, -1 padded
-    perms = oracle.all_permutations(g.cells)
+    perms = oracle.all_permutations(g.squares)
     blank = np.argmax(perms == 0, axis=1)
-    # move index (in MOVE_ORDER) of the k-th legal move from each blank cell
-    move_of = np.full((g.cells, 4), -1, dtype=np.int32)
-    for cell, around in enumerate(g.neighbours):
+    # move index (in MOVE_ORDER) of the k-th legal move from each blank square
+    move_of = np.full((g.squares, 4), -1, dtype=np.int32)
+    for square, around in enumerate(g.neighbours):
         for k, (move, _target) in enumerate(around):
-            move_of[cell, k] = MOVE_ORDER.index(move)
+            move_of[square, k] = MOVE_ORDER.index(move)
     child_dist = np.where(nbr >= 0, dist[np.maximum(nbr, 0)], np.int16(32767))
     downhill = child_dist == (dist - 1)[:, None]
     k = np.argmax(downhill, axis=1)  # first downhill move in MOVE_ORDER
@@ -102,7 +102,7 @@ def _walk_tables(goal: Board, g: Grid) -> tuple:
             digits = [(c // 5**i) % 5 for i in range(STRIDE)]
             letters.append("".join(MOVE_ORDER[d - 1] for d in digits if d))
         chunk = [letters[c] for c in code.tolist()]
-        found = (at.tolist(), chunk, dist.tolist(), split_rank(g.cells))
+        found = (at.tolist(), chunk, dist.tolist(), split_rank(g.squares))
         _walk_memo[key] = found
     return found
 
@@ -144,14 +144,14 @@ def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None =
     """:func:`solve` for a whole batch (an int8 array of boards), with numpy: every
     rank at once, then one gather per step over the boards still walking (longest
     first). Same answers and counters as :func:`solve` board by board."""
-    if grid.cells > _MAX_CELLS:
+    if grid.squares > _MAX_SQUARES:
         raise ValueError(f"table: {grid.label} has no exact table")
     import numpy as np
 
     step, dist = step_table(goal, grid)
-    n, cells = starts.shape
-    first, second = np.triu_indices(cells, k=1)
-    weight = np.array([factorial(cells - 1 - i) for i in range(cells)], np.int64)
+    n, squares = starts.shape
+    first, second = np.triu_indices(squares, k=1)
+    weight = np.array([factorial(squares - 1 - i) for i in range(squares)], np.int64)
     at = (starts[:, second] < starts[:, first]) @ weight[first]  # Lehmer ranks
     lengths = dist[at].astype(np.int64)  # -1: unsolvable
     walked = np.maximum(lengths, 0)
@@ -185,7 +185,7 @@ def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None =
     refuses=_refuses,
     prepare=_prepare,
     budget_seconds=10.0,
-    sizes="at most 9 cells (2x2, 2x3, 3x2, 3x3), any goal",
+    sizes="at most 9 squares (2x2, 2x3, 3x2, 3x3), any goal",
     search=False,
 )
 def solve(
@@ -200,7 +200,7 @@ def solve(
 
     Shortest move string from ``start`` to ``goal``; None when unsolvable.
     """
-    if grid.cells > _MAX_CELLS:
+    if grid.squares > _MAX_SQUARES:
         raise ValueError(f"table: {grid.label} has no exact table")
     found = _walk_memo.get((grid.rows, grid.cols, goal))
     after, chunk, dist, rank_of = found or _walk_tables(goal, grid)

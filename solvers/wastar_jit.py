@@ -3,8 +3,8 @@
 The search, answers and counters of ``wastar`` (``solvers/_best_first.py``), 13-15x
 its rate on 4x4 boards.
 
-Data structures (:mod:`harness.kernels.best_first`): boards packed 4 bits a cell
-into an int64 (so at most 16 cells: up to 4x4); an open-addressing hash table of
+Data structures (:mod:`harness.kernels.best_first`): boards packed 4 bits a square
+into an int64 (so at most 16 squares: up to 4x4); an open-addressing hash table of
 the boards seen (packed board -> best g and the move that reached it); a binary
 heap of int64 keys (f, then h, then push order: the same order as ``wastar``'s
 tuples, f kept exact as q*g + p*h for w = p/q). h from the heuristic's compiled
@@ -26,7 +26,7 @@ from fractions import Fraction
 from harness.heuristics import Heuristic, kernel
 from harness.puzzle import Board, Grid, Moves
 from harness.solver import Counters, register, weight_param
-from solvers._best_first import MAX_CELLS, compiled, prepare, refuses_compiled
+from solvers._best_first import MAX_SQUARES, compiled, prepare, refuses_compiled
 
 
 def _refuses(
@@ -45,7 +45,7 @@ def _refuses(
     in_all="default",  # --solvers all: manhattan only; name the others
     refuses=_refuses,
     prepare=prepare,
-    sizes=f"up to {MAX_CELLS} cells (4x4)",
+    sizes=f"up to {MAX_SQUARES} squares (4x4)",
 )
 def solve(
     start: Board,

@@ -48,7 +48,7 @@ def _refuses(
     info = all_heuristics().get(heuristic)
     if info is not None and info.refuses(g):
         return info.refuses(g)
-    if heuristic.startswith("pdb") or g.cells <= 9 or depth is None or w >= 1.25:
+    if heuristic.startswith("pdb") or g.squares <= 9 or depth is None or w >= 1.25:
         return None
     limit = _MAX_DEPTH_LARGE.get(heuristic, 58)
     if depth > limit:

@@ -68,9 +68,9 @@ def compile_part(part: str) -> list[str]:
         from harness.heuristics import pdb_build
 
         g = grid(3)
-        cells = (3, 5, 6, 7, 8, 4)  # left-right symmetric: the mirror kernels too
-        pdb_build.unpack(g, cells, pdb_build.build_packed(g, cells, 0, pull=0.5))
-        done.append(f"pdb_build {cells} {g.label}")
+        squares = (3, 5, 6, 7, 8, 4)  # left-right symmetric: the mirror kernels too
+        pdb_build.unpack(g, squares, pdb_build.build_packed(g, squares, 0, pull=0.5))
+        done.append(f"pdb_build {squares} {g.label}")
     return done
 
 

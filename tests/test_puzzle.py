@@ -47,7 +47,7 @@ def grids(draw) -> Grid:
 @st.composite
 def grid_and_board(draw) -> tuple[Grid, Board]:
     g = draw(grids())
-    return g, tuple(draw(st.permutations(range(g.cells))))
+    return g, tuple(draw(st.permutations(range(g.squares))))
 
 
 # ------------------------------------------------------------ parse / format
@@ -103,7 +103,7 @@ def test_any_tokens_parse_or_raise_board_error(g: Grid, tokens: list[str]) -> No
     except BoardError as err:
         assert str(err)
     else:
-        assert sorted(board) == list(range(g.cells))
+        assert sorted(board) == list(range(g.squares))
 
 
 BAD_INPUTS = [
@@ -178,8 +178,8 @@ def test_named_goals() -> None:
 @given(grids(), st.sampled_from(["standard", "spiral", "blank-first"]))
 def test_named_goals_are_boards_and_named_back(g: Grid, name: str) -> None:
     goal = goal_board(name, g)
-    assert sorted(goal) == list(range(g.cells))
-    if g.cells > 4 or name != "spiral":  # 2x2 spiral == 1 2 / x 3, no clash
+    assert sorted(goal) == list(range(g.squares))
+    if g.squares > 4 or name != "spiral":  # 2x2 spiral == 1 2 / x 3, no clash
         assert goal_name(goal, g) == name
 
 
@@ -252,15 +252,15 @@ def _reachable(goal: Board, g: Grid) -> set[Board]:
 def test_solvable_iff_reachable_small(shape, goal_spec: str) -> None:
     g = grid(*shape)
     if goal_spec == "random":
-        cells = list(range(g.cells))
-        random.Random(str(shape)).shuffle(cells)
-        goal = tuple(cells)
+        squares = list(range(g.squares))
+        random.Random(str(shape)).shuffle(squares)
+        goal = tuple(squares)
     else:
         goal = goal_board(goal_spec, g)
     reachable = _reachable(goal, g)
-    assert len(reachable) == factorial(g.cells) // 2
-    for i in range(factorial(g.cells)):
-        board = unrank(i, g.cells)
+    assert len(reachable) == factorial(g.squares) // 2
+    for i in range(factorial(g.squares)):
+        board = unrank(i, g.squares)
         assert is_solvable(board, goal, g) == (board in reachable)
 
 
@@ -283,7 +283,9 @@ def test_solvable_iff_reachable_3x3(goal_spec: str) -> None:
 @given(
     grids().flatmap(
         lambda g: st.tuples(
-            st.just(g), st.permutations(range(g.cells)), st.permutations(range(g.cells))
+            st.just(g),
+            st.permutations(range(g.squares)),
+            st.permutations(range(g.squares)),
         )
     )
 )
@@ -342,21 +344,21 @@ def test_ranks_are_lexicographic_and_checked() -> None:
 def test_grid_format_of_a_rectangle_needs_its_grid() -> None:
     board = (1, 2, 3, 4, 5, 0)
     assert format_board(board, grid(2, 3), as_grid=True) == "1 2 3\n4 5 x"
-    with pytest.raises(ValueError, match="non-square"):
-        format_board(board, as_grid=True)  # used to print "1 2\n3 4", dropping cells
+    with pytest.raises(ValueError, match="not n x n"):
+        format_board(board, as_grid=True)  # used to print "1 2\n3 4", dropping squares
 
 
-def test_packed_boards_and_moves_from_blank_cells() -> None:
+def test_packed_boards_and_moves_from_blank_squares() -> None:
     from harness.puzzle import moves_from_blanks, pack, packed_blank
 
     g = grid(3, 4)
     board = goal_board("standard", g)
     moves = "ullurdrdluul"
-    cells, boards = [board.index(0)], {board}
+    squares, boards = [board.index(0)], {board}
     for move in moves:
         board = apply_moves(board, move, g)
-        cells.append(board.index(0))
+        squares.append(board.index(0))
         boards.add(board)
-        assert packed_blank(pack(board, 4), g.cells, 4) == board.index(0)
+        assert packed_blank(pack(board, 4), g.squares, 4) == board.index(0)
     assert len({pack(b, 4) for b in boards}) == len(boards)  # a key per board
-    assert moves_from_blanks(cells, g) == moves
+    assert moves_from_blanks(squares, g) == moves

@@ -218,7 +218,7 @@ def test_every_board_of_small_grids(
         h_refused = config.heuristic and _heuristic_refuses(config.heuristic, g)
         if h_refused or _refused(config, g, None):
             pytest.skip(f"{config.label} does not take {g.label}")
-        for start in permutations(range(g.cells)):
+        for start in permutations(range(g.squares)):
             moves, _ = run(config, start, goal, g)
             check_answer(config, start, goal, g, moves, exact_distance(start, goal, g))
 

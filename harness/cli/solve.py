@@ -68,7 +68,7 @@ DEFAULT_LARGE = (
 
 def default_solver(grid: Grid) -> str:
     """The solver ``harness solve`` uses on ``grid`` when none is named."""
-    if grid.cells <= 9:
+    if grid.squares <= 9:
         return DEFAULT_SMALL
     from harness.configs import parse_config
     from harness.heuristics import all_heuristics
@@ -89,13 +89,13 @@ def default_solver(grid: Grid) -> str:
 def _tokens(text: str, grid: Grid, first_line: int = 1) -> list[tuple[str, int]]:
     """(token, line number) for every token (:func:`harness.puzzle.boards_from_tokens`
     groups them into boards); ``first_line``: the number of the text's first line.
-    A word of exactly ``cells`` characters on a board of at most 9 cells is a
+    A word of exactly ``squares`` characters on a board of at most 9 squares is a
     compact board (``123x46758``): one token per character, as no single tile
     token can be that long."""
     out: list[tuple[str, int]] = []
     for line_no, line in enumerate(text.splitlines(), start=first_line):
         for word in re.sub(r"[/,|]", " ", line).split():
-            if grid.cells <= 9 and len(word) == grid.cells:
+            if grid.squares <= 9 and len(word) == grid.squares:
                 out.extend((ch, line_no) for ch in word)
             else:
                 out.append((word, line_no))
@@ -105,9 +105,9 @@ def _tokens(text: str, grid: Grid, first_line: int = 1) -> list[tuple[str, int]]
 def _token_count(line: str, grid: Grid) -> int:
     """How many tokens :func:`_tokens` finds on one line."""
     words = re.sub(r"[/,|]", " ", line).split()
-    if grid.cells > 9:
+    if grid.squares > 9:
         return len(words)
-    return sum(grid.cells if len(w) == grid.cells else 1 for w in words)
+    return sum(grid.squares if len(w) == grid.squares else 1 for w in words)
 
 
 def read_boards(
@@ -130,7 +130,7 @@ def read_boards(
 
 
 def infer_size(text: str) -> Grid | None:
-    """The square size N (2 <= N <= 5, not the default 3) when every non-empty line
+    """The side N (2 <= N <= 5, not the default 3) when every non-empty line
     of ``text`` holds exactly one NxN board and all of them parse as such; None
     otherwise (3x3 input, several boards per line, rows on their own lines, mixed
     sizes). Decided from the first line, so 3x3 input costs nothing here."""
@@ -144,7 +144,7 @@ def infer_size(text: str) -> Grid | None:
     if side * side != count or side == 3 or not MIN_SIDE <= side <= MAX_SIDE:
         return None
     g = grid(side)
-    if set(_line_counts(text, g).values()) != {g.cells}:
+    if set(_line_counts(text, g).values()) != {g.squares}:
         return None
     try:
         read_boards(text, g)
@@ -162,12 +162,12 @@ def _line_counts(text: str, g: Grid, first_line: int = 1) -> dict[int, int]:
 
 def _size_hint(text: str, g: Grid, first_line: int = 1) -> str | None:
     """``line L has N tokens; a 3x3 board has 9 (use --size KxK)`` for the first
-    line holding a whole board of another square size, else None."""
+    line holding a whole board of another side, else None."""
     for line, count in _line_counts(text, g, first_line).items():
         side = round(count**0.5)
-        if count != g.cells and side * side == count and MIN_SIDE <= side <= MAX_SIDE:
+        if count != g.squares and side * side == count and MIN_SIDE <= side <= MAX_SIDE:
             return (
-                f"line {line} has {count} tokens; a {g.label} board has {g.cells} "
+                f"line {line} has {count} tokens; a {g.label} board has {g.squares} "
                 f"(use --size {side}x{side})"
             )
     return None
@@ -223,7 +223,7 @@ def _parts(fh: BinaryIO, g: Grid | None) -> Iterator[tuple[str, int]]:
         lines.append(line)
         if g is not None:
             tokens += _token_count(line, g)
-        if len(lines) >= CHUNK_LINES and (g is None or tokens % g.cells == 0):
+        if len(lines) >= CHUNK_LINES and (g is None or tokens % g.squares == 0):
             yield "".join(lines), first
             first, lines, tokens = number + 1, [], 0
         elif len(lines) >= 16 * CHUNK_LINES:  # no board ends at a line's end
@@ -398,7 +398,8 @@ def _check_input(spool: BinaryIO, g: Grid, hint: bool, where: str = "stdin") -> 
             raise fail(f"{where} {said or err}") from None
     spool.seek(0)
     if not count:
-        raise fail(f"{where}: no board (expected {g.cells} tokens per {g.label} board)")
+        expected = f"{g.squares} tokens per {g.label} board"
+        raise fail(f"{where}: no board (expected {expected})")
     return count
 
 

@@ -18,8 +18,8 @@ from harness.puzzle import BLANK_TOKENS, Board, Grid, apply_moves
 
 
 @cache
-def _token_values(cells: int) -> dict[str, int]:
-    values = {str(t): t for t in range(1, cells)}
+def _token_values(squares: int) -> dict[str, int]:
+    values = {str(t): t for t in range(1, squares)}
     values.update(dict.fromkeys(BLANK_TOKENS, 0))
     return values
 
@@ -28,14 +28,14 @@ def read_batch(text: str, g: Grid) -> list[Board] | None:
     """Every board of ``text`` when it is plain (whitespace-separated tile tokens,
     complete boards, each a permutation); None otherwise, and the caller's precise
     reader then names the problem."""
-    if g.cells <= 10 and len(text) >= LONG_INPUT:
+    if g.squares <= 10 and len(text) >= LONG_INPUT:
         boards = _read_chars(text, g)
         if boards is not None:
             return boards
     if "/" in text or "," in text or "|" in text:
         return None
     words = text.split()
-    n = g.cells
+    n = g.squares
     values = _token_values(n)
     if not words or len(words) % n or not values.keys() >= set(words):
         return None
@@ -54,14 +54,14 @@ _SPACES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 @cache
-def _char_values(cells: int):
+def _char_values(squares: int):
     """int8 per byte: the tile a one-character token stands for, -2 for
     whitespace, -1 for anything else."""
     import numpy as np
 
     table = np.full(256, -1, dtype=np.int8)
     table[list(_SPACES)] = -2
-    for token, value in _token_values(cells).items():
+    for token, value in _token_values(squares).items():
         if len(token) == 1:
             table[ord(token)] = value
     return table
@@ -69,11 +69,11 @@ def _char_values(cells: int):
 
 def _read_chars(text: str, g: Grid) -> list[Board] | None:
     """:func:`read_batch` with numpy, when every token is one character (boards of
-    up to 10 cells): the same boards, or None for anything it does not read
+    up to 10 squares): the same boards, or None for anything it does not read
     (the caller then reads token by token)."""
     import numpy as np
 
-    n = g.cells
+    n = g.squares
     raw = np.frombuffer(text.encode("ascii", "replace"), dtype=np.uint8)
     kind = _char_values(n)[raw]
     if (kind == -1).any():
@@ -91,12 +91,12 @@ def _read_chars(text: str, g: Grid) -> list[Board] | None:
 
 @cache
 def _steps(g: Grid) -> tuple[int, ...]:
-    """``table[byte * 32 + cell]``: the blank's cell after the move whose letter
-    has that byte, from ``cell``; -1 off the board or for any other byte."""
+    """``table[byte * 32 + square]``: the blank's square after the move whose letter
+    has that byte, from ``square``; -1 off the board or for any other byte."""
     table = [-1] * (256 * 32)
-    for cell, around in enumerate(g.neighbours):
+    for square, around in enumerate(g.neighbours):
         for move, target in around:
-            table[ord(move) * 32 + cell] = target
+            table[ord(move) * 32 + square] = target
     return tuple(table)
 
 
@@ -104,42 +104,42 @@ def replay(board: Board, moves: str, g: Grid) -> Board:
     """``apply_moves(board, moves, g)``, faster: the board reached, or
     IllegalMoveError naming the first bad move (from apply_moves itself)."""
     steps = _steps(g)
-    cells = list(board)
-    blank = cells.index(0)
+    squares = list(board)
+    blank = squares.index(0)
     try:
         for code in moves.encode("ascii"):
             target = steps[code * 32 + blank]
             if target < 0:
                 raise ValueError(code)
-            cells[blank] = cells[target]
+            squares[blank] = squares[target]
             blank = target
     except ValueError:  # UnicodeEncodeError included
         apply_moves(board, moves, g)  # raises with the precise message
         raise AssertionError("replay and apply_moves disagree") from None
-    cells[blank] = 0
-    return tuple(cells)
+    squares[blank] = 0
+    return tuple(squares)
 
 
 def solvable_for(goal: Board, g: Grid):
     """``is_solvable(board, goal, g)`` as a function of the board alone, about twice
-    as fast: the permutation taking the start to the goal (by goal cell) has the
-    parity of its inversion count, counted with a bit mask of the cells seen; it
+    as fast: the permutation taking the start to the goal (by goal square) has the
+    parity of its inversion count, counted with a bit mask of the squares seen; it
     must match the parity of the blank's displacement."""
-    where = [0] * g.cells
-    for cell, tile in enumerate(goal):
-        where[tile] = cell
+    where = [0] * g.squares
+    for square, tile in enumerate(goal):
+        where[tile] = square
     gr, gc = divmod(goal.index(0), g.cols)
     need = tuple(
-        (abs(c // g.cols - gr) + abs(c % g.cols - gc)) & 1 for c in range(g.cells)
+        (abs(c // g.cols - gr) + abs(c % g.cols - gc)) & 1 for c in range(g.squares)
     )
 
     def solvable(board: Board) -> bool:
         seen = 0
         inversions = 0
         for tile in board:
-            cell = where[tile]
-            inversions += (seen >> cell).bit_count()
-            seen |= 1 << cell
+            square = where[tile]
+            inversions += (seen >> square).bit_count()
+            seen |= 1 << square
         return inversions & 1 == need[board.index(0)]
 
     return solvable
@@ -154,37 +154,37 @@ def solvable_for(goal: Board, g: Grid):
 
 
 def board_array(boards: list[Board], g: Grid):
-    """The boards as an int8 array of shape (len(boards), cells)."""
+    """The boards as an int8 array of shape (len(boards), squares)."""
     import numpy as np
 
-    flat = np.fromiter(chain.from_iterable(boards), np.int8, len(boards) * g.cells)
-    return flat.reshape(len(boards), g.cells)
+    flat = np.fromiter(chain.from_iterable(boards), np.int8, len(boards) * g.squares)
+    return flat.reshape(len(boards), g.squares)
 
 
 @cache
 def _parity_tables(goal: Board, g: Grid):
     import numpy as np
 
-    where = np.zeros(g.cells, dtype=np.int8)
-    for cell, tile in enumerate(goal):
-        where[tile] = cell
+    where = np.zeros(g.squares, dtype=np.int8)
+    for square, tile in enumerate(goal):
+        where[tile] = square
     gr, gc = divmod(goal.index(0), g.cols)
     need = np.array(
-        [(abs(c // g.cols - gr) + abs(c % g.cols - gc)) & 1 for c in range(g.cells)],
+        [(abs(c // g.cols - gr) + abs(c % g.cols - gc)) & 1 for c in range(g.squares)],
         dtype=np.int8,
     )
-    first, second = np.triu_indices(g.cells, k=1)
+    first, second = np.triu_indices(g.squares, k=1)
     return where, need, first, second
 
 
 def solvable_many(boards, goal: Board, g: Grid):
     """``[is_solvable(b, goal, g) for b in boards]`` as a bool array, for an int8
     array of boards (:func:`board_array`): the same inversion parity as
-    :func:`solvable_for`, counted over all pairs of cells at once."""
+    :func:`solvable_for`, counted over all pairs of squares at once."""
     import numpy as np
 
     where, need, first, second = _parity_tables(goal, g)
-    at = where[boards]  # the goal cell of each tile, in board order
+    at = where[boards]  # the goal square of each tile, in board order
     inversions = np.count_nonzero(at[:, first] > at[:, second], axis=1)
     blank = np.argmax(boards == 0, axis=1)
     return (inversions & 1) == need[blank]
@@ -192,15 +192,15 @@ def solvable_many(boards, goal: Board, g: Grid):
 
 @cache
 def _step_array(g: Grid):
-    """int16 (256, cells): the blank's cell after the move whose letter has that
+    """int16 (256, squares): the blank's square after the move whose letter has that
     byte; byte 0 (padding) stays where it is; -1 off the board or any other byte."""
     import numpy as np
 
-    table = np.full((256, g.cells), -1, dtype=np.int16)
-    table[0] = np.arange(g.cells)
-    for cell, around in enumerate(g.neighbours):
+    table = np.full((256, g.squares), -1, dtype=np.int16)
+    table[0] = np.arange(g.squares)
+    for square, around in enumerate(g.neighbours):
         for move, target in around:
-            table[ord(move), cell] = target
+            table[ord(move), square] = target
     return table
 
 
@@ -237,7 +237,7 @@ def replay_many(boards, answers: list, g: Grid):
         active = np.count_nonzero(ranked[None, :] > np.arange(longest)[:, None], 1)
         steps = _step_array(g)
         flat = ends.reshape(-1)
-        base = np.arange(n, dtype=np.int64) * g.cells
+        base = np.arange(n, dtype=np.int64) * g.squares
         at = base + np.argmax(ends == 0, axis=1)  # the blank, as a flat index
         bad = np.zeros(n, dtype=bool)
         for s in range(longest):

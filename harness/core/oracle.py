@@ -26,8 +26,8 @@ from harness.core.files import write_atomic
 from harness.core.jsontext import loads
 from harness.puzzle import Board, Grid, rank
 
-#: Largest number of cells the oracle accepts (9! = 362,880 ranks; 12! would be 479M).
-MAX_CELLS = 9
+#: Largest number of squares the oracle accepts (9! = 362,880 ranks; 12! would be 479M).
+MAX_SQUARES = 9
 _FORMAT = "npuzzle-oracle"
 _VERSION = 1
 
@@ -37,12 +37,12 @@ _dist_memo: dict[tuple[int, int, Board], np.ndarray] = {}
 
 
 def _check(goal: Board, grid: Grid) -> None:
-    if grid.cells > MAX_CELLS:
+    if grid.squares > MAX_SQUARES:
         raise ValueError(
-            f"oracle: {grid.label} has {factorial(grid.cells):,} boards; only grids of "
-            f"at most {MAX_CELLS} cells (3x3) are enumerated"
+            f"oracle: {grid.label} has {factorial(grid.squares):,} boards; only "
+            f"grids of at most {MAX_SQUARES} squares (3x3) are enumerated"
         )
-    if sorted(goal) != list(range(grid.cells)):
+    if sorted(goal) != list(range(grid.squares)):
         raise ValueError(f"oracle: goal {goal} is not a {grid.label} board")
 
 
@@ -71,7 +71,7 @@ def rank_many(boards: np.ndarray) -> np.ndarray:
     count, n = boards.shape
     ranks = np.zeros(count, dtype=np.int64)
     for i in range(n - 1):
-        # Lehmer digit: how many later cells hold a smaller value.
+        # Lehmer digit: how many later squares hold a smaller value.
         smaller = np.zeros(count, dtype=np.int64)
         col = boards[:, i]
         for j in range(i + 1, n):
@@ -84,7 +84,7 @@ def neighbour_table(grid: Grid) -> np.ndarray:
     """int32 (n!, 4): ranks of each board's successors in MOVE_ORDER, -1 padded."""
     key = (grid.rows, grid.cols)
     if key not in _table_memo:
-        n = grid.cells
+        n = grid.squares
         perms = all_permutations(n)
         table = np.full((len(perms), 4), -1, dtype=np.int32)
         blank_at = np.argmax(perms == 0, axis=1)
@@ -139,7 +139,7 @@ def _read_cached(path: Path, goal: Board, grid: Grid) -> np.ndarray | None:
         "version": _VERSION,
         "grid": grid.label,
         "goal": list(goal),
-        "size": factorial(grid.cells),
+        "size": factorial(grid.squares),
         "sha256": hashlib.sha256(body).hexdigest(),
     }
     if meta != expected or len(body) != expected["size"]:
@@ -168,7 +168,7 @@ def _write_cached(path: Path, dist: np.ndarray, goal: Board, grid: Grid) -> None
 
 def distances(goal: Board, grid: Grid) -> np.ndarray:
     """Read-only int8 array over all ``n!`` ranks: optimal moves to ``goal``, -1 if
-    unreachable. ValueError for grids of more than 9 cells."""
+    unreachable. ValueError for grids of more than 9 squares."""
     goal = tuple(goal)
     _check(goal, grid)
     key = (grid.rows, grid.cols, goal)
@@ -186,7 +186,7 @@ def distances(goal: Board, grid: Grid) -> np.ndarray:
 
 def distance(board: Board, goal: Board, grid: Grid) -> int | None:
     """Optimal number of moves from ``board`` to ``goal``; None when unsolvable."""
-    if sorted(board) != list(range(grid.cells)):
+    if sorted(board) != list(range(grid.squares)):
         raise ValueError(f"oracle: board {board} is not a {grid.label} board")
     value = int(distances(goal, grid)[rank(board)])
     return None if value < 0 else value

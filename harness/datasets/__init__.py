@@ -57,7 +57,7 @@ from harness.datasets.labels import (
 from harness.datasets.model import (
     FORMAT,
     FORMAT_VERSION,
-    ORACLE_MAX_CELLS,
+    ORACLE_MAX_SQUARES,
     SELECTIONS,
     Dataset,
     DatasetError,
@@ -66,7 +66,7 @@ from harness.datasets.model import (
 )
 
 __all__ = [
-    "FORMAT", "FORMAT_VERSION", "GENERATORS", "IMPORTERS", "ORACLE_MAX_CELLS",
+    "FORMAT", "FORMAT_VERSION", "GENERATORS", "IMPORTERS", "ORACLE_MAX_SQUARES",
     "RECIPES", "SELECTIONS", "BitStream", "Dataset", "DatasetError", "Drawn",
     "GeneratorInfo", "Instance", "all_generators", "register_generator",
     "Labeller", "build", "dataset_dirs", "dataset_names", "depth_strata_boards",

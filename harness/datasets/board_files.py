@@ -24,7 +24,7 @@ from harness.datasets.jsonl import make_dataset, save_streamed
 from harness.datasets.labels import make_labeller, resolve_label
 from harness.datasets.model import (
     FORMAT,
-    ORACLE_MAX_CELLS,
+    ORACLE_MAX_SQUARES,
     Dataset,
     DatasetError,
     Instance,
@@ -54,7 +54,7 @@ def iter_boards(
 ) -> Iterator[tuple[Grid, int, Board, str | None]]:
     """``(grid, line number, board, id or None)`` for each board of a board file,
     read line by line (memory flat in the file's size). The size is ``g``, else
-    the first board's (a square token count). DatasetError naming the file and
+    the first board's (a token count n * n). DatasetError naming the file and
     line for anything that is not a board of that size."""
     path = Path(path)
     try:
@@ -311,6 +311,6 @@ def on_the_fly(token: str) -> Dataset:
     named after the file, standard goal, labelled by the oracle up to 3x3 only."""
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(token).stem).strip("-._") or "boards"
     g, _ = read_boards(token)
-    label = "oracle" if g.cells <= ORACLE_MAX_CELLS else "none"
+    label = "oracle" if g.squares <= ORACLE_MAX_SQUARES else "none"
     ds = import_boards(token, name=stem, g=g, label=label)
     return replace(ds, path=Path(token).resolve())

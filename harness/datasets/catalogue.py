@@ -69,6 +69,8 @@ SEEDS_STANDARD = (
 SEEDS_SPIRAL = (
     _Seed(
         "seed003-example", "1 2 3 7 8 4 6 5 x",
+        # "cell": this note is stored in datasets/8-seeds-spiral.jsonl, whose sha256
+        # the runs made from it recorded; the file regenerates byte for byte
         "seed 003: the 'unsolved' example; the text lost the blank's cell (tiles "
         "read 1 2 3 7 8 4 6 5), reconstructed with the blank last",
     ),

@@ -15,7 +15,7 @@ from harness.core.registries import add, load_entry_points, registry, seal, sour
 from harness.datasets.jsonl import make_dataset
 from harness.datasets.labels import make_labeller, resolve_label
 from harness.datasets.model import (
-    ORACLE_MAX_CELLS,
+    ORACLE_MAX_SQUARES,
     Dataset,
     DatasetError,
     Instance,
@@ -87,8 +87,8 @@ def random_walk_boards(
         raise DatasetError(f"random_walk: length {length} must be >= 0")
 
     def draw() -> Board:
-        cells = list(goal)
-        blank = cells.index(0)
+        squares = list(goal)
+        blank = squares.index(0)
         previous = ""
         for _ in range(length):
             options = [
@@ -97,34 +97,34 @@ def random_walk_boards(
                 if previous == "" or move != OPPOSITE[previous]
             ]
             move, target = options[stream.below(len(options))]
-            cells[blank], cells[target] = cells[target], 0
+            squares[blank], squares[target] = squares[target], 0
             blank, previous = target, move
-        return tuple(cells)
+        return tuple(squares)
 
     return _distinct(draw, count, "random_walk", avoid)
 
 
 def random_permutation(n: int, stream: BitStream) -> list[int]:
     """A uniformly random permutation of 0..n-1 (Fisher-Yates on ``stream``)."""
-    cells = list(range(n))
+    squares = list(range(n))
     for i in range(n - 1, 0, -1):
         j = stream.below(i + 1)
-        cells[i], cells[j] = cells[j], cells[i]
-    return cells
+        squares[i], squares[j] = squares[j], squares[i]
+    return squares
 
 
 def uniform_board(
     g: Grid, goal: Board, stream: BitStream, *, solvable: bool = True
 ) -> Board:
     """One board drawn uniformly from the solvable (or unsolvable) class of ``goal``."""
-    cells = random_permutation(g.cells, stream)
-    if is_solvable(tuple(cells), goal, g) != solvable:
+    squares = random_permutation(g.squares, stream)
+    if is_solvable(tuple(squares), goal, g) != solvable:
         # Swapping the first two tiles flips the parity class and is its own inverse,
         # so every board of the wanted class has exactly two equally likely
         # preimages: the result stays uniform over that class.
-        a, b = [cell for cell, tile in enumerate(cells) if tile != 0][:2]
-        cells[a], cells[b] = cells[b], cells[a]
-    return tuple(cells)
+        a, b = [square for square, tile in enumerate(squares) if tile != 0][:2]
+        squares[a], squares[b] = squares[b], squares[a]
+    return tuple(squares)
 
 
 def uniform_boards(
@@ -151,10 +151,10 @@ def depth_strata_boards(
     """``per_depth`` boards (all of them if fewer exist) at each exact optimal depth,
     drawn without replacement from the oracle, then ``unsolvable`` unreachable ones.
     Returns ``(board, depth or None)`` in depth order."""
-    if g.cells > ORACLE_MAX_CELLS:
+    if g.squares > ORACLE_MAX_SQUARES:
         raise DatasetError(
             f"depth_strata: needs the exact oracle, which covers boards of at most "
-            f"{ORACLE_MAX_CELLS} cells, not {g.label}"
+            f"{ORACLE_MAX_SQUARES} squares, not {g.label}"
         )
     import numpy as np
 
@@ -172,10 +172,12 @@ def depth_strata_boards(
     out: list[tuple[Board, int | None]] = []
     for depth in chosen:
         ranks = np.flatnonzero(dist == depth).tolist()  # ascending: deterministic pool
-        out += [(unrank(r, g.cells), depth) for r in _sample(ranks, per_depth, stream)]
+        picked = _sample(ranks, per_depth, stream)
+        out += [(unrank(r, g.squares), depth) for r in picked]
     if unsolvable:
         ranks = np.flatnonzero(dist < 0).tolist()
-        out += [(unrank(r, g.cells), None) for r in _sample(ranks, unsolvable, stream)]
+        picked = _sample(ranks, unsolvable, stream)
+        out += [(unrank(r, g.squares), None) for r in picked]
     return out
 
 
@@ -405,7 +407,7 @@ def generate(
         )
     if count is None:
         raise DatasetError(f"{generator}: --count is required")
-    if sorted(goal) != list(range(g.cells)):
+    if sorted(goal) != list(range(g.squares)):
         raise DatasetError(f"goal {goal} is not a {g.label} board")
     stream = BitStream.for_dataset(generator, seed)
     drawn = generators[generator].make(

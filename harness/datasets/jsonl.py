@@ -38,7 +38,7 @@ from harness.datasets.model import (
     INSTANCE_KEYS,
     NAME_PATTERN,
     OPTIONAL_INSTANCE_KEYS,
-    ORACLE_MAX_CELLS,
+    ORACLE_MAX_SQUARES,
     Dataset,
     DatasetError,
     Instance,
@@ -374,7 +374,7 @@ def _optimum_checker(goal: Board, g: Grid) -> Callable[[Board, int], str | None]
 
     Exact on oracle grids; elsewhere it can only catch lengths below the Manhattan
     bound or of the wrong parity (every move changes one tile's distance by one)."""
-    if g.cells <= ORACLE_MAX_CELLS:
+    if g.squares <= ORACLE_MAX_SQUARES:
         labeller = oracle_labeller(goal, g)
 
         def exact(board: Board, length: int) -> str | None:
@@ -384,13 +384,13 @@ def _optimum_checker(goal: Board, g: Grid) -> Callable[[Board, int], str | None]
             return None
 
         return exact
-    where = {tile: divmod(cell, g.cols) for cell, tile in enumerate(goal)}
+    where = {tile: divmod(square, g.cols) for square, tile in enumerate(goal)}
 
     def bounds(board: Board, length: int) -> str | None:
         manhattan = 0
-        for cell, tile in enumerate(board):
+        for square, tile in enumerate(board):
             if tile:
-                r, c = divmod(cell, g.cols)
+                r, c = divmod(square, g.cols)
                 gr, gc = where[tile]
                 manhattan += abs(r - gr) + abs(c - gc)
         if length < manhattan:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.datasets.model import ORACLE_MAX_CELLS, DatasetError
+from harness.datasets.model import ORACLE_MAX_SQUARES, DatasetError
 from harness.puzzle import (
     Board,
     Grid,
@@ -18,7 +18,7 @@ Labeller = Callable[[Board], "int | None"]
 
 
 def oracle_labeller(goal: Board, g: Grid) -> Labeller:
-    """Exact depths from :mod:`harness.core.oracle` (grids of at most 9 cells)."""
+    """Exact depths from :mod:`harness.core.oracle` (grids of at most 9 squares)."""
     from harness.core import oracle
 
     dist = oracle.distances(goal, g)
@@ -65,7 +65,7 @@ def solver_labeller(config: str, goal: Board, g: Grid) -> Labeller:
 def resolve_label(label: str, g: Grid) -> str:
     """``auto`` means the oracle where it exists, else no labels."""
     if label == "auto":
-        return "oracle" if g.cells <= ORACLE_MAX_CELLS else "none"
+        return "oracle" if g.squares <= ORACLE_MAX_SQUARES else "none"
     return label
 
 
@@ -78,9 +78,9 @@ def make_labeller(
     if label == "none":
         return None, None
     if label == "oracle":
-        if g.cells > ORACLE_MAX_CELLS:
+        if g.squares > ORACLE_MAX_SQUARES:
             raise DatasetError(
-                f"label oracle: only boards of at most {ORACLE_MAX_CELLS} cells, "
+                f"label oracle: only boards of at most {ORACLE_MAX_SQUARES} squares, "
                 f"not {g.label}; use solver:NAME[HEURISTIC]"
             )
         return oracle_labeller(goal, g), "oracle"

@@ -24,7 +24,7 @@ SELECTIONS: dict[str, tuple[str, ...] | None] = {
     "all": None,  # every dataset on the search path
 }
 
-ORACLE_MAX_CELLS = 9  # mirrors harness.core.oracle.MAX_CELLS without importing numpy
+ORACLE_MAX_SQUARES = 9  # mirrors harness.core.oracle.MAX_CELLS without importing numpy
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*")
 HEADER_KEYS = (

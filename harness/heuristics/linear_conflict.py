@@ -33,9 +33,9 @@ class LineConflicts:
     def __init__(self, goal: Board, g: Grid) -> None:
         #: manhattan's tile_cost table: the tile-additive part of this heuristic
         self.manhattan = manhattan(goal, g).tile_cost
-        where = [0] * g.cells
-        for cell, tile in enumerate(goal):
-            where[tile] = cell
+        where = [0] * g.squares
+        for square, tile in enumerate(goal):
+            where[tile] = square
         # Per line: tile -> its goal position along the line, for the tiles whose
         # goal lies on that line (the others take no part in its conflicts).
         self.along: list[dict[int, int]] = []
@@ -45,7 +45,7 @@ class LineConflicts:
             self.along.append(
                 {
                     t: where[t] % g.cols
-                    for t in range(1, g.cells)
+                    for t in range(1, g.squares)
                     if where[t] // g.cols == r
                 }
             )
@@ -54,7 +54,7 @@ class LineConflicts:
             self.along.append(
                 {
                     t: where[t] // g.cols
-                    for t in range(1, g.cells)
+                    for t in range(1, g.squares)
                     if where[t] % g.cols == c
                 }
             )
@@ -76,7 +76,7 @@ class LineConflicts:
     def estimate(self, board: Board) -> int:
         """The full linear-conflict value of ``board``. Bypasses the memo, so a
         heuristic reused across timed solves carries no state from one to the next."""
-        md = sum([self.manhattan[tile][cell] for cell, tile in enumerate(board)])
+        md = sum([self.manhattan[tile][square] for square, tile in enumerate(board)])
         extra = 0
         for along, sl in zip(self.along, self.slices, strict=True):
             extra += _must_leave([along[t] for t in board[sl] if t in along])

@@ -45,7 +45,7 @@ _FORMAT = "npuzzle-pdb"
 _MAX_HEADER = 1 << 16
 _VERSION = 1
 
-#: Partitions as goal *cells* of the blank-first goal (blank on cell 0), by grid.
+#: Partitions as goal *squares* of the blank-first goal (blank on square 0), by grid.
 #: 7-8 is Korf & Felner's (2002) top/bottom split; 6-6-3 is the shape common public
 #: implementations use for the blank-last goal, turned 180 degrees (not checked
 #: against the paper's figure). 6-6-6-6 is the 24-puzzle partition of the issue
@@ -75,7 +75,7 @@ PACKED = frozenset({"pdb78", "pdb6666"})
 class TableInfo:
     """Where one pattern table came from and what it cost."""
 
-    goal_cells: tuple[int, ...]
+    goal_squares: tuple[int, ...]
     entries: int
     source: str  # "built", "cache" or "memory" (already loaded in this process)
     seconds: float  # build or load time
@@ -88,11 +88,11 @@ class PDBSet:
     """A partition's tables bound to one goal, plus the arrays the kernels read.
 
     ``tables`` holds every distinct table back to back (uint8); group ``i``
-    reads from ``offsets[i]`` at its cells mapped through ``gcellmap[i]`` (groups
+    reads from ``offsets[i]`` at its squares mapped through ``gsquaremap[i]`` (groups
     that are rotations or reflections of one another share a table, see
     :mod:`harness.heuristics.pdb_symmetry`). Mirrored lookups read group ``i``
-    through ``mtiles[i]`` (the tiles whose goal cells are the transposes of group
-    i's) at the cells ``mcellmap[i]`` (the transpose, then ``gcellmap[i]``).
+    through ``mtiles[i]`` (the tiles whose goal squares are the transposes of group
+    i's) at the squares ``msquaremap[i]`` (the transpose, then ``gsquaremap[i]``).
     ``infos`` has one entry per distinct table.
     """
 
@@ -124,31 +124,31 @@ class PDBSet:
     def estimate(self, board: Board) -> int:
         """The PDB bound of ``board`` in pure Python (same value as the kernels)."""
         pos = [0] * len(board)
-        for cell, tile in enumerate(board):
-            pos[tile] = cell
+        for square, tile in enumerate(board):
+            pos[tile] = square
         view = self._view
         a = self.arrays
         mults = a["gmult_py"]
 
-        def value(grp: int, offset: int, cells: list[int]) -> int:
-            at = offset + _index(cells, mults[grp])
+        def value(grp: int, offset: int, squares: list[int]) -> int:
+            at = offset + _index(squares, mults[grp])
             if not a["packed"]:
                 return view[at]
             cost = a["gcost_py"][grp]
-            md = sum(cost[j][c] for j, c in enumerate(cells))
+            md = sum(cost[j][c] for j, c in enumerate(squares))
             return md + 2 * ((view[at >> 1] >> ((at & 1) * 4)) & 0xF)
 
         total = 0
         for grp, tiles in enumerate(self.groups):
-            cellmap = a["gcellmap_py"][grp]
-            cells = [cellmap[pos[t]] for t in tiles]
-            total += value(grp, a["offsets_py"][grp], cells)
+            squaremap = a["gsquaremap_py"][grp]
+            squares = [squaremap[pos[t]] for t in tiles]
+            total += value(grp, a["offsets_py"][grp], squares)
         if self.mirror:
             other = 0
             for grp, tiles in enumerate(a["mtiles_py"]):
-                cellmap = a["mcellmap_py"][grp]
-                cells = [cellmap[pos[t]] for t in tiles]
-                other += value(grp, a["moffsets_py"][grp], cells)
+                squaremap = a["msquaremap_py"][grp]
+                squares = [squaremap[pos[t]] for t in tiles]
+                other += value(grp, a["moffsets_py"][grp], squares)
             total = max(total, other)
         return total
 
@@ -157,12 +157,12 @@ class PDBSet:
         return self.arrays["view"]
 
 
-def _index(cells: list[int], mult: list[int]) -> int:
-    """Dense rank of a partial permutation of cells (as kernels.pattern_index);
+def _index(squares: list[int], mult: list[int]) -> int:
+    """Dense rank of a partial permutation of squares (as kernels.pattern_index);
     ``mult[i]`` is perm(n - 1 - i, k - 1 - i)."""
     used = 0
     index = 0
-    for p, m in zip(cells, mult, strict=False):
+    for p, m in zip(squares, mult, strict=False):
         index += (p - (used & ((1 << p) - 1)).bit_count()) * m
         used |= 1 << p
     return index
@@ -171,10 +171,10 @@ def _index(cells: list[int], mult: list[int]) -> int:
 # ------------------------------------------------------------ partitions
 
 
-def partition_cells(name: str, goal: Board, g: Grid) -> tuple[tuple[int, ...], ...]:
-    """The partition's goal-cell groups for a goal whose blank is anywhere: a symmetry
-    of the square carrying cell 0 onto the blank when the blank is in a corner,
-    otherwise the blank's cell swapped for cell 0 in the group holding it."""
+def partition_squares(name: str, goal: Board, g: Grid) -> tuple[tuple[int, ...], ...]:
+    """The partition's goal-square groups for a goal whose blank is anywhere: a symmetry
+    of the board carrying square 0 onto the blank when the blank is in a corner,
+    otherwise the blank's square swapped for square 0 in the group holding it."""
     (rows, cols), groups = PARTITIONS[name]
     if (g.rows, g.cols) != (rows, cols):
         raise ValueError(f"{name} is defined for {rows}x{cols}, not {g.label}")
@@ -193,29 +193,31 @@ def partition_cells(name: str, goal: Board, g: Grid) -> tuple[tuple[int, ...], .
 _table_memo: dict[tuple, Any] = {}
 
 
-def _table_key(g: Grid, goal_cells: tuple[int, ...], goal_blank: int,
+def _table_key(g: Grid, goal_squares: tuple[int, ...], goal_blank: int,
                packed: bool = False) -> tuple:
-    return (g.rows, g.cols, goal_cells, goal_blank, packed)
+    return (g.rows, g.cols, goal_squares, goal_blank, packed)
 
 
-def _cache_file(g: Grid, goal_cells: tuple[int, ...], goal_blank: int,
+def _cache_file(g: Grid, goal_squares: tuple[int, ...], goal_blank: int,
                 packed: bool = False) -> Path | None:
     folder = cache_dir("pdb")
     if folder is None:
         return None
-    cells = ".".join(map(str, goal_cells))
+    squares = ".".join(map(str, goal_squares))
     bits = ".4bit" if packed else ""
-    return folder / f"{g.label}-blank{goal_blank}-cells{cells}{bits}.bin"
+    # "cells" in the file name: the tables cached before squares were so named
+    # keep their names (a rebuild of pdb78 takes minutes)
+    return folder / f"{g.label}-blank{goal_blank}-cells{squares}{bits}.bin"
 
 
-def _header(g: Grid, goal_cells, goal_blank, entries: int, digest: str, build: float,
+def _header(g: Grid, goal_squares, goal_blank, entries: int, digest: str, build: float,
             packed: bool = False):
     extra = {"bits": 4, "encoding": "(value - manhattan) / 2"} if packed else {}
     return {
         "format": _FORMAT,
         "version": _VERSION,
         "grid": g.label,
-        "goal_cells": list(goal_cells),
+        "goal_cells": list(goal_squares),  # the key of tables cached before the rename
         "goal_blank": goal_blank,
         "entries": entries,
         "sha256": digest,
@@ -224,7 +226,7 @@ def _header(g: Grid, goal_cells, goal_blank, entries: int, digest: str, build: f
     }
 
 
-def _read(path: Path, g: Grid, goal_cells, goal_blank, out,
+def _read(path: Path, g: Grid, goal_squares, goal_blank, out,
           packed: bool = False) -> float | None:
     """Fill ``out`` from a cached table; its build seconds, or None when the file is
     missing, foreign, truncated or corrupt."""
@@ -238,7 +240,7 @@ def _read(path: Path, g: Grid, goal_cells, goal_blank, out,
     if not isinstance(meta, dict) or got != len(out) or trailing:
         return None
     build = meta.get("build_seconds", 0.0)
-    if meta != _header(g, goal_cells, goal_blank, len(out), digest, build, packed):
+    if meta != _header(g, goal_squares, goal_blank, len(out), digest, build, packed):
         return None
     return float(build)
 
@@ -271,13 +273,13 @@ def _read_hashed(f, out: memoryview) -> tuple[int, str]:
     return got, h.hexdigest()
 
 
-def _write(path: Path, g: Grid, goal_cells, goal_blank, table, build: float,
+def _write(path: Path, g: Grid, goal_squares, goal_blank, table, build: float,
            packed: bool = False) -> None:
     """Store a table atomically (write a temporary file, then rename); an
     unwritable folder just means the table is not cached."""
     digest = hashlib.sha256(memoryview(table)).hexdigest()
     head = json.dumps(
-        _header(g, goal_cells, goal_blank, len(table), digest, build, packed)
+        _header(g, goal_squares, goal_blank, len(table), digest, build, packed)
     )
 
     def write(f) -> None:
@@ -290,17 +292,17 @@ def _write(path: Path, g: Grid, goal_cells, goal_blank, table, build: float,
         pass
 
 
-def build_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None):
+def build_table(g: Grid, goal_squares: tuple[int, ...], goal_blank: int, out=None):
     """Run the BFS for one pattern; returns the uint8 table (written into ``out``
     when given). Needs about 4 bytes per table entry while it runs. Raises
-    ValueError for grids over 16 cells."""
+    ValueError for grids over 16 squares."""
     import numpy as np
 
     from harness import kernels
 
-    n, k = g.cells, len(goal_cells)
+    n, k = g.squares, len(goal_squares)
     if n > 16:
-        raise ValueError(f"pattern databases need at most 16 cells, not {n}")
+        raise ValueError(f"pattern databases need at most 16 squares, not {n}")
     entries = perm(n, k)
     state = np.full(entries, 255 << 24, dtype=np.uint32)
     blocks = (entries >> 12) + 1
@@ -309,12 +311,12 @@ def build_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None)
     mult = np.array([perm(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
     count, label, masks = _regions(g)
     depth, _states, _ = kernels.pdb_bfs(
-        n, kernels.neighbour_array(g), np.array(goal_cells, dtype=np.int64),
+        n, kernels.neighbour_array(g), np.array(goal_squares, dtype=np.int64),
         goal_blank, mult, _popcount(), _lowbit(), count, label, masks, state,
         flags_a, flags_b,
     )
     if depth < 0:
-        raise ValueError(f"pattern {goal_cells}: too many blank regions")
+        raise ValueError(f"pattern {goal_squares}: too many blank regions")
     dist = np.empty(entries, dtype=np.uint8) if out is None else out
     dist[:] = state.view(np.uint8)[3::4] if np.little_endian else state >> 24
     del state
@@ -329,11 +331,11 @@ def _regions(g: Grid):
     if key not in _tables_small:
         from harness import kernels
 
-        _tables_small[key] = kernels.region_tables(g.cells, g.cols)
+        _tables_small[key] = kernels.region_tables(g.squares, g.cols)
     return _tables_small[key]
 
 
-def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None,
+def load_table(g: Grid, goal_squares: tuple[int, ...], goal_blank: int, out=None,
                packed: bool = False, progress=None):
     """The table for one pattern, from memory, the cache or a fresh build (then
     cached); returns (array, TableInfo). ``packed``: 4 bits per entry, built by
@@ -341,8 +343,8 @@ def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None,
     to it)."""
     import numpy as np
 
-    key = _table_key(g, goal_cells, goal_blank, packed)
-    entries = perm(g.cells, len(goal_cells))
+    key = _table_key(g, goal_squares, goal_blank, packed)
+    entries = perm(g.squares, len(goal_squares))
     size = (entries + 1) // 2 if packed else entries
     t0 = time.perf_counter()
     if key in _table_memo:
@@ -351,28 +353,28 @@ def load_table(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, out=None,
             out[:] = table
             table = out
         return table, TableInfo(
-            goal_cells, entries, "memory", time.perf_counter() - t0, build,
+            goal_squares, entries, "memory", time.perf_counter() - t0, build,
             -1 if packed else int(table.max()),
         )
     table = np.empty(size, dtype=np.uint8) if out is None else out
-    path = _cache_file(g, goal_cells, goal_blank, packed)
-    build = _read(path, g, goal_cells, goal_blank, table, packed) if path else None
+    path = _cache_file(g, goal_squares, goal_blank, packed)
+    build = _read(path, g, goal_squares, goal_blank, table, packed) if path else None
     source = "cache"
     if build is None:
         source = "built"
         if packed:
             from harness.heuristics import pdb_build
 
-            pdb_build.build_packed(g, goal_cells, goal_blank, table, progress)
+            pdb_build.build_packed(g, goal_squares, goal_blank, table, progress)
         else:
-            build_table(g, goal_cells, goal_blank, out=table)
+            build_table(g, goal_squares, goal_blank, out=table)
         build = time.perf_counter() - t0
         if path is not None:
-            _write(path, g, goal_cells, goal_blank, table, build, packed)
+            _write(path, g, goal_squares, goal_blank, table, build, packed)
     table.flags.writeable = False
     _table_memo[key] = (table, build)
     return table, TableInfo(
-        goal_cells, entries, source, time.perf_counter() - t0, build,
+        goal_squares, entries, source, time.perf_counter() - t0, build,
         -1 if packed else int(table.max()),
     )
 
@@ -387,7 +389,7 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
             progress=None, packed: bool | None = None) -> PDBSet:
     """The partition ``name`` bound to ``goal``: tables loaded or built, kernel
     arrays ready. ``mirror`` is honoured only when the goal's blank is on the main
-    diagonal of a square board. ``progress(table, layer, done, total)`` is called
+    diagonal of an n x n board. ``progress(table, layer, done, total)`` is called
     during builds of packed tables (see
     :func:`harness.heuristics.pdb_build.build_packed`).
     ``packed`` overrides the partition's storage (tests compare the two)."""
@@ -398,29 +400,29 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
     import numpy as np
 
     t0 = time.perf_counter()
-    n = g.cells
+    n = g.squares
     blank = goal.index(0)
-    table_cells, shares = share_tables(g, partition_cells(name, goal, g), blank)
-    # each group's goal cells in the slot order of the table it reads
-    cell_groups = [share.slots for share in shares]
-    groups = tuple(tuple(goal[c] for c in grp) for grp in cell_groups)
+    table_squares, shares = share_tables(g, partition_squares(name, goal, g), blank)
+    # each group's goal squares in the slot order of the table it reads
+    square_groups = [share.slots for share in shares]
+    groups = tuple(tuple(goal[c] for c in grp) for grp in square_groups)
     transpose = [(c % g.cols) * g.rows + c // g.cols for c in range(n)]
     mirror = mirror and g.rows == g.cols and transpose[blank] == blank
 
-    sizes = [perm(n, len(cells)) for cells in table_cells]
+    sizes = [perm(n, len(squares)) for squares in table_squares]
     if packed:  # offsets count entries; every table starts on a whole byte
         sizes = [size + (size & 1) for size in sizes]
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
     per_byte = 2 if packed else 1
     tables = np.empty(sum(sizes) // per_byte, dtype=np.uint8)
     infos = []
-    layout = zip(table_cells, starts, sizes, strict=True)
-    for i, (cells, off, size) in enumerate(layout):
+    layout = zip(table_squares, starts, sizes, strict=True)
+    for i, (squares, off, size) in enumerate(layout):
         def report(layer, done, total, i=i):
             progress(i, layer, done, total)
 
         _, info = load_table(
-            g, cells, blank, out=tables[off // per_byte : (off + size) // per_byte],
+            g, squares, blank, out=tables[off // per_byte : (off + size) // per_byte],
             packed=packed, progress=report if progress is not None else None,
         )
         infos.append(info)
@@ -431,29 +433,29 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
     gtiles = np.zeros((len(groups), kmax), dtype=np.int8)
     mtiles = np.zeros((len(groups), kmax), dtype=np.int8)
     gmult = np.zeros((len(groups), kmax), dtype=np.int64)
-    # board cell -> the cell of the group's table, plainly and through the transpose
-    gcellmap = np.array([share.cellmap for share in shares], dtype=np.int8)
-    mcellmap = np.array(
-        [[share.cellmap[transpose[c]] for c in range(n)] for share in shares],
+    # board square -> the square of the group's table, plainly and through the transpose
+    gsquaremap = np.array([share.squaremap for share in shares], dtype=np.int8)
+    msquaremap = np.array(
+        [[share.squaremap[transpose[c]] for c in range(n)] for share in shares],
         dtype=np.int8,
     )
-    # Manhattan distance of each table slot's home from each cell of the table's
+    # Manhattan distance of each table slot's home from each square of the table's
     # frame (packed tables add it back)
     gcost = np.zeros((len(groups), kmax, n), dtype=np.int32)
     for i, share in enumerate(shares):
-        for j, home in enumerate(table_cells[share.table]):
+        for j, home in enumerate(table_squares[share.table]):
             for c in range(n):
                 gcost[i, j, c] = (abs(c // g.cols - home // g.cols)
                                   + abs(c % g.cols - home % g.cols))
     tile_group = np.full(n, -1, dtype=np.int8)
     mtile_group = np.full(n, -1, dtype=np.int8)
     mtiles_py = []
-    for i, (tiles, cells) in enumerate(zip(groups, cell_groups, strict=True)):
+    for i, (tiles, squares) in enumerate(zip(groups, square_groups, strict=True)):
         k = len(tiles)
         # The mirrored board is transposed and relabelled so that its goal is the
         # goal again: the tile read for slot j is the one homed on the transpose
-        # of the slot's goal cell.
-        mirrored = tuple(goal[transpose[c]] for c in cells)
+        # of the slot's goal square.
+        mirrored = tuple(goal[transpose[c]] for c in squares)
         mtiles_py.append(mirrored)
         for j in range(k):
             gtiles[i, j] = tiles[j]
@@ -472,8 +474,8 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
         "moffsets": np.array(offsets, dtype=np.int64),
         "mtiles": mtiles,
         "mtile_group": mtile_group,
-        "gcellmap": gcellmap,
-        "mcellmap": mcellmap,
+        "gsquaremap": gsquaremap,
+        "msquaremap": msquaremap,
         "packed": packed,
         "gcost": gcost,
         # pure-Python views for PDBSet.estimate
@@ -485,8 +487,8 @@ def pdb_set(name: str, goal: Board, g: Grid, *, mirror: bool = True,
         "gmult_py": [
             [perm(n - 1 - j, len(t) - 1 - j) for j in range(len(t))] for t in groups
         ],
-        "gcellmap_py": gcellmap.tolist(),
-        "mcellmap_py": mcellmap.tolist(),
+        "gsquaremap_py": gsquaremap.tolist(),
+        "msquaremap_py": msquaremap.tolist(),
     }
     result = PDBSet(
         name, g, goal, groups, mirror, tables, arrays, tuple(infos),
@@ -540,7 +542,7 @@ def _ida_kernel(h: Heuristic) -> Kernel:
     return Kernel("ida_pdb", (
         a["tables"], a["offsets"], a["gtiles"], a["gsize"], a["gmult"],
         a["tile_group"], a["mirror"], a["moffsets"], a["mtiles"], a["mtile_group"],
-        a["gcellmap"], a["mcellmap"], a["packed"], a["gcost"],
+        a["gsquaremap"], a["msquaremap"], a["packed"], a["gcost"],
     ))  # fmt: skip
 
 
@@ -565,9 +567,9 @@ BUILD_CPU_SECONDS = {"pdb78": 240.0, "pdb6666": 290.0}
 
 
 def distinct_tables(name: str, goal: Board, g: Grid) -> list[tuple[int, ...]]:
-    """The goal cells of the tables partition ``name`` builds for ``goal`` (groups
+    """The goal squares of the tables partition ``name`` builds for ``goal`` (groups
     that are rotations or reflections of an earlier one read its table)."""
-    return share_tables(g, partition_cells(name, goal, g), goal.index(0))[0]
+    return share_tables(g, partition_squares(name, goal, g), goal.index(0))[0]
 
 
 def cached(name: str, goal: Board, g: Grid) -> bool:
@@ -575,10 +577,10 @@ def cached(name: str, goal: Board, g: Grid) -> bool:
     checksummed here: a corrupt file costs a rebuild later)."""
     blank = goal.index(0)
     packed = name in PACKED
-    for cells in distinct_tables(name, goal, g):
-        if _table_key(g, cells, blank, packed) in _table_memo:
+    for squares in distinct_tables(name, goal, g):
+        if _table_key(g, squares, blank, packed) in _table_memo:
             continue
-        path = _cache_file(g, cells, blank, packed)
+        path = _cache_file(g, squares, blank, packed)
         if path is None or not path.exists():
             return False
     return True
@@ -599,7 +601,8 @@ def prebuild(name: str, goal: Board, g: Grid, report) -> None:
     """Build and cache ``name``'s tables, calling ``report(fraction, seconds_left)``
     after each BFS layer; the tables are dropped from memory afterwards (workers
     load them from the cache)."""
-    weights = [perm(g.cells, len(cells)) for cells in distinct_tables(name, goal, g)]
+    tables = distinct_tables(name, goal, g)
+    weights = [perm(g.squares, len(squares)) for squares in tables]
     before = [sum(weights[:i]) / sum(weights) for i in range(len(weights))]
     t0 = time.perf_counter()
 

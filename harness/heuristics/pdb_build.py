@@ -3,8 +3,8 @@
 A pattern table gives, for every placement of the pattern's k tiles, the fewest moves
 *of those tiles* that bring them home (the blank is free to wander, and is not
 counted). The search runs over states (placement, blank region): the blank moves at
-no cost inside its region of non-pattern cells, so a state is a placement plus the
-region holding the blank, and a move slides a pattern tile into an adjacent cell of
+no cost inside its region of non-pattern squares, so a state is a placement plus the
+region holding the blank, and a move slides a pattern tile into an adjacent square of
 that region. The table value of a placement is the least depth of any of its states.
 
 What makes this builder fit a 7-8 partition in 1 GiB and a few minutes of CPU:
@@ -21,7 +21,8 @@ What makes this builder fit a 7-8 partition in 1 GiB and a few minutes of CPU:
   entries per byte; lookups add the pattern's Manhattan distance back. The 7-8
   tables take 275 MiB.
 - **Locality from the rank.** A placement's index is the rank of its partial
-  permutation (tile i's digit: its cell's rank among the cells tiles < i leave free).
+  permutation (tile i's digit: its square's rank among the squares tiles < i leave
+  free).
   Ranks are cut into blocks by the first k-4 tiles: moving one of the last four tiles
   stays in the block, moving one of the first k-4 lands in one of at most 16
   neighbouring blocks, so a block's children stay in the CPU's level-2 cache. The
@@ -29,12 +30,12 @@ What makes this builder fit a 7-8 partition in 1 GiB and a few minutes of CPU:
 - **Region tables per free set, not per mask.** The blank-region tables are kept
   only for free sets of the pattern's size, found by their combinatorial rank (three
   lookups in 10 KB), and a child's region comes from one 64-byte row per free set
-  (``kid_region[row, cell * 4 + direction]``): a placement's children read one
+  (``kid_region[row, square * 4 + direction]``): a placement's children read one
   cache line instead of a 1 MiB table.
 - **Half the 8-tile table, by its mirror symmetry.** The 8-tile pattern (the bottom
   two rows, goal blank in the top two) is its own left-right mirror image, and so
   is its goal state, so its table is symmetric: h(P) = h(P') where P' puts the
-  mirror tile (``sigma``) on the mirror cell of each tile. The first tiles (a
+  mirror tile (``sigma``) on the mirror square of each tile. The first tiles (a
   block) are a mirror image of themselves, so a block's mirror is a block: only
   the canonical blocks (index at most the mirror's) are stored and searched, a
   child landing in another block is marked at its mirror (the mirrored offset
@@ -54,7 +55,7 @@ What makes this builder fit a 7-8 partition in 1 GiB and a few minutes of CPU:
 
 The driver (:func:`build_packed`) runs one kernel call per layer and reports progress
 through a callback (states expanded out of the exact total, which is known up front:
-the regions of every free-cell set times k!).
+the regions of every free-square set times k!).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ from harness import kernels
 from harness.heuristics import pdb_pull
 from harness.heuristics.pdb_mirror import (
     fill_mirrors,
-    mirror_cells,
+    mirror_squares,
     mirror_tables,
     symmetry,
 )
@@ -79,7 +80,7 @@ from harness.heuristics.pdb_ops import (
     atomic_add,
     atomic_or,
     map_mask,
-    unrank_cells,
+    unrank_squares,
 )
 from harness.heuristics.pdb_regions import (
     Regions,
@@ -95,8 +96,8 @@ LOW = 4
 #: Most placements per block (a block's words stay in the level-2 cache, and
 #: offsets within a block fit the uint16 tables of the mirrored build).
 BLOCK_WORDS = 1 << 16
-#: Largest board the builder takes (a cell mask must fit an int64; 5x5 is 25).
-MAX_CELLS = 32
+#: Largest board the builder takes (a square mask must fit an int64; 5x5 is 25).
+MAX_SQUARES = 32
 
 
 #: A layer pulls (:mod:`.pdb_pull`) instead of pushing once the states not yet
@@ -118,7 +119,7 @@ def _pull_now(pull: str | float, reached: int, total: int, frontier: int) -> boo
 
 
 def low_digits(n: int, k: int) -> int:
-    """Tiles per block for a k-tile pattern on n cells: the most (up to LOW)
+    """Tiles per block for a k-tile pattern on n squares: the most (up to LOW)
     whose placements fit in BLOCK_WORDS (4 for 7-8 on 4x4, 3 for 6 tiles on 5x5)."""
     low = min(LOW, k)
     while low > 1 and perm(n - (k - low), low) > BLOCK_WORDS:
@@ -131,17 +132,17 @@ _jit = numba.njit(cache=kernels.CACHE_ENABLED, nogil=True)
 
 @_jit
 def low_table(slots, low, mult_low):
-    """``lowrel[o, i]``: the slot (rank among the block's free cells) of low tile i
+    """``lowrel[o, i]``: the slot (rank among the block's free squares) of low tile i
     in low offset ``o``."""
     size = 1
     for i in range(low):
         size *= slots - i
     table = np.empty((size, low), dtype=np.int8)
-    cells = np.empty(low, dtype=np.int64)
+    squares = np.empty(low, dtype=np.int64)
     for o in range(size):
-        unrank_cells(o, low, mult_low, slots, cells)
+        unrank_squares(o, low, mult_low, slots, squares)
         for i in range(low):
-            table[o, i] = cells[i]
+            table[o, i] = squares[i]
     return table
 
 
@@ -169,7 +170,7 @@ def _mark(word, nibble, flags, slot, offset, bsize, gbase, bit, excess):
 def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
             adjacent, cost, rank_tab, popcnt8, kid_region, kid_mirror,
             rmasks, lowbit, lowrel, cblock, bslot, selfm, hset, operm, word, nibble,
-            flags_cur, flags_nxt, claim, granule, mmask, mcell, minv, mult_low):
+            flags_cur, flags_nxt, claim, granule, mmask, msquare, minv, mult_low):
     """One thread's share of a layer: expand the states at ``depth`` of the
     canonical blocks, ``granule`` blocks at a time, each run claimed from the shared
     counter ``claim[0]`` (so a thread the OS holds back does not hold up the layer);
@@ -181,8 +182,8 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
     parity = depth & 1
     pos = np.empty(k, dtype=np.int64)
     owner = np.full(n, k, dtype=np.int64)  # k: no pattern tile
-    free_cells = np.empty(n, dtype=np.int64)
-    hcells = np.empty(max(high, 1), dtype=np.int64)
+    free_squares = np.empty(n, dtype=np.int64)
+    hsquares = np.empty(max(high, 1), dtype=np.int64)
     mlow = np.empty(max(low, 1), dtype=np.int64)
     new = 0
     expanded = 0
@@ -202,16 +203,16 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
             hocc = np.int64(0)
             hmd = 0
             if high > 0:
-                unrank_cells(block, high, mult_high, n, hcells)
+                unrank_squares(block, high, mult_high, n, hsquares)
                 for i in range(high):
-                    pos[i] = hcells[i]
-                    hocc |= np.int64(1) << hcells[i]
-                    owner[hcells[i]] = i
-                    hmd += cost[i, hcells[i]]
+                    pos[i] = hsquares[i]
+                    hocc |= np.int64(1) << hsquares[i]
+                    owner[hsquares[i]] = i
+                    hmd += cost[i, hsquares[i]]
             slots = 0
             for c in range(n):
                 if not (hocc >> c) & 1:
-                    free_cells[slots] = c
+                    free_squares[slots] = c
                     slots += 1
             base = slot * bsize
             for o in range(bsize):
@@ -222,7 +223,7 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
                 occ = hocc
                 md = hmd
                 for i in range(low):
-                    c = free_cells[lowrel[o, i]]
+                    c = free_squares[lowrel[o, i]]
                     pos[high + i] = c
                     occ |= np.int64(1) << c
                     md += cost[high + i, c]
@@ -232,8 +233,8 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
                 expanded += 1
                 for i in range(low):
                     owner[pos[high + i]] = high + i
-                for t in range(low):  # mirror cell of the low tile mapped to t
-                    mlow[t] = mcell[pos[high + minv[t]]]
+                for t in range(low):  # mirror square of the low tile mapped to t
+                    mlow[t] = msquare[pos[high + minv[t]]]
                 row = row_of(full & ~occ, rank_tab, popcnt8)
                 front = np.int64(0)
                 rest = fr
@@ -249,7 +250,7 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
                         if q < 0 or not (front >> q) & 1:
                             continue
                         # Tile j slides from p into q; the blank ends on p.
-                        # Tiles before j on the cells passed over shorten
+                        # Tiles before j on the squares passed over shorten
                         # j's digit; tiles after j there shift their own.
                         lo = min(p, q)
                         hi = max(p, q)
@@ -272,7 +273,7 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
                         kids += 1
                         excess = depth + 1 - (md + cost[j, q] - cost[j, p])
                         excess >>= 1
-                        cell = row * (4 * n) + p * 4 + d
+                        square = row * (4 * n) + p * 4 + d
                         if dblock == 0:
                             to = slot
                             tb = block
@@ -292,7 +293,7 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
                         if mirrored == 2:
                             # the mirrored child's offset: its low tiles are
                             # this placement's, mirrored, ranked among the
-                            # mirror block's free cells (one POPCNT a digit)
+                            # mirror block's free squares (one POPCNT a digit)
                             occt = hocc ^ (np.int64(1) << p) ^ (np.int64(1) << q)
                             rem = full & ~map_mask(occt, mmask)
                             om = 0
@@ -303,14 +304,14 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
                             got = _mark(
                                 word, nibble, flags_nxt, to,
                                 om, bsize, tg,
-                                np.uint16(1) << kid_mirror[cell], excess,
+                                np.uint16(1) << kid_mirror[square], excess,
                             )
                             new += got & 1
                             bad |= got >> 1
                             continue
                         got = _mark(
                             word, nibble, flags_nxt, to, o2, bsize, tg,
-                            np.uint16(1) << kid_region[cell], excess,
+                            np.uint16(1) << kid_region[square], excess,
                         )
                         new += got & 1
                         bad |= got >> 1
@@ -318,14 +319,14 @@ def _expand(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
                             got = _mark(
                                 word, nibble, flags_nxt, to,
                                 np.int64(operm[hset[tb], o2]), bsize, tg,
-                                np.uint16(1) << kid_mirror[cell], excess,
+                                np.uint16(1) << kid_mirror[square], excess,
                             )
                             new += got & 1
                             bad |= got >> 1
                 for i in range(low):
                     owner[pos[high + i]] = k
             for i in range(high):
-                owner[hcells[i]] = k
+                owner[hsquares[i]] = k
     out = np.zeros(4, dtype=np.int64)
     out[0] = new
     out[1] = expanded
@@ -339,12 +340,13 @@ def packed_size(entries: int) -> int:
     return (entries + 1) // 2
 
 
-def cost_table(g: Grid, goal_cells: tuple[int, ...]) -> np.ndarray:
-    """``cost[i, c]``: Manhattan distance from cell c to pattern tile i's goal cell."""
-    cost = np.zeros((len(goal_cells), g.cells), dtype=np.int64)
-    for i, home in enumerate(goal_cells):
+def cost_table(g: Grid, goal_squares: tuple[int, ...]) -> np.ndarray:
+    """``cost[i, c]``: Manhattan distance from square c to pattern tile i's goal
+    square."""
+    cost = np.zeros((len(goal_squares), g.squares), dtype=np.int64)
+    for i, home in enumerate(goal_squares):
         hr, hc = divmod(home, g.cols)
-        for c in range(g.cells):
+        for c in range(g.squares):
             r, cc = divmod(c, g.cols)
             cost[i, c] = abs(r - hr) + abs(cc - hc)
     return cost
@@ -357,7 +359,7 @@ def threads_to_use() -> int:
 
 def build_packed(
     g: Grid,
-    goal_cells: tuple[int, ...],
+    goal_squares: tuple[int, ...],
     goal_blank: int,
     out: np.ndarray | None = None,
     progress: Callable[[int, int, int], None] | None = None,
@@ -375,9 +377,11 @@ def build_packed(
     (:mod:`.pdb_pull`): ``"auto"`` (by :data:`PULL_RATIO`), ``"never"``, or once
     this fraction of all states is reached. Raises ValueError when the grid or
     pattern does not fit."""
-    n, k = g.cells, len(goal_cells)
-    if n > MAX_CELLS:
-        raise ValueError(f"pattern databases need at most {MAX_CELLS} cells, not {n}")
+    n, k = g.squares, len(goal_squares)
+    if n > MAX_SQUARES:
+        raise ValueError(
+            f"pattern databases need at most {MAX_SQUARES} squares, not {n}"
+        )
     entries = perm(n, k)
     low = low_digits(n, k)
     high = k - low
@@ -393,7 +397,7 @@ def build_packed(
         for d in range(4):
             if nbr[c, d] >= 0:
                 adjacent[c] |= 1 << int(nbr[c, d])
-    cost = cost_table(g, goal_cells)
+    cost = cost_table(g, goal_squares)
     mult_low = np.array(
         [perm(n - high - 1 - i, low - 1 - i) for i in range(low)], dtype=np.int64
     )
@@ -408,8 +412,8 @@ def build_packed(
     popcnt8 = popcount8()
     total = int(regions.count.sum()) * factorial(k)
 
-    sigma = symmetry(g, goal_cells, goal_blank, high, regions) if mirror else None
-    mcell = np.array(mirror_cells(g), dtype=np.int64)
+    sigma = symmetry(g, goal_squares, goal_blank, high, regions) if mirror else None
+    msquare = np.array(mirror_squares(g), dtype=np.int64)
     if sigma is None:
         cblock = np.arange(blocks, dtype=np.int64)
         bslot = np.arange(blocks, dtype=np.int64)
@@ -419,18 +423,18 @@ def build_packed(
         kid_mirror = kid_region
     else:
         cblock, bslot, selfm, hset, operm = mirror_tables(
-            n, high, low, bsize, mult_high, mult_low, lowrel, mcell,
+            n, high, low, bsize, mult_high, mult_low, lowrel, msquare,
             np.array(sigma, dtype=np.int64), rank_tab, popcnt8,
         )
-        kid_mirror = regions.kid_tables(nbr, mcell)
+        kid_mirror = regions.kid_tables(nbr, msquare)
     cblocks = len(cblock)
-    # the mirror image of a cell mask, a byte of it at a time
+    # the mirror image of a square mask, a byte of it at a time
     mmask = np.zeros((chunks(n), 256), dtype=np.int64)
     for ch in range(chunks(n)):
         for x in range(256):
             for b in range(8):
                 if x >> b & 1 and 8 * ch + b < n:
-                    mmask[ch, x] |= 1 << int(mcell[8 * ch + b])
+                    mmask[ch, x] |= 1 << int(msquare[8 * ch + b])
     minv = np.zeros(max(low, 1), dtype=np.int64)  # low tile mirrored onto each
     if sigma is not None:
         for i in range(low):
@@ -443,9 +447,9 @@ def build_packed(
     # the goal placement, blank in the goal blank's region, depth 0, excess 0
     start = 0
     used = 0
-    for i, cell in enumerate(goal_cells):
-        start += (cell - bin(used & ((1 << cell) - 1)).count("1")) * int(mult[i])
-        used |= 1 << cell
+    for i, square in enumerate(goal_squares):
+        start += (square - bin(used & ((1 << square) - 1)).count("1")) * int(mult[i])
+        used |= 1 << square
     free = ((1 << n) - 1) & ~used
     bit = 1 << regions.region(free, goal_blank)
     slot = int(bslot[start // bsize])
@@ -463,7 +467,7 @@ def build_packed(
             adjacent, cost, rank_tab, popcnt8, kid_flat, mirror_flat,
             rmasks, lowbit, lowrel, cblock, bslot, selfm, hset, operm, word,
             nibble, flags[depth & 1], flags[(depth + 1) & 1], claim, granule,
-            mmask, mcell, minv, mult_low,
+            mmask, msquare, minv, mult_low,
         )
 
     open_block = np.zeros(cblocks, dtype=np.uint8)
@@ -480,7 +484,7 @@ def build_packed(
             depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr,
             adjacent, cost, rank_tab, popcnt8, kid_flat, mirror_flat, rmasks, lowbit,
             lowrel, cblock, bslot, word, nibble, open_block, claim, granule, mmask,
-            mcell, minv, mult_low,
+            msquare, minv, mult_low,
         )
 
     def on_threads(step, *args):
@@ -510,7 +514,7 @@ def build_packed(
             last = int(result[0])
             if result[2]:
                 raise ValueError(
-                    f"pattern {goal_cells}: a value exceeds 4 bits or more than 8 "
+                    f"pattern {goal_squares}: a value exceeds 4 bits or more than 8 "
                     "regions"
                 )
             if progress is not None:
@@ -529,25 +533,25 @@ def build_packed(
     return nibble
 
 
-def unpack(g: Grid, goal_cells: tuple[int, ...], packed: np.ndarray) -> np.ndarray:
+def unpack(g: Grid, goal_squares: tuple[int, ...], packed: np.ndarray) -> np.ndarray:
     """The plain table (uint8 depth per entry) of a packed one: for tests and
     checks (pure numpy plus one compiled pass)."""
-    n, k = g.cells, len(goal_cells)
+    n, k = g.squares, len(goal_squares)
     entries = perm(n, k)
     mult = np.array([perm(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
-    return _unpack(n, k, mult, cost_table(g, goal_cells), packed, entries)
+    return _unpack(n, k, mult, cost_table(g, goal_squares), packed, entries)
 
 
 @_jit
 def _unpack(n, k, mult, cost, packed, entries):
     out = np.empty(entries, dtype=np.uint8)
-    cells = np.empty(k, dtype=np.int64)
+    squares = np.empty(k, dtype=np.int64)
     for index in range(entries):
-        unrank_cells(index, k, mult, n, cells)
-        # slots are cells here: rank among n cells with earlier ones removed
+        unrank_squares(index, k, mult, n, squares)
+        # slots are squares here: rank among n squares with earlier ones removed
         md = 0
         for i in range(k):
-            md += cost[i, cells[i]]
+            md += cost[i, squares[i]]
         e = (packed[index >> 1] >> ((index & 1) * 4)) & 0xF
         out[index] = md + 2 * e
     return out

@@ -2,7 +2,7 @@
 
 The 8-tile pattern of the 7-8 partition (the bottom two rows, goal blank in the top
 two) is its own left-right mirror image, and so is its goal state, so its table is
-symmetric: h(P) = h(P') where P' puts the mirror tile (``sigma``) on the mirror cell
+symmetric: h(P) = h(P') where P' puts the mirror tile (``sigma``) on the mirror square
 of each tile. The builder stores and searches only the canonical blocks (index at
 most the mirror's) and copies the skipped blocks' values at the end. This module
 finds ``sigma`` (:func:`symmetry`), the tables that map a block and an offset onto
@@ -15,48 +15,48 @@ import numba
 import numpy as np
 
 from harness import kernels
-from harness.heuristics.pdb_ops import unrank_cells
+from harness.heuristics.pdb_ops import unrank_squares
 from harness.heuristics.pdb_regions import Regions, row_of
 from harness.puzzle import Grid
 
 _jit = numba.njit(cache=kernels.CACHE_ENABLED, nogil=True)
 
 
-def mirror_cells(g: Grid) -> list[int]:
-    """The left-right mirror of the board as a cell map (column c -> cols - 1 - c)."""
+def mirror_squares(g: Grid) -> list[int]:
+    """The left-right mirror of the board as a square map (column c -> cols - 1 - c)."""
     return [r * g.cols + g.cols - 1 - c for r in range(g.rows) for c in range(g.cols)]
 
 
-def symmetry(g: Grid, goal_cells: tuple[int, ...], goal_blank: int, high: int,
+def symmetry(g: Grid, goal_squares: tuple[int, ...], goal_blank: int, high: int,
              regions: Regions) -> list[int] | None:
     """The tile relabelling ``sigma`` under which the pattern's table is left-right
     symmetric (``h(P) = h(P')`` where P' puts tile ``sigma[i]`` on the mirror of
-    tile i's cell), or None. It needs the pattern's goal cells to be a mirror image
+    tile i's square), or None. It needs the pattern's goal squares to be a mirror image
     of themselves, the first ``high`` tiles (a block) to map onto themselves, and
-    the goal blank's region to contain its mirror cell (then the abstract goal is
+    the goal blank's region to contain its mirror square (then the abstract goal is
     its own mirror): true for the 8-tile half of the 7-8 partition. ``regions``:
     the grid's :class:`Regions` for the pattern's free-set size."""
-    m = mirror_cells(g)
-    where = {cell: i for i, cell in enumerate(goal_cells)}
-    if any(m[cell] not in where for cell in goal_cells):
+    m = mirror_squares(g)
+    where = {square: i for i, square in enumerate(goal_squares)}
+    if any(m[square] not in where for square in goal_squares):
         return None
-    sigma = [where[m[cell]] for cell in goal_cells]
-    if any((sigma[i] < high) != (i < high) for i in range(len(goal_cells))):
+    sigma = [where[m[square]] for square in goal_squares]
+    if any((sigma[i] < high) != (i < high) for i in range(len(goal_squares))):
         return None
-    free = ((1 << g.cells) - 1) & ~sum(1 << c for c in goal_cells)
+    free = ((1 << g.squares) - 1) & ~sum(1 << c for c in goal_squares)
     if regions.region(free, goal_blank) != regions.region(free, m[goal_blank]):
         return None
     return sigma
 
 
 @_jit
-def rank_cells(cells, count, mult, slots):
+def rank_squares(squares, count, mult, slots):
     """Index of ``count`` distinct slots (each a rank among ``slots``), as
-    :func:`unrank_cells` reads it."""
+    :func:`unrank_squares` reads it."""
     used = np.int64(0)
     index = 0
     for i in range(count):
-        s = cells[i]
+        s = squares[i]
         below = 0
         for t in range(s):
             below += (used >> t) & 1
@@ -66,7 +66,7 @@ def rank_cells(cells, count, mult, slots):
 
 
 @_jit
-def mirror_tables(n, high, low, bsize, mult_high, mult_low, lowrel, mcell, sigma,
+def mirror_tables(n, high, low, bsize, mult_high, mult_low, lowrel, msquare, sigma,
                 rank_tab, popcnt8):
     """Which blocks the symmetric build keeps, and how the others map onto them.
 
@@ -74,47 +74,47 @@ def mirror_tables(n, high, low, bsize, mult_high, mult_low, lowrel, mcell, sigma
     is at most its mirror's. Returns (cblock: the canonical blocks in order,
     bslot[block]: its slot among them, or ~slot of its mirror for the others,
     selfm[slot]: 1 when the block is its own mirror, hset[block]: the id of the
-    block's set of high cells, operm[hset, offset]: the offset in the mirror block
+    block's set of high squares, operm[hset, offset]: the offset in the mirror block
     of the same low placement mirrored)."""
     blocks = 1
-    sets = 1  # C(n, high): a block's high-cell set is numbered by its row
+    sets = 1  # C(n, high): a block's high-square set is numbered by its row
     for i in range(high):
         blocks *= n - i
         sets = sets * (n - i) // (i + 1)
     mirror = np.empty(blocks, dtype=np.int64)
     hset = np.empty(blocks, dtype=np.int32)
-    cells = np.empty(max(high, 1), dtype=np.int64)
-    mcells = np.empty(max(high, 1), dtype=np.int64)
+    squares = np.empty(max(high, 1), dtype=np.int64)
+    msquares = np.empty(max(high, 1), dtype=np.int64)
     for b in range(blocks):
-        unrank_cells(b, high, mult_high, n, cells)
+        unrank_squares(b, high, mult_high, n, squares)
         occ = 0
         for i in range(high):
-            occ |= 1 << cells[i]
-            mcells[sigma[i]] = mcell[cells[i]]
-        mirror[b] = rank_cells(mcells, high, mult_high, n)
+            occ |= 1 << squares[i]
+            msquares[sigma[i]] = msquare[squares[i]]
+        mirror[b] = rank_squares(msquares, high, mult_high, n)
         hset[b] = row_of(occ, rank_tab, popcnt8)
     operm = np.zeros((sets, bsize), dtype=np.uint16)
     done = np.zeros(sets, dtype=np.uint8)
     free = np.empty(n, dtype=np.int64)
     mslot = np.full(n, -1, dtype=np.int64)
-    lcells = np.empty(low, dtype=np.int64)
+    lsquares = np.empty(low, dtype=np.int64)
     for b in range(blocks):
         h = hset[b]
         if done[h]:
             continue
         done[h] = 1
-        unrank_cells(b, high, mult_high, n, cells)
+        unrank_squares(b, high, mult_high, n, squares)
         occ = 0
         for i in range(high):
-            occ |= 1 << cells[i]
+            occ |= 1 << squares[i]
         slots = 0
         mocc = 0
         for c in range(n):
             if not (occ >> c) & 1:
                 free[slots] = c
                 slots += 1
-                mocc |= 1 << mcell[c]
-        # slot of each cell among the mirror block's free cells
+                mocc |= 1 << msquare[c]
+        # slot of each square among the mirror block's free squares
         s = 0
         for c in range(n):
             if (mocc >> c) & 1:
@@ -122,8 +122,8 @@ def mirror_tables(n, high, low, bsize, mult_high, mult_low, lowrel, mcell, sigma
                 s += 1
         for o in range(bsize):
             for i in range(low):
-                lcells[sigma[high + i] - high] = mslot[mcell[free[lowrel[o, i]]]]
-            operm[h, o] = rank_cells(lcells, low, mult_low, slots)
+                lsquares[sigma[high + i] - high] = mslot[msquare[free[lowrel[o, i]]]]
+            operm[h, o] = rank_squares(lsquares, low, mult_low, slots)
     canonical = 0
     for b in range(blocks):
         canonical += mirror[b] >= b

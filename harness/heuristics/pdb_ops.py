@@ -1,7 +1,7 @@
 """Small compiled operations the pattern-database builder's layers share (push
 layers in :mod:`.pdb_build`, pull layers in :mod:`.pdb_pull`): atomic OR and ADD
-on array elements, unranking a placement's first digits, and carrying a cell mask
-through a cell map."""
+on array elements, unranking a placement's first digits, and carrying a square mask
+through a square map."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ _jit = numba.njit(cache=kernels.CACHE_ENABLED, nogil=True)
 
 @_jit
 def map_mask(mask, mmask):
-    """A cell mask carried through a cell map, one byte at a time
-    (``mmask[ch, byte]``: the image of byte ``ch``'s cells)."""
+    """A square mask carried through a square map, one byte at a time
+    (``mmask[ch, byte]``: the image of byte ``ch``'s squares)."""
     out = np.int64(0)
     for ch in range(mmask.shape[0]):
         out |= mmask[ch, (mask >> (8 * ch)) & 0xFF]
@@ -54,8 +54,8 @@ def map_mask(mask, mmask):
 
 
 @_jit
-def unrank_cells(index, count, mult, slots, out):
-    """Cells (as ranks among ``slots`` free slots) of the first ``count`` digits."""
+def unrank_squares(index, count, mult, slots, out):
+    """Squares (as ranks among ``slots`` free slots) of the first ``count`` digits."""
     used = np.int64(0)
     rest = index
     for i in range(count):

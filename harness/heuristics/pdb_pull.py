@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from harness import kernels
-from harness.heuristics.pdb_ops import atomic_add, map_mask, unrank_cells
+from harness.heuristics.pdb_ops import atomic_add, map_mask, unrank_squares
 from harness.heuristics.pdb_regions import row_of
 from harness.kernels.ida import ctpop
 
@@ -41,8 +41,8 @@ def unreached(n, k, high, bsize, mult_high, lowrel, cblock, rank_tab, popcnt8,
     low = k - high
     cblocks = cblock.shape[0]
     full = (np.int64(1) << n) - 1
-    free_cells = np.empty(n, dtype=np.int64)
-    hcells = np.empty(max(high, 1), dtype=np.int64)
+    free_squares = np.empty(n, dtype=np.int64)
+    hsquares = np.empty(max(high, 1), dtype=np.int64)
     while True:
         start = atomic_add(claim, 0, granule)
         if start >= cblocks:
@@ -50,20 +50,20 @@ def unreached(n, k, high, bsize, mult_high, lowrel, cblock, rank_tab, popcnt8,
         for slot in range(start, min(start + granule, cblocks)):
             hocc = np.int64(0)
             if high > 0:
-                unrank_cells(cblock[slot], high, mult_high, n, hcells)
+                unrank_squares(cblock[slot], high, mult_high, n, hsquares)
                 for i in range(high):
-                    hocc |= np.int64(1) << hcells[i]
+                    hocc |= np.int64(1) << hsquares[i]
             slots = 0
             for c in range(n):
                 if not (hocc >> c) & 1:
-                    free_cells[slots] = c
+                    free_squares[slots] = c
                     slots += 1
             base = slot * bsize
             left = 0
             for o in range(bsize):
                 occ = hocc
                 for i in range(low):
-                    occ |= np.int64(1) << free_cells[lowrel[o, i]]
+                    occ |= np.int64(1) << free_squares[lowrel[o, i]]
                 row = row_of(full & ~occ, rank_tab, popcnt8)
                 seen = word[base + o] & 0xFF
                 rest = ((1 << rcount[row]) - 1) & ~seen
@@ -75,7 +75,7 @@ def unreached(n, k, high, bsize, mult_high, lowrel, cblock, rank_tab, popcnt8,
 @_jit
 def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjacent,
          cost, rank_tab, popcnt8, kid_region, kid_mirror, rmasks, lowbit, lowrel,
-         cblock, bslot, word, nibble, open_block, claim, granule, mmask, mcell, minv,
+         cblock, bslot, word, nibble, open_block, claim, granule, mmask, msquare, minv,
          mult_low):
     """One thread's share of a pull layer: reach at ``depth + 1`` every state of
     parity ``depth + 1`` not yet reached that has a reached neighbour. Returns
@@ -87,8 +87,8 @@ def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjac
     parity = (depth + 1) & 1
     pos = np.empty(k, dtype=np.int64)
     owner = np.full(n, k, dtype=np.int64)  # k: no pattern tile
-    free_cells = np.empty(n, dtype=np.int64)
-    hcells = np.empty(max(high, 1), dtype=np.int64)
+    free_squares = np.empty(n, dtype=np.int64)
+    hsquares = np.empty(max(high, 1), dtype=np.int64)
     mlow = np.empty(max(low, 1), dtype=np.int64)
     new = 0
     looked = 0
@@ -106,16 +106,16 @@ def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjac
             hocc = np.int64(0)
             hmd = 0
             if high > 0:
-                unrank_cells(block, high, mult_high, n, hcells)
+                unrank_squares(block, high, mult_high, n, hsquares)
                 for i in range(high):
-                    pos[i] = hcells[i]
-                    hocc |= np.int64(1) << hcells[i]
-                    owner[hcells[i]] = i
-                    hmd += cost[i, hcells[i]]
+                    pos[i] = hsquares[i]
+                    hocc |= np.int64(1) << hsquares[i]
+                    owner[hsquares[i]] = i
+                    hmd += cost[i, hsquares[i]]
             slots = 0
             for c in range(n):
                 if not (hocc >> c) & 1:
-                    free_cells[slots] = c
+                    free_squares[slots] = c
                     slots += 1
             base = slot * bsize
             left = 0
@@ -127,7 +127,7 @@ def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjac
                 occ = hocc
                 md = hmd
                 for i in range(low):
-                    c = free_cells[lowrel[o, i]]
+                    c = free_squares[lowrel[o, i]]
                     pos[high + i] = c
                     occ |= np.int64(1) << c
                     md += cost[high + i, c]
@@ -139,8 +139,8 @@ def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjac
                 looked += 1
                 for i in range(low):
                     owner[pos[high + i]] = high + i
-                for t in range(low):  # mirror cell of the low tile mapped to t
-                    mlow[t] = mcell[pos[high + minv[t]]]
+                for t in range(low):  # mirror square of the low tile mapped to t
+                    mlow[t] = msquare[pos[high + minv[t]]]
                 row = row_of(full & ~occ, rank_tab, popcnt8)
                 reached = w & 0xFF
                 rest = todo
@@ -180,15 +180,15 @@ def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjac
                                 dblock = -dblock
                                 doff = -doff
                             reads += 1
-                            cell = row * (4 * n) + p * 4 + d
+                            square = row * (4 * n) + p * 4 + d
                             if dblock == 0:
                                 at = base + o + doff
-                                region = kid_region[cell]
+                                region = kid_region[square]
                             else:
                                 to = bslot[block + dblock]
                                 if to >= 0:
                                     at = to * bsize + o + doff
-                                    region = kid_region[cell]
+                                    region = kid_region[square]
                                 else:  # stored at its mirror (see push)
                                     occt = (hocc ^ (np.int64(1) << p)
                                             ^ (np.int64(1) << q))
@@ -199,7 +199,7 @@ def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjac
                                         om += ctpop(below) * mult_low[t]
                                         rem &= ~(np.int64(1) << mlow[t])
                                     at = (~to) * bsize + om
-                                    region = kid_mirror[cell]
+                                    region = kid_mirror[square]
                             if word[at] & (np.uint16(1) << region):
                                 found = True
                                 break
@@ -222,7 +222,7 @@ def pull(depth, n, k, high, bsize, mult, mult_high, mult_kb, mult_ko, nbr, adjac
                 for i in range(low):
                     owner[pos[high + i]] = k
             for i in range(high):
-                owner[hcells[i]] = k
+                owner[hsquares[i]] = k
             open_block[slot] = left != 0
     out = np.zeros(4, dtype=np.int64)
     out[0] = new

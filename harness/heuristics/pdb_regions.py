@@ -1,13 +1,13 @@
-"""Blank regions of free-cell sets, for the layered pattern-database builder.
+"""Blank regions of free-square sets, for the layered pattern-database builder.
 
 While a pattern's tiles stand still, the blank moves at no cost inside its connected
-region of free (non-pattern) cells, so the builder's state is a placement plus a
-region. These tables answer, for every set of free cells of one size (a pattern of k
-tiles leaves n - k free cells), its regions and, for every slide of a pattern tile,
+region of free (non-pattern) squares, so the builder's state is a placement plus a
+region. These tables answer, for every set of free squares of one size (a pattern of k
+tiles leaves n - k free squares), its regions and, for every slide of a pattern tile,
 which region the blank lands in. They are indexed by the free set's *row*: its
-combinatorial rank (sum over its i-th lowest cell c of C(c, i + 1)), read a byte of
-the mask at a time from :func:`rank_tables`, so boards up to 32 cells (5x5 included)
-need no table over all 2**n masks, which for 25 cells would be 33 M rows.
+combinatorial rank (sum over its i-th lowest square c of C(c, i + 1)), read a byte of
+the mask at a time from :func:`rank_tables`, so boards up to 32 squares (5x5 included)
+need no table over all 2**n masks, which for 25 squares would be 33 M rows.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ MAX_REGIONS = 8
 
 
 def chunks(n: int) -> int:
-    """Bytes of an n-cell mask."""
+    """Bytes of an n-square mask."""
     return (n + 7) // 8
 
 
 @cache
 def rank_tables(n: int) -> np.ndarray:
-    """int64 (chunks(n), 256, n + 1): ``[ch, byte, before]`` is what the cells of
-    byte ``ch`` add to the combinatorial rank of a mask when ``before`` set cells
+    """int64 (chunks(n), 256, n + 1): ``[ch, byte, before]`` is what the squares of
+    byte ``ch`` add to the combinatorial rank of a mask when ``before`` set squares
     lie below that byte; :func:`row_of` sums them. Read-only, one per n."""
     # binom[c, i] = C(c, i), zero beyond c
     binom = np.array(
@@ -63,7 +63,7 @@ def popcount8() -> np.ndarray:
 
 @jit
 def row_of(mask, rank_tab, popcnt8):
-    """Combinatorial rank of a cell mask among the masks of its size."""
+    """Combinatorial rank of a square mask among the masks of its size."""
     row = 0
     before = 0
     for ch in range(rank_tab.shape[0]):
@@ -86,16 +86,17 @@ def rows_of(masks: np.ndarray, rank_tab: np.ndarray) -> np.ndarray:
 
 
 def free_sets(n: int, free_bits: int) -> np.ndarray:
-    """Every mask of ``free_bits`` of n cells, as int64, in row order."""
+    """Every mask of ``free_bits`` of n squares, as int64, in row order."""
     full = (1 << n) - 1
     if free_bits <= n - free_bits:
         masks = [
-            sum(1 << c for c in cells) for cells in combinations(range(n), free_bits)
+            sum(1 << c for c in squares)
+            for squares in combinations(range(n), free_bits)
         ]
     else:
         masks = [
-            full & ~sum(1 << c for c in cells)
-            for cells in combinations(range(n), n - free_bits)
+            full & ~sum(1 << c for c in squares)
+            for squares in combinations(range(n), n - free_bits)
         ]
     masks = np.array(masks, dtype=np.int64)
     order = np.argsort(rows_of(masks, rank_tables(n)))
@@ -104,8 +105,8 @@ def free_sets(n: int, free_bits: int) -> np.ndarray:
 
 @jit
 def _label(frees, n, cols):
-    """(count[row], label[row, cell] (-1 on occupied cells), masks[row, region])
-    of every free set; regions are numbered by their lowest cell."""
+    """(count[row], label[row, square] (-1 on occupied squares), masks[row, region])
+    of every free set; regions are numbered by their lowest square."""
     rows = frees.shape[0]
     count = np.zeros(rows, dtype=np.int64)
     label = np.full((rows, n), -1, dtype=np.int8)
@@ -136,9 +137,9 @@ def _label(frees, n, cols):
 
 
 class Regions:
-    """The blank regions of every free set of ``free_bits`` of the grid's cells.
+    """The blank regions of every free set of ``free_bits`` of the grid's squares.
 
-    ``count[row]``, ``label[row, cell]``, ``masks[row, region]`` (cell masks),
+    ``count[row]``, ``label[row, square]``, ``masks[row, region]`` (square masks),
     ``rank_tab`` (see :func:`rank_tables`). ValueError when a free set has more
     than :data:`MAX_REGIONS` regions.
     """
@@ -152,17 +153,17 @@ class Regions:
         if self.count.max(initial=0) > MAX_REGIONS:
             raise ValueError(f"a free set with more than {MAX_REGIONS} blank regions")
 
-    def region(self, free: int, cell: int) -> int:
-        """The region number of ``cell`` in the free set ``free``."""
+    def region(self, free: int, square: int) -> int:
+        """The region number of ``square`` in the free set ``free``."""
         row = int(rows_of(np.array([free], dtype=np.int64), self.rank_tab)[0])
-        return int(self.label[row, cell])
+        return int(self.label[row, square])
 
-    def kid_tables(self, nbr: np.ndarray, mcell: np.ndarray | None = None
+    def kid_tables(self, nbr: np.ndarray, msquare: np.ndarray | None = None
                    ) -> np.ndarray:
-        """int8 (rows, n * 4): the blank's region after the tile on cell p slides
-        in direction d into the free cell ``nbr[p, d]`` (the blank ends on p), at
-        ``[row, p * 4 + d]``; with ``mcell`` (a cell map) the region is numbered
-        in the mapped image of the child's free set (the region holding mcell[p])."""
+        """int8 (rows, n * 4): the blank's region after the tile on square p slides
+        in direction d into the free square ``nbr[p, d]`` (the blank ends on p), at
+        ``[row, p * 4 + d]``; with ``msquare`` (a square map) the region is numbered
+        in the mapped image of the child's free set (the region holding msquare[p])."""
         n = self.n
         out = np.zeros((len(self.frees), n * 4), dtype=np.int8)
         bits = np.arange(n, dtype=np.int64)
@@ -175,10 +176,10 @@ class Regions:
                 ok = ((frees >> q) & 1 == 1) & ((frees >> p) & 1 == 0)
                 child = frees[ok] ^ (1 << q) ^ (1 << p)
                 at = p
-                if mcell is not None:
-                    image = ((child[:, None] >> bits) & 1) << mcell.astype(np.int64)
+                if msquare is not None:
+                    image = ((child[:, None] >> bits) & 1) << msquare.astype(np.int64)
                     child = image.sum(axis=1)
-                    at = int(mcell[p])
+                    at = int(msquare[p])
                 out[np.flatnonzero(ok), p * 4 + d] = self.label[
                     rows_of(child, self.rank_tab), at
                 ]

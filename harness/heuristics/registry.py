@@ -108,7 +108,8 @@ class Heuristic:
     goal: Board
     grid: Grid
     estimate: Callable[[Board], int] = field(repr=False)
-    #: tile_cost[tile][cell]: the tile's share of h when it stands on cell (blank: 0).
+    #: tile_cost[tile][square]: the tile's share of h when it stands on square
+    #: (blank: 0).
     #: Present only when h is the sum of these shares, so it can be updated per move.
     tile_cost: tuple[tuple[int, ...], ...] | None = field(default=None, repr=False)
     #: Anything a compiled solver needs to evaluate the same bound (e.g. PDB arrays).

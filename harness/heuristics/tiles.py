@@ -1,6 +1,6 @@
 """Tile-additive heuristics: misplaced tiles and Manhattan distance.
 
-Both are sums of per-tile shares, so they expose a ``tile_cost[tile][cell]`` table,
+Both are sums of per-tile shares, so they expose a ``tile_cost[tile][square]`` table,
 which lets IDA* update ``h`` per move in O(1). Neither counts the blank.
 """
 
@@ -43,38 +43,38 @@ ADDITIVE_KERNELS.update(
 
 def _positions(goal: Board) -> list[int]:
     where = [0] * len(goal)
-    for cell, tile in enumerate(goal):
-        where[tile] = cell
+    for square, tile in enumerate(goal):
+        where[tile] = square
     return where
 
 
 def _additive(name: str, goal: Board, g: Grid, cost: Callable[[int, int], int]):
     table = tuple(
-        tuple(0 if tile == 0 else cost(tile, cell) for cell in range(g.cells))
-        for tile in range(g.cells)
+        tuple(0 if tile == 0 else cost(tile, square) for square in range(g.squares))
+        for tile in range(g.squares)
     )
 
     def estimate(board: Board) -> int:
-        return sum([table[tile][cell] for cell, tile in enumerate(board)])
+        return sum([table[tile][square] for square, tile in enumerate(board)])
 
     return Heuristic(name, goal, g, estimate, table)
 
 
 @register_heuristic(
-    "manhattan", "sum of tiles' grid distances to their goal cells", tile_cost=True
+    "manhattan", "sum of tiles' grid distances to their goal squares", tile_cost=True
 )
 def manhattan(goal: Board, g: Grid) -> Heuristic:
     where = _positions(goal)
 
-    def dist(tile: int, cell: int) -> int:
-        (r, c), (gr, gc) = g.row_col(cell), g.row_col(where[tile])
+    def dist(tile: int, square: int) -> int:
+        (r, c), (gr, gc) = g.row_col(square), g.row_col(where[tile])
         return abs(r - gr) + abs(c - gc)
 
     return _additive("manhattan", goal, g, dist)
 
 
 @register_heuristic(
-    "misplaced", "tiles not on their goal cell (blank not counted)", tile_cost=True
+    "misplaced", "tiles not on their goal square (blank not counted)", tile_cost=True
 )
 def misplaced(goal: Board, g: Grid) -> Heuristic:
     where = _positions(goal)

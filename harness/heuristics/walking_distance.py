@@ -43,8 +43,8 @@ class WalkingDistance:
         g = self.grid
         rows = [[0] * g.rows for _ in range(g.rows)]
         cols = [[0] * g.cols for _ in range(g.cols)]
-        for cell, tile in enumerate(board):
-            r, c = divmod(cell, g.cols)
+        for square, tile in enumerate(board):
+            r, c = divmod(square, g.cols)
             if tile:
                 rows[r][self.goal_row[tile]] += 1
                 cols[c][self.goal_col[tile]] += 1
@@ -55,7 +55,7 @@ class WalkingDistance:
         return self.row_ids[row_key], self.col_ids[col_key]
 
     def ids_many(self, boards) -> tuple[Any, Any]:
-        """:meth:`ids` of every board of an int8 array (boards, cells), as two
+        """:meth:`ids` of every board of an int8 array (boards, squares), as two
         int64 arrays (-1 where a board's counts are no state of the tables): each
         count matrix (and blank line) is coded as one integer and looked up among
         the coded states."""
@@ -69,11 +69,11 @@ class WalkingDistance:
 
         g = self.grid
         codes, ids = self.coded(side)
-        cell = np.arange(g.cells)
-        line_of = cell // g.cols if side == "row" else cell % g.cols
+        square = np.arange(g.squares)
+        line_of = square // g.cols if side == "row" else square % g.cols
         goal_line = np.array(self.goal_row if side == "row" else self.goal_col)
         weight = (width + 1) ** np.arange(lines * lines, dtype=np.int64)
-        # the digit of (line of the cell, goal line of its tile), blank excluded
+        # the digit of (line of the square, goal line of its tile), blank excluded
         digit = weight[line_of[None, :] * lines + goal_line[boards]]
         code = np.where(boards != 0, digit, 0).sum(axis=1)
         blank = line_of[np.argmax(boards == 0, axis=1)]
@@ -111,7 +111,7 @@ class WalkingDistance:
 
 
 def _wd_table(lines: int, width: int, blank_line: int):
-    """BFS over count matrices for ``lines`` lines of ``width`` cells whose goal
+    """BFS over count matrices for ``lines`` lines of ``width`` squares whose goal
     has the blank on ``blank_line``: (ids, dist, next) as described above."""
     import numpy as np
 
@@ -163,10 +163,10 @@ def walking_distance(goal: Board, g: Grid) -> WalkingDistance:
     import numpy as np
 
     blank = goal.index(0)
-    goal_row = [0] * g.cells
-    goal_col = [0] * g.cells
-    for cell, tile in enumerate(goal):
-        goal_row[tile], goal_col[tile] = divmod(cell, g.cols)
+    goal_row = [0] * g.squares
+    goal_col = [0] * g.squares
+    for square, tile in enumerate(goal):
+        goal_row[tile], goal_col[tile] = divmod(square, g.cols)
     for lines, width, line in ((g.rows, g.cols, blank // g.cols),
                                (g.cols, g.rows, blank % g.cols)):
         if (lines, width, line) not in _wd_tables:

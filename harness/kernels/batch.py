@@ -15,7 +15,7 @@ from harness.kernels.ida import (
 # ----------------------------------------------- IDA*: a batch of boards per call
 #
 # One call per batch instead of one per board (a call's dispatch grows with its
-# argument count: ~2.5 us for ida_pdb's 19). ``boards`` (b, cells) is overwritten;
+# argument count: ~2.5 us for ida_pdb's 19). ``boards`` (b, squares) is overwritten;
 # only boards with ``todo`` set are solved; ``stats`` (b, 4) and ``lengths`` (b,)
 # receive each board's counters and path length (-1: none within MAX_PATH);
 # ``moves`` (b, width) the paths, those longer than ``width`` left out (length

@@ -1,8 +1,8 @@
 """Best-first search on f = a*g + b*h, compiled: weighted A* (a/b = 1/w), greedy
-(a = 0) and the anytime variant, for boards of at most 16 cells (4x4).
+(a = 0) and the anytime variant, for boards of at most 16 squares (4x4).
 
 The same search, order and counters as ``solvers/_best_first.py``, on flat arrays:
-a board is packed 4 bits a cell into an int64 (so at most 16 cells); the boards
+a board is packed 4 bits a square into an int64 (so at most 16 squares); the boards
 seen live in an open-addressing hash table (packed board -> best g and the move
 that reached it), grown by doubling at half full; the open list is a binary heap
 of int64 keys ``f << 39 | h << 28 | push count``, so equal f pop the lower h first,
@@ -38,7 +38,7 @@ _F_LIMIT = 1 << (63 - _F_SHIFT)
 def _slot(keys, packed, mask):
     """The table slot holding ``packed``, or the empty slot (key 0) where it goes:
     linear probing from a multiplicative hash. No board packs to 0 (it would need
-    every cell to be the blank)."""
+    every square to be the blank)."""
     mixed = (packed ^ (packed >> 31)) * np.int64(-7046029254386353131)
     i = (mixed >> 20) & mask
     while keys[i] != 0 and keys[i] != packed:
@@ -101,11 +101,11 @@ def _search(
     n = start.shape[0]
     board = start.copy()
     if conflicts is not None:
-        (cost, line_cells, line_len, goal_row, goal_col, rows, cols) = conflicts
-        values = np.zeros(line_cells.shape[0], dtype=np.int32)
+        (cost, line_squares, line_len, goal_row, goal_col, rows, cols) = conflicts
+        values = np.zeros(line_squares.shape[0], dtype=np.int32)
     if pdb is not None:
         (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
-         mtile_group, mcellmap, popcnt, packed_tables, gcost) = pdb  # fmt: skip
+         mtile_group, msquaremap, popcnt, packed_tables, gcost) = pdb  # fmt: skip
     if walking is not None:
         (row_id, col_id, row_dist, row_next, col_dist, col_next, wd_goal_row,
          wd_goal_col) = walking  # fmt: skip
@@ -116,11 +116,11 @@ def _search(
         for c in range(n):
             h += add_cost[board[c], c]
     if conflicts is not None:
-        h = _conflict_h(board, cost, line_cells, line_len, goal_row, goal_col, rows,
+        h = _conflict_h(board, cost, line_squares, line_len, goal_row, goal_col, rows,
                         values)  # fmt: skip
     if pdb is not None:
         h = pdb_value(board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets,
-                      mtiles, mcellmap, popcnt, packed_tables, gcost)  # fmt: skip
+                      mtiles, msquaremap, popcnt, packed_tables, gcost)  # fmt: skip
     if walking is not None:
         h = row_dist[row_id] + col_dist[col_id]
         aux0 = (np.int64(row_id) << 32) | col_id
@@ -189,7 +189,7 @@ def _search(
                 continue
             stats[1] += 1
             t = board[dst]
-            # the child: tile t slides from dst into the blank's cell
+            # the child: tile t slides from dst into the blank's square
             child = (packed | (np.int64(t) << (4 * blank))) & ~(
                 np.int64(15) << (4 * dst)
             )
@@ -215,12 +215,12 @@ def _search(
                 board[blank] = t
                 board[dst] = 0
                 if conflicts is not None:
-                    h_child = _conflict_h(board, cost, line_cells, line_len, goal_row,
+                    h_child = _conflict_h(board, cost, line_squares, line_len, goal_row,
                                           goal_col, rows, values)  # fmt: skip
                 if pdb is not None:
                     h_child = pdb_value(
                         board, tables, offsets, gtiles, gsize, gmult, mirror,
-                        moffsets, mtiles, mcellmap, popcnt, packed_tables, gcost,
+                        moffsets, mtiles, msquaremap, popcnt, packed_tables, gcost,
                     )
                 board[dst] = t
                 board[blank] = 0
@@ -265,12 +265,12 @@ def _search(
 
 
 @jit
-def _conflict_h(board, cost, line_cells, line_len, goal_row, goal_col, rows, values):
+def _conflict_h(board, cost, line_squares, line_len, goal_row, goal_col, rows, values):
     """Manhattan + 2 x line conflicts of a whole board."""
     h = 0
     for c in range(board.shape[0]):
         h += cost[board[c], c]
-    lc_line_values(board, line_cells, line_len, goal_row, goal_col, rows, values)
+    lc_line_values(board, line_squares, line_len, goal_row, goal_col, rows, values)
     for i in range(values.shape[0]):
         h += 2 * values[i]
     return h
@@ -286,21 +286,21 @@ def best_first_additive(start, goal, nbr, a, b, reopen, num, den, cost, stats):
 
 @jit
 def best_first_linear_conflict(
-    start, goal, nbr, a, b, reopen, num, den, cost, line_cells, line_len, goal_row,
+    start, goal, nbr, a, b, reopen, num, den, cost, line_squares, line_len, goal_row,
     goal_col, rows, cols, stats,
 ):
-    lines = (cost, line_cells, line_len, goal_row, goal_col, rows, cols)
+    lines = (cost, line_squares, line_len, goal_row, goal_col, rows, cols)
     return _search(start, goal, nbr, a, b, reopen, num, den, stats, conflicts=lines)
 
 
 @jit
 def best_first_pdb(
     start, goal, nbr, a, b, reopen, num, den, tables, offsets, gtiles, gsize, gmult,
-    tile_group, mirror, moffsets, mtiles, mtile_group, mcellmap, popcnt, packed,
+    tile_group, mirror, moffsets, mtiles, mtile_group, msquaremap, popcnt, packed,
     gcost, stats,
 ):
     pdb = (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
-           mtile_group, mcellmap, popcnt, packed, gcost)  # fmt: skip
+           mtile_group, msquaremap, popcnt, packed, gcost)  # fmt: skip
     return _search(start, goal, nbr, a, b, reopen, num, den, stats, pdb=pdb)
 
 

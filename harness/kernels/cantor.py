@@ -1,5 +1,5 @@
 """A* over flat arrays indexed by the Cantor rank of a board (3x3 and up to 12
-cells), with Cantor ranking, unranking and incremental re-ranking."""
+squares), with Cantor ranking, unranking and incremental re-ranking."""
 
 from __future__ import annotations
 
@@ -47,10 +47,10 @@ def cantor_unrank(index, board, fact):
 
 @jit
 def swap_rank(board, rank, p, q, fact):
-    """Rank after the blank on cell ``p`` trades places with the tile on ``q``
+    """Rank after the blank on square ``p`` trades places with the tile on ``q``
     (``board`` still shows the position before), in O(n) instead of O(n^2): only
-    the Lehmer digits of cells p..q change. A cell m between them loses or gains
-    one smaller value after it; the two cells themselves are recounted."""
+    the Lehmer digits of squares p..q change. A square m between them loses or gains
+    one smaller value after it; the two squares themselves are recounted."""
     n = board.shape[0]
     t = board[q]
     lo = min(p, q)
@@ -61,7 +61,7 @@ def swap_rank(board, rank, p, q, fact):
         if board[m] < t:
             between += 1
             between_weight += fact[n - 1 - m]
-    after = 0  # smaller than t beyond both cells
+    after = 0  # smaller than t beyond both squares
     for j in range(hi + 1, n):
         if board[j] < t:
             after += 1
@@ -72,7 +72,7 @@ def swap_rank(board, rank, p, q, fact):
             - after * fact[n - 1 - q]
             + between_weight
         )
-    # t moves right from q to p: it loses the blank and the smaller cells between
+    # t moves right from q to p: it loses the blank and the smaller squares between
     return (
         rank
         - (between + 1 + after) * fact[n - 1 - q]
@@ -83,7 +83,8 @@ def swap_rank(board, rank, p, q, fact):
 
 @jit
 def pack_board(board):
-    """The board as an int64, 4 bits a cell (cell c in bits 4c..4c+3; <= 16 cells)."""
+    """The board as an int64, 4 bits a square (square c in bits 4c..4c+3; at most
+    16 squares)."""
     packed = np.int64(0)
     for c in range(board.shape[0]):
         packed |= np.int64(board[c]) << (4 * c)
@@ -137,8 +138,8 @@ def heap_pop(keys, ranks, packs, gs, size):
 
 
 @jit
-def _lc_total(board, line_cells, line_len, goal_row, goal_col, rows, values):
-    lc_line_values(board, line_cells, line_len, goal_row, goal_col, rows, values)
+def _lc_total(board, line_squares, line_len, goal_row, goal_col, rows, values):
+    lc_line_values(board, line_squares, line_len, goal_row, goal_col, rows, values)
     total = 0
     for i in range(values.shape[0]):
         total += values[i]
@@ -147,27 +148,27 @@ def _lc_total(board, line_cells, line_len, goal_row, goal_col, rows, values):
 
 @jit
 def astar_cantor(
-    start, goal, nbr, cost, conflicts, line_cells, line_len, goal_row, goal_col, rows,
+    start, goal, nbr, cost, conflicts, line_squares, line_len, goal_row, goal_col, rows,
     fact, best_g, parent_move, stats, path,
 ):
     """A* over flat arrays indexed by Cantor rank: ``best_g[rank]`` holds g + 1 (0 =
     never seen) and ``parent_move[rank]`` the blank move that reached the board. The
     heap orders (f, push count), so equal f pop first-in first-out like
     ``astar_dict``; a board re-pushed at a lower g leaves a stale entry, skipped.
-    Heap entries carry the board packed 4 bits a cell (n <= 12 here), so a pop
+    Heap entries carry the board packed 4 bits a square (n <= 12 here), so a pop
     needs no unranking, and children are ranked incrementally (:func:`swap_rank`).
     h is ``cost`` summed, plus 2 x line conflicts when ``conflicts``. Returns the
     path length (moves in ``path``), or -1 when the goal is unreachable.
     ``stats``: expanded, generated, max_frontier, stale."""
     n = start.shape[0]
-    values = np.zeros(line_cells.shape[0], dtype=np.int32)
+    values = np.zeros(line_squares.shape[0], dtype=np.int32)
     board = start.copy()
     h = 0
     for c in range(n):
         h += cost[board[c], c]
     if conflicts:
         h += 2 * _lc_total(
-            board, line_cells, line_len, goal_row, goal_col, rows, values
+            board, line_squares, line_len, goal_row, goal_col, rows, values
         )
     goal_rank = cantor_rank(goal, fact)
     capacity = 1024
@@ -226,7 +227,7 @@ def astar_cantor(
                 for c in range(n):
                     h_child += cost[board[c], c]
                 h_child += 2 * _lc_total(
-                    board, line_cells, line_len, goal_row, goal_col, rows, values
+                    board, line_squares, line_len, goal_row, goal_col, rows, values
                 )
                 board[dst] = tile
                 board[blank] = 0

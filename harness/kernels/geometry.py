@@ -15,14 +15,15 @@ _nbr_memo: dict[tuple[int, int], np.ndarray] = {}
 
 
 def neighbour_array(g: Grid) -> np.ndarray:
-    """int8 (cells, 4): the cell the blank reaches by each move in MOVE_ORDER, or -1.
+    """int8 (squares, 4): the square the blank reaches by each move in MOVE_ORDER,
+    or -1.
     One read-only array per grid size (solvers call this per solve)."""
     out = _nbr_memo.get((g.rows, g.cols))
     if out is None:
-        out = np.full((g.cells, 4), -1, dtype=np.int8)
-        for cell, around in enumerate(g.neighbours):
+        out = np.full((g.squares, 4), -1, dtype=np.int8)
+        for square, around in enumerate(g.neighbours):
             for move, target in around:
-                out[cell, MOVE_ORDER.index(move)] = target
+                out[square, MOVE_ORDER.index(move)] = target
         out.flags.writeable = False
         _nbr_memo[(g.rows, g.cols)] = out
     return out
@@ -37,37 +38,37 @@ def moves_to_str(path: np.ndarray, length: int) -> str:
 
 
 def manhattan_costs(goal, g: Grid) -> np.ndarray:
-    """int16 (tile, cell): the tile's grid distance from cell to its goal cell."""
-    cost = np.zeros((g.cells, g.cells), dtype=np.int16)
+    """int16 (tile, square): the tile's grid distance from square to its goal square."""
+    cost = np.zeros((g.squares, g.squares), dtype=np.int16)
     for home, tile in enumerate(goal):
         if tile:
-            for cell in range(g.cells):
-                cost[tile, cell] = abs(cell // g.cols - home // g.cols) + abs(
-                    cell % g.cols - home % g.cols
+            for square in range(g.squares):
+                cost[tile, square] = abs(square // g.cols - home // g.cols) + abs(
+                    square % g.cols - home % g.cols
                 )
     return cost
 
 
 def conflict_arrays(goal, g: Grid) -> tuple:
     """Arguments of the linear-conflict kernels after ``nbr``: Manhattan costs,
-    the cells of each row then each column, line lengths, each tile's goal row and
+    the squares of each row then each column, line lengths, each tile's goal row and
     column, rows, cols."""
     lines = g.rows + g.cols
     width = max(g.rows, g.cols)
-    line_cells = np.zeros((lines, width), dtype=np.int8)
+    line_squares = np.zeros((lines, width), dtype=np.int8)
     line_len = np.zeros(lines, dtype=np.int8)
     for r in range(g.rows):
         line_len[r] = g.cols
-        line_cells[r, : g.cols] = [r * g.cols + c for c in range(g.cols)]
+        line_squares[r, : g.cols] = [r * g.cols + c for c in range(g.cols)]
     for c in range(g.cols):
         line_len[g.rows + c] = g.rows
-        line_cells[g.rows + c, : g.rows] = [r * g.cols + c for r in range(g.rows)]
-    goal_row = np.zeros(g.cells, dtype=np.int8)
-    goal_col = np.zeros(g.cells, dtype=np.int8)
+        line_squares[g.rows + c, : g.rows] = [r * g.cols + c for r in range(g.rows)]
+    goal_row = np.zeros(g.squares, dtype=np.int8)
+    goal_col = np.zeros(g.squares, dtype=np.int8)
     for home, tile in enumerate(goal):
         goal_row[tile], goal_col[tile] = divmod(home, g.cols)
     return (
-        manhattan_costs(goal, g), line_cells, line_len, goal_row, goal_col, g.rows,
+        manhattan_costs(goal, g), line_squares, line_len, goal_row, goal_col, g.rows,
         g.cols,
     )
 

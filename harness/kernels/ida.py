@@ -52,15 +52,15 @@ def _ida(
         h = row_dist[row_id] + col_dist[col_id]
     if pdb is not None:
         (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
-         mtile_group, gcellmap, mcellmap, packed, gcost) = pdb  # fmt: skip
+         mtile_group, gsquaremap, msquaremap, packed, gcost) = pdb  # fmt: skip
         pos, val, mval, total, mtotal = _pdb_groups(
             board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles,
-            gcellmap, mcellmap, packed, gcost,
+            gsquaremap, msquaremap, packed, gcost,
         )
         saved = np.zeros((MAX_PATH + 1, 2), dtype=np.int32)
         s = (total, mtotal)
         h = max(total, mtotal)
-    # cells and tiles as unsigned ints: numba wraps a signed index (adds the
+    # squares and tiles as unsigned ints: numba wraps a signed index (adds the
     # length when it is negative) on every read; an unsigned one it reads as is
     blank = np.uintp(0)
     for c in range(board.shape[0]):
@@ -143,10 +143,10 @@ def _ida(
             if pdb is not None:
                 # only the moved tile's group, and its mirrored group, change
                 total, mtotal = s
-                pos[t] = blank  # the tile slides into the blank's cell
+                pos[t] = blank  # the tile slides into the blank's square
                 grp = np.uintp(tile_group[t])
                 new_val = _group_value(
-                    pos, grp, gtiles, gsize[grp], gmult, gcellmap, tables,
+                    pos, grp, gtiles, gsize[grp], gmult, gsquaremap, tables,
                     offsets[grp], packed, gcost,
                 )
                 child_total = total + new_val - val[grp]
@@ -163,7 +163,7 @@ def _ida(
                 if mirror and low < next_bound:
                     mgrp = np.uintp(mtile_group[t])
                     new_mval = _group_value(
-                        pos, mgrp, mtiles, gsize[mgrp], gmult, mcellmap, tables,
+                        pos, mgrp, mtiles, gsize[mgrp], gmult, msquaremap, tables,
                         moffsets[mgrp], packed, gcost,
                     )
                     child_mtotal = mtotal + new_mval - mval[mgrp]
@@ -255,7 +255,7 @@ def _board_cost(board, cost):
 
 @jit
 def ida_additive(board, goal, nbr, cost, stats, path):
-    """IDA* with a tile-additive h (``cost[tile, cell]``, blank 0): Manhattan,
+    """IDA* with a tile-additive h (``cost[tile, square]``, blank 0): Manhattan,
     misplaced; a move changes one tile's cost. Mutates ``board``; returns the path
     length in ``path`` (-1 if none within MAX_PATH)."""
     return _ida(board, goal, nbr, stats, path, additive=(cost,))
@@ -265,8 +265,8 @@ def ida_additive(board, goal, nbr, cost, stats, path):
 
 
 @jit
-def _line_conflict(board, line_cells, at, length, line, goal_line, goal_slot):
-    """Tiles that must leave this line (its cells ``line_cells[at]``, whole with
+def _line_conflict(board, line_squares, at, length, line, goal_line, goal_slot):
+    """Tiles that must leave this line (its squares ``line_squares[at]``, whole with
     the row, as PDB lookups take theirs): members whose goal line is it, minus the
     longest subsequence already in goal order (the admissible LIS form)."""
     # patience sorting over at most 5 values, tails t0 < t1 < ... kept in locals
@@ -275,7 +275,7 @@ def _line_conflict(board, line_cells, at, length, line, goal_line, goal_slot):
     size = 0
     members = 0
     for i in range(length):
-        t = np.uintp(board[np.uintp(line_cells[at, i])])
+        t = np.uintp(board[np.uintp(line_squares[at, i])])
         if t == 0 or goal_line[t] != line:
             continue
         members += 1
@@ -305,22 +305,23 @@ def _line_conflict(board, line_cells, at, length, line, goal_line, goal_slot):
 
 
 @jit
-def lc_line_values(board, line_cells, line_len, goal_row, goal_col, rows, out):
+def lc_line_values(board, line_squares, line_len, goal_row, goal_col, rows, out):
     """Fill ``out[line]`` with each row's then each column's must-leave count."""
-    for line in range(line_cells.shape[0]):
+    for line in range(line_squares.shape[0]):
         if line < rows:
             out[line] = _line_conflict(
-                board, line_cells, line, line_len[line], line, goal_row, goal_col
+                board, line_squares, line, line_len[line], line, goal_row, goal_col
             )
         else:
             out[line] = _line_conflict(
-                board, line_cells, line, line_len[line], line - rows, goal_col, goal_row
+                board, line_squares,
+                line, line_len[line], line - rows, goal_col, goal_row
             )
 
 
 @jit
 def ida_linear_conflict(
-    board, goal, nbr, cost, line_cells, line_len, goal_row, goal_col, rows, cols,
+    board, goal, nbr, cost, line_squares, line_len, goal_row, goal_col, rows, cols,
     stats, path, weight=None,
 ):
     """IDA* with Manhattan + 2 x (tiles that must leave a row/column), updated per
@@ -328,10 +329,10 @@ def ida_linear_conflict(
     the two columns (tile order along the other line is unchanged). ``weight``
     (a, b): weighted IDA* on f = a*g + b*h, as :func:`_ida`."""
     n = board.shape[0]
-    lines = line_cells.shape[0]
+    lines = line_squares.shape[0]
     values = np.zeros(lines, dtype=np.int32)
-    lc_line_values(board, line_cells, line_len, goal_row, goal_col, rows, values)
-    blank = np.uintp(0)  # unsigned cells and tiles: no wrap of negative indices
+    lc_line_values(board, line_squares, line_len, goal_row, goal_col, rows, values)
+    blank = np.uintp(0)  # unsigned squares and tiles: no wrap of negative indices
     ucols = np.uintp(cols)
     urows = np.uintp(rows)
     md = 0
@@ -402,18 +403,22 @@ def ida_linear_conflict(
                 lb = urows + dst % ucols
             if la < urows:
                 va = _line_conflict(
-                    board, line_cells, la, line_len[la], np.intp(la), goal_row, goal_col
+                    board, line_squares,
+                    la, line_len[la], np.intp(la), goal_row, goal_col
                 )
                 vb = _line_conflict(
-                    board, line_cells, lb, line_len[lb], np.intp(lb), goal_row, goal_col
+                    board, line_squares,
+                    lb, line_len[lb], np.intp(lb), goal_row, goal_col
                 )
             else:
                 va = _line_conflict(
-                    board, line_cells, la, line_len[la], np.intp(la - urows), goal_col,
+                    board, line_squares,
+                    la, line_len[la], np.intp(la - urows), goal_col,
                     goal_row,
                 )
                 vb = _line_conflict(
-                    board, line_cells, lb, line_len[lb], np.intp(lb - urows), goal_col,
+                    board, line_squares,
+                    lb, line_len[lb], np.intp(lb - urows), goal_col,
                     goal_row,
                 )
             child_conflicts = conflicts + va - values[la] + vb - values[lb]
@@ -471,8 +476,8 @@ def ida_walking_distance(
 
 @jit
 def pattern_index(positions, k, mult, popcnt):
-    """Rank of the partial permutation ``positions[:k]`` (distinct cells < 16):
-    sum of (cell - earlier cells below it) * mult[i]; dense in range(n!/(n-k)!)."""
+    """Rank of the partial permutation ``positions[:k]`` (distinct squares < 16):
+    sum of (square - earlier squares below it) * mult[i]; dense in range(n!/(n-k)!)."""
     used = 0
     index = 0
     for i in range(k):
@@ -485,7 +490,7 @@ def pattern_index(positions, k, mult, popcnt):
 @intrinsic
 def ctpop(typingctx, value):
     """Number of set bits of an int64 (one POPCNT): a 16-bit table would not
-    cover the 25 cells of a 5x5 board."""
+    cover the 25 squares of a 5x5 board."""
 
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
@@ -494,13 +499,13 @@ def ctpop(typingctx, value):
 
 
 @jit
-def _group_value(pos, grp, gtiles, k, gmult, cellmap, tables, offset, packed, gcost):
-    """Group ``grp``'s table value, its tiles (``gtiles[grp]``) read at their cells
-    through ``cellmap[grp]`` (the symmetry carrying the group onto the table it
+def _group_value(pos, grp, gtiles, k, gmult, squaremap, tables, offset, packed, gcost):
+    """Group ``grp``'s table value, its tiles (``gtiles[grp]``) read at their squares
+    through ``squaremap[grp]`` (the symmetry carrying the group onto the table it
     shares, or that and the transpose for a mirrored lookup). ``packed`` tables hold
     (value - MD) / 2 at 4 bits per entry (:mod:`harness.heuristics.pdb_build`),
     ``offset`` counting entries: the group's Manhattan distance
-    (``gcost[grp, slot, cell]``) is added back. The 2-D arrays come whole with the
+    (``gcost[grp, slot, square]``) is added back. The 2-D arrays come whole with the
     row, not as row views: a view made per call costs numba a reference count
     taken and dropped per node (pdb44 ran 1.044x faster without them,
     tests/benchmarks/bench_kernels_ab.py)."""
@@ -508,7 +513,7 @@ def _group_value(pos, grp, gtiles, k, gmult, cellmap, tables, offset, packed, gc
     index = 0
     md = 0
     for i in range(k):
-        p = np.int64(cellmap[grp, np.uintp(pos[np.uintp(gtiles[grp, i])])])
+        p = np.int64(squaremap[grp, np.uintp(pos[np.uintp(gtiles[grp, i])])])
         index += (p - ctpop(used & ((np.int64(1) << p) - 1))) * gmult[grp, i]
         used |= np.int64(1) << p
         if packed:
@@ -522,12 +527,12 @@ def _group_value(pos, grp, gtiles, k, gmult, cellmap, tables, offset, packed, gc
 
 @jit
 def _pdb_groups(
-    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, gcellmap,
-    mcellmap, packed, gcost,
+    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, gsquaremap,
+    msquaremap, packed, gcost,
 ):
-    """(each tile's cell, each group's value, each mirrored group's value (0
-    unmirrored), the two sums); group ``grp`` reads its cells through
-    ``gcellmap[grp]``, mirrored through ``mcellmap[grp]``."""
+    """(each tile's square, each group's value, each mirrored group's value (0
+    unmirrored), the two sums); group ``grp`` reads its squares through
+    ``gsquaremap[grp]``, mirrored through ``msquaremap[grp]``."""
     n = board.shape[0]
     pos = np.empty(n, dtype=np.int8)
     for c in range(n):
@@ -538,13 +543,13 @@ def _pdb_groups(
     mtotal = 0
     for grp in range(gtiles.shape[0]):
         val[grp] = _group_value(
-            pos, grp, gtiles, gsize[grp], gmult, gcellmap, tables, offsets[grp],
+            pos, grp, gtiles, gsize[grp], gmult, gsquaremap, tables, offsets[grp],
             packed, gcost,
         )
         total += val[grp]
         if mirror:
             mval[grp] = _group_value(
-                pos, grp, mtiles, gsize[grp], gmult, mcellmap, tables, moffsets[grp],
+                pos, grp, mtiles, gsize[grp], gmult, msquaremap, tables, moffsets[grp],
                 packed, gcost,
             )
             mtotal += mval[grp]
@@ -553,14 +558,14 @@ def _pdb_groups(
 
 @jit
 def pdb_value(
-    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, gcellmap,
-    mcellmap, packed, gcost,
+    board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles, gsquaremap,
+    msquaremap, packed, gcost,
 ):
     """Additive PDB estimate of one board: sum over groups, and with ``mirror`` the
-    max of that and the mirrored sum (lookups through ``mcellmap``)."""
+    max of that and the mirrored sum (lookups through ``msquaremap``)."""
     _, _, _, total, mtotal = _pdb_groups(
         board, tables, offsets, gtiles, gsize, gmult, mirror, moffsets, mtiles,
-        gcellmap, mcellmap, packed, gcost,
+        gsquaremap, msquaremap, packed, gcost,
     )
     return max(total, mtotal)
 
@@ -568,12 +573,12 @@ def pdb_value(
 @jit
 def ida_pdb(
     board, goal, nbr, tables, offsets, gtiles, gsize, gmult, tile_group, mirror,
-    moffsets, mtiles, mtile_group, gcellmap, mcellmap, packed, gcost, stats, path,
+    moffsets, mtiles, mtile_group, gsquaremap, msquaremap, packed, gcost, stats, path,
 ):
     """IDA* with an additive disjoint PDB (optionally max'ed with its mirrored
     lookup); a move re-indexes only the moved tile's groups (:func:`_pdb_child`)."""
     pdb = (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
-           mtile_group, gcellmap, mcellmap, packed, gcost)  # fmt: skip
+           mtile_group, gsquaremap, msquaremap, packed, gcost)  # fmt: skip
     return _ida(board, goal, nbr, stats, path, pdb=pdb)
 
 
@@ -591,11 +596,11 @@ def wida_additive(board, goal, nbr, a, b, cost, stats, path):
 
 @jit
 def wida_linear_conflict(
-    board, goal, nbr, a, b, cost, line_cells, line_len, goal_row, goal_col, rows,
+    board, goal, nbr, a, b, cost, line_squares, line_len, goal_row, goal_col, rows,
     cols, stats, path,
 ):
     return ida_linear_conflict(
-        board, goal, nbr, cost, line_cells, line_len, goal_row, goal_col, rows, cols,
+        board, goal, nbr, cost, line_squares, line_len, goal_row, goal_col, rows, cols,
         stats, path, (a, b),
     )
 
@@ -613,8 +618,8 @@ def wida_walking_distance(
 @jit
 def wida_pdb(
     board, goal, nbr, a, b, tables, offsets, gtiles, gsize, gmult, tile_group, mirror,
-    moffsets, mtiles, mtile_group, gcellmap, mcellmap, packed, gcost, stats, path,
+    moffsets, mtiles, mtile_group, gsquaremap, msquaremap, packed, gcost, stats, path,
 ):
     pdb = (tables, offsets, gtiles, gsize, gmult, tile_group, mirror, moffsets, mtiles,
-           mtile_group, gcellmap, mcellmap, packed, gcost)  # fmt: skip
+           mtile_group, gsquaremap, msquaremap, packed, gcost)  # fmt: skip
     return _ida(board, goal, nbr, stats, path, pdb=pdb, weight=(a, b))

@@ -13,8 +13,8 @@ from harness.kernels.ida import pattern_index
 
 @jit
 def flood_region(seed, free, cols, full, first_col, last_col):
-    """The connected region of the cell mask ``free`` that holds the cell ``seed``
-    (one bit), on a board ``cols`` wide whose cells are ``full``; ``first_col`` and
+    """The connected region of the square mask ``free`` that holds the square ``seed``
+    (one bit), on a board ``cols`` wide whose squares are ``full``; ``first_col`` and
     ``last_col``: the masks of its first and last columns (no wrapping)."""
     region = seed
     while True:
@@ -32,9 +32,9 @@ def flood_region(seed, free, cols, full, first_col, last_col):
 
 @jit
 def region_tables(n, cols):
-    """For every set of free cells (bit mask over n <= 16 cells): its number of
-    connected regions, each free cell's region number (regions numbered by their
-    lowest cell; -1 for occupied cells) and each region's cell mask."""
+    """For every set of free squares (bit mask over n <= 16 squares): its number of
+    connected regions, each free square's region number (regions numbered by their
+    lowest square; -1 for occupied squares) and each region's square mask."""
     size = 1 << n
     count = np.zeros(size, dtype=np.uint8)
     label = np.full((size, n), -1, dtype=np.int8)
@@ -68,23 +68,23 @@ _BLOCK = 12  # placements per "frontier not empty here" flag: 2**12
 
 
 @jit
-def pdb_bfs(n, nbr, goal_cells, goal_blank, mult, popcnt, lowbit, region_count,
+def pdb_bfs(n, nbr, goal_squares, goal_blank, mult, popcnt, lowbit, region_count,
             region_label, region_mask, state, flags_a, flags_b):
     """Breadth-first search over (pattern placement, blank region) from the goal,
     counting only pattern-tile moves; the blank moves free of cost inside its
-    region of non-pattern cells, so a state is a placement plus one region.
+    region of non-pattern squares, so a state is a placement plus one region.
 
     ``state[index]`` packs, per placement: bits 0-7 the regions visited, 8-15 and
     16-23 the regions in the current/next frontier (the two swap roles each
     layer), 24-31 the depth at which any region was first reached (255 = not yet):
-    the minimum over blank cells, which is the table. One word per placement keeps
+    the minimum over blank squares, which is the table. One word per placement keeps
     a child's check-and-mark to one cache line. ``flags_*[index >> 12]`` mark
     blocks with frontier bits, so sparse layers skip most of the array.
     Returns (deepest layer, states visited, a value to ignore), or depth -1 for
     more than 8 regions."""
-    k = goal_cells.shape[0]
+    k = goal_squares.shape[0]
     pos = np.empty(k, dtype=np.int64)
-    owner = np.full(n, -1, dtype=np.int64)  # cell -> pattern tile slot, -1 if free
+    owner = np.full(n, -1, dtype=np.int64)  # square -> pattern tile slot, -1 if free
     kid_index = np.empty(4 * k, dtype=np.int64)
     kid_bit = np.empty(4 * k, dtype=np.uint32)
     touch = np.uint32(0)  # xor of prefetched words: returned so loads are kept
@@ -96,7 +96,7 @@ def pdb_bfs(n, nbr, goal_cells, goal_blank, mult, popcnt, lowbit, region_count,
     full = (np.int64(1) << n) - 1
     occ = np.int64(0)
     for j in range(k):
-        pos[j] = goal_cells[j]
+        pos[j] = goal_squares[j]
         occ |= np.int64(1) << pos[j]
     free = full & ~occ
     start = pattern_index(pos, k, mult, popcnt)
@@ -125,7 +125,7 @@ def pdb_bfs(n, nbr, goal_cells, goal_blank, mult, popcnt, lowbit, region_count,
                 if mask == 0:
                     continue
                 state[index] = word & ~(np.uint32(0xFF) << cur_shift)
-                # unrank: digit i picks the (digit)-th cell not used by tiles < i
+                # unrank: digit i picks the (digit)-th square not used by tiles < i
                 rest = index
                 occ = np.int64(0)
                 for i in range(k):
@@ -155,7 +155,7 @@ def pdb_bfs(n, nbr, goal_cells, goal_blank, mult, popcnt, lowbit, region_count,
                             q = lowbit[targets]
                             targets &= targets - 1
                             # Tile j slides into q; the blank ends on p. Index of
-                            # the child, incrementally: digit j moves by the cells
+                            # the child, incrementally: digit j moves by the squares
                             # passed over that tiles before j do not hold, and each
                             # later tile passed over shifts its own digit by one.
                             lo = min(p, q)

@@ -52,14 +52,14 @@ class FrameType(types.StructRef):
 
 class Frame(structref.StructRefProxy):
     """What a one-board entry needs besides the start: ``board`` (the kernel's
-    working board), ``goal`` (int8, read-only), ``goal_cell`` (each tile's goal
-    cell), ``nbr``, ``cols``, ``args`` (the kernel's own arguments, a tuple),
+    working board), ``goal`` (int8, read-only), ``goal_square`` (each tile's goal
+    square), ``nbr``, ``cols``, ``args`` (the kernel's own arguments, a tuple),
     ``stats`` (int64[4]) and ``path`` (int8[MAX_PATH + 1])."""
 
 
 structref.define_proxy(
     Frame, FrameType,
-    ["board", "goal", "goal_cell", "nbr", "cols", "args", "stats", "path"],
+    ["board", "goal", "goal_square", "nbr", "cols", "args", "stats", "path"],
 )  # fmt: skip
 
 
@@ -71,7 +71,7 @@ def _load(start, frame):
     :func:`harness.puzzle.is_solvable`), NOT_A_BOARD for a tile out of range or
     twice."""
     board = frame.board
-    goal_cell = frame.goal_cell
+    goal_square = frame.goal_square
     n = board.shape[0]
     if len(start) != n:
         return NOT_A_BOARD
@@ -83,18 +83,18 @@ def _load(start, frame):
         board[c] = t
         if t == 0:
             blank = c
-    # inversions of cell-in-start -> cell-in-goal; equal goal cells: a tile twice
+    # inversions of square-in-start -> square-in-goal; equal goal squares: a tile twice
     inversions = 0
     for i in range(n):
-        a = goal_cell[board[i]]
+        a = goal_square[board[i]]
         for j in range(i + 1, n):
-            b = goal_cell[board[j]]
+            b = goal_square[board[j]]
             if a == b:
                 return NOT_A_BOARD
             if a > b:
                 inversions += 1
     cols = frame.cols
-    home = goal_cell[0]
+    home = goal_square[0]
     moved = abs(blank // cols - home // cols) + abs(blank % cols - home % cols)
     stats = frame.stats
     for i in range(stats.shape[0]):
@@ -135,7 +135,7 @@ def ida_pdb_one(start, frame):
 @jit
 def _count_state(board, line_of, goal_line, weight, lines, codes, ids):
     """The id of a board's row (or column) count state, -1 if none: the counts
-    coded as one integer (cell ``c`` holding tile ``t`` adds
+    coded as one integer (square ``c`` holding tile ``t`` adds
     ``weight[line_of[c] * lines + goal_line[t]]``, the blank its line times
     ``weight[lines * lines]``) and found among the sorted ``codes``, as
     :meth:`harness.heuristics.walking_distance.WalkingDistance.ids_many` does."""
@@ -187,15 +187,15 @@ def entry_args(kernel: Any, data: Any) -> tuple[tuple, Callable[..., tuple] | No
 
 def walking_distance_args(data: Any, args: tuple) -> tuple:
     """The walking-distance kernel's arguments (``args``) followed by what its
-    one-board entry needs to find a start's count states: per side, each cell's
+    one-board entry needs to find a start's count states: per side, each square's
     line, the digit weights, the line count, and the sorted state codes with
     their ids (``data``: the heuristic's tables)."""
     g = data.grid
-    cell = np.arange(g.cells)
+    square = np.arange(g.squares)
     out = list(args)
     for side, lines, width, line_of in (
-        ("row", g.rows, g.cols, cell // g.cols),
-        ("col", g.cols, g.rows, cell % g.cols),
+        ("row", g.rows, g.cols, square // g.cols),
+        ("col", g.cols, g.rows, square % g.cols),
     ):
         codes, ids = data.coded(side)
         weight = (width + 1) ** np.arange(lines * lines + 1, dtype=np.int64)
@@ -206,18 +206,18 @@ def walking_distance_args(data: Any, args: tuple) -> tuple:
 def make_frame(
     goal: tuple, cols: int, nbr: np.ndarray, args: tuple
 ) -> tuple[Frame, np.ndarray, np.ndarray]:
-    """``(frame, stats, path)``: a frame for boards of ``len(goal)`` cells toward
+    """``(frame, stats, path)``: a frame for boards of ``len(goal)`` squares toward
     ``goal`` (``args``: the kernel's arguments between ``nbr`` and ``stats``),
     and the counters and path arrays it holds, which its entry fills."""
     n = len(goal)
     target = np.array(goal, dtype=np.int8)
     target.flags.writeable = False
-    goal_cell = np.zeros(n, dtype=np.int8)
-    goal_cell[target] = np.arange(n, dtype=np.int8)
+    goal_square = np.zeros(n, dtype=np.int8)
+    goal_square[target] = np.arange(n, dtype=np.int8)
     stats = np.zeros(4, dtype=np.int64)
     path = np.zeros(MAX_PATH + 1, dtype=np.int8)
     frame = Frame(
-        np.zeros(n, dtype=np.int8), target, goal_cell, nbr, np.int64(cols),
+        np.zeros(n, dtype=np.int8), target, goal_square, nbr, np.int64(cols),
         tuple(args), stats, path,
     )  # fmt: skip
     return frame, stats, path

@@ -269,7 +269,7 @@ def oracle_optima(datasets: Iterable[Dataset]) -> dict[tuple[str, str], int]:
         (d, i)
         for d in datasets
         for i in d.instances
-        if i.solvable and i.optimal_length is None and i.grid.cells <= 9
+        if i.solvable and i.optimal_length is None and i.grid.squares <= 9
     ]
     if not wanted:
         return {}

@@ -173,16 +173,17 @@ def runner(module, case: Case, h):
             return fn(boards[i].copy(), goal, nbr, *starts[i], *k.args, stats, path)
     else:
         cost, conflicts = info.kernel("astar_cantor", h).args
-        _, line_cells, line_len, goal_row, goal_col, rows, _ = module.conflict_arrays(
+        _, line_squares, line_len, goal_row, goal_col, rows, _ = module.conflict_arrays(
             case.goal, case.g
         )
-        fact = np.array([factorial(i) for i in range(case.g.cells + 1)], dtype=np.int64)
-        size = factorial(case.g.cells)
+        n = case.g.squares
+        fact = np.array([factorial(i) for i in range(n + 1)], dtype=np.int64)
+        size = factorial(case.g.squares)
         path = np.zeros(256, dtype=np.int8)
 
         def solve(i, stats):
             return module.astar_cantor(
-                boards[i], goal, nbr, cost, conflicts, line_cells, line_len, goal_row,
+                boards[i], goal, nbr, cost, conflicts, line_squares, line_len, goal_row,
                 goal_col, rows, fact, np.zeros(size, dtype=np.uint8),
                 np.zeros(size, dtype=np.int8), stats, path,
             )

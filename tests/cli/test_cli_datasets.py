@@ -143,7 +143,7 @@ def test_generate_each_generator_and_options(tmp_path) -> None:
         (["random_walk"], "random_walk: --length is required"),
         (["depth_strata", "--depth", "40"], "no 3x3 board is at depth 40"),
         (["depth_strata", "--depth", "3..x"], "depths '3..x'"),
-        (["depth_strata", "--size", "4x4"], "at most 9 cells"),
+        (["depth_strata", "--size", "4x4"], "at most 9 squares"),
         (["uniform", "--size", "2x2", "--count", "50"], "found only 12 distinct"),
         (["uniform", "--label", "solver:nope"], "unknown solver 'nope'"),
         (["uniform", "--label", "maybe"], "label 'maybe'"),

@@ -34,10 +34,10 @@ def test_plain_batches_read_like_the_precise_reader() -> None:
     rng = random.Random(3)
     lines = []
     for _ in range(300):
-        cells = list(range(9))
-        rng.shuffle(cells)
+        squares = list(range(9))
+        rng.shuffle(squares)
         blank = rng.choice(["x", "X", "0", "_"])
-        lines.append(" ".join(blank if t == 0 else str(t) for t in cells))
+        lines.append(" ".join(blank if t == 0 else str(t) for t in squares))
     text = "\n".join(lines) + "\n"
     assert read_batch(text, G3) == slow_read(text, G3)
     four = grid(4)
@@ -65,9 +65,9 @@ def test_replay_equals_apply_moves_messages_included() -> None:
     rng = random.Random(7)
     for g in (G3, grid(4), grid(2, 3), grid(5)):
         for _ in range(300):
-            cells = list(range(g.cells))
-            rng.shuffle(cells)
-            board = tuple(cells)
+            squares = list(range(g.squares))
+            rng.shuffle(squares)
+            board = tuple(squares)
             moves = "".join(rng.choice("udlr" + "udlr" * 3 + "xé") for _ in range(12))
             try:
                 expected = apply_moves(board, moves, g)
@@ -98,7 +98,7 @@ def by_cycles(board, goal, g) -> bool:
     """The textbook test: permutation parity by cycles, blank displacement."""
     from harness.puzzle import permutation_parity
 
-    where = {tile: cell for cell, tile in enumerate(goal)}
+    where = {tile: square for square, tile in enumerate(goal)}
     sr, sc = divmod(board.index(0), g.cols)
     gr, gc = divmod(goal.index(0), g.cols)
     perm = [where[t] for t in board]
@@ -112,9 +112,9 @@ def test_solvable_for_on_other_sizes() -> None:
             goal = goal_board(goal_name, g)
             solvable = solvable_for(goal, g)
             for _ in range(500):
-                cells = list(range(g.cells))
-                rng.shuffle(cells)
-                board = tuple(cells)
+                squares = list(range(g.squares))
+                rng.shuffle(squares)
+                board = tuple(squares)
                 assert solvable(board) == by_cycles(board, goal, g)
                 assert is_solvable(board, goal, g) == by_cycles(board, goal, g)
 
@@ -125,14 +125,14 @@ def test_solvable_for_on_other_sizes() -> None:
 def random_boards(g, count, rng):
     out = []
     for _ in range(count):
-        cells = list(range(g.cells))
-        rng.shuffle(cells)
-        out.append(tuple(cells))
+        squares = list(range(g.squares))
+        rng.shuffle(squares)
+        out.append(tuple(squares))
     return out
 
 
 def odd_answers(boards, goal, g, rng):
-    """Per board: a shortest path (the table's, up to 9 cells), None, a random string of
+    """Per board: a shortest path (the table's, up to 9 squares), None, a random string of
     moves (often illegal or ending elsewhere), an unknown letter, a NUL byte,
     a non-ASCII letter, "", or something that is not a string."""
     from harness.solver import Counters
@@ -141,7 +141,7 @@ def odd_answers(boards, goal, g, rng):
     answers = []
     for board in boards:
         kind = rng.randrange(10)
-        if kind < 4 and g.cells <= 9:
+        if kind < 4 and g.squares <= 9:
             answers.append(table(board, goal, g, counters=Counters()))
         elif kind < 6:
             answers.append(None)
@@ -194,7 +194,7 @@ def test_judge_many_equals_judge_verdicts_and_messages_included() -> None:
         goal = goal_board("standard", g)
         boards = [goal, *random_boards(g, 300, rng)]
         answers = odd_answers(boards, goal, g, rng)
-        if g.cells <= 9:  # correct answers, and correct ones made wrong
+        if g.squares <= 9:  # correct answers, and correct ones made wrong
             for i in range(0, len(boards), 3):
                 answers[i] = table(boards[i], goal, g, counters=Counters())
             for i in range(1, len(boards), 7):

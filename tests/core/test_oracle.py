@@ -103,7 +103,7 @@ def test_neighbour_table_matches_successors(shape: tuple[int, int]) -> None:
     rng = random.Random(11)
     size = len(table)
     for index in rng.sample(range(size), min(size, 500)):
-        board = unrank(index, g.cells)
+        board = unrank(index, g.squares)
         expected = [rank(child) for _, child in g.successors(board)]
         row = [int(v) for v in table[index] if v >= 0]
         assert row == expected
@@ -131,7 +131,7 @@ def test_small_grids_equal_plain_bfs(shape: tuple[int, int], goal: str) -> None:
     expected = _plain_bfs(target, g)
     dist = oracle.distances(target, g)
     for index, value in enumerate(dist):
-        board = unrank(index, g.cells)
+        board = unrank(index, g.squares)
         assert expected.get(board, -1) == value
         assert (value >= 0) == is_solvable(board, target, g)
 
@@ -148,7 +148,7 @@ def test_3x3_equals_plain_bfs_for_the_spiral_goal() -> None:
 def test_refuses_large_grids_and_bad_goals() -> None:
     for shape in [(4, 4), (3, 4), (2, 5)]:
         g = grid(*shape)
-        with pytest.raises(ValueError, match="at most 9 cells"):
+        with pytest.raises(ValueError, match="at most 9 squares"):
             oracle.distances(goal_board("standard", g), g)
     with pytest.raises(ValueError, match="not a 3x3 board"):
         oracle.distances((1, 2, 3), G3)

@@ -86,7 +86,7 @@ def test_bad_line_7_is_named(tmp_path):
     ("text", "fragment"),
     [
         ("", "no board"),
-        ("1 2 3\n", "line 1: 3 tokens do not make a square"),
+        ("1 2 3\n", "line 1: 3 tokens do not make an n x n"),
         ("2 3 4 1 5 x 7 6 8\n1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 x\n",
          "line 2: expected 9 tokens"),
         ('{"bord": "1 2 3 4 5 6 7 8 x"}\n', 'line 1: a JSON line needs a "board"'),

@@ -254,7 +254,7 @@ def test_depth_strata_refuses_impossible_requests() -> None:
     with pytest.raises(D.DatasetError, match=r"depth 32 .*0\.\.31"):
         D.generate("depth_strata", G3, STANDARD3, name="s", seed=1, count=1,
                    depths=[32])
-    with pytest.raises(D.DatasetError, match="at most 9 cells"):
+    with pytest.raises(D.DatasetError, match="at most 9 squares"):
         D.generate("depth_strata", G4, goal_board("standard", G4), name="s", seed=1,
                    count=1)
 
@@ -374,7 +374,7 @@ def test_committed_dataset_loads_and_optima_are_exact(name: str) -> None:
     for inst in ds.instances:
         assert inst.goal == ds.goal and inst.grid == ds.grid
         assert inst.solvable == is_solvable(inst.start, ds.goal, ds.grid)
-        if ds.grid.cells <= 9:
+        if ds.grid.squares <= 9:
             assert inst.optimal_length == oracle.distance(inst.start, ds.goal, ds.grid)
             assert inst.optimal_source == ("oracle" if inst.solvable else None)
 

@@ -52,7 +52,7 @@ def test_admissible_on_every_board(name: str, goal_name: str) -> None:
 
 # Found by this test: pdb44 jumps from 14 to 17 on the move 1 6 2 3 7 4 5 8 x -u->.
 # Not a bug of the mirror: a pattern database that ignores the blank stores, per
-# pattern, the minimum over blank cells, and one move can leave the cell that
+# pattern, the minimum over blank squares, and one move can leave the square that
 # attained it. Sampling every 7th board of the standard-goal space gave 2,904
 # inconsistent edges without the mirror and 2,514 with it (worst jump 7 both ways).
 # Such databases are admissible (tested exhaustively in test_pdb.py), which is all

@@ -2,7 +2,7 @@
 the cache is checked and rebuilt, and the registry refuses the wrong grids.
 
 The compiled builder searches placements x blank *regions*; the reference here is a
-plain 0-1 BFS over (tile cells, blank cell) in pure Python, so the two share no
+plain 0-1 BFS over (tile squares, blank square) in pure Python, so the two share no
 code. Admissibility is exhaustive on 3x3 (every board against the oracle) and on
 4x4 checked against Korf's published optimal lengths.
 """
@@ -36,10 +36,10 @@ def korf100() -> list[tuple[int, Board, int]]:
     return rows
 
 
-def reference_table(g: Grid, cells: tuple[int, ...], blank: int) -> dict:
+def reference_table(g: Grid, squares: tuple[int, ...], blank: int) -> dict:
     """Fewest moves of the pattern tiles from each placement home, minimised over
-    blank cells: 0-1 BFS where a blank move swapping a non-pattern tile is free."""
-    start = (cells, blank)
+    blank squares: 0-1 BFS where a blank move swapping a non-pattern tile is free."""
+    start = (squares, blank)
     dist = {start: 0}
     queue = deque([start])
     while queue:
@@ -76,14 +76,14 @@ def isolated_cache(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("cells", "blank"),
+    ("squares", "blank"),
     [((1, 2, 4, 5), 0), ((3, 6, 7, 8), 0), ((1, 2, 0, 5), 4), ((0, 3, 6, 7, 8), 4)],
 )
-def test_builder_equals_a_plain_0_1_bfs(cells, blank) -> None:
-    table = pdb.build_table(G3, cells, blank)
-    expected = reference_table(G3, cells, blank)
+def test_builder_equals_a_plain_0_1_bfs(squares, blank) -> None:
+    table = pdb.build_table(G3, squares, blank)
+    expected = reference_table(G3, squares, blank)
     assert len(expected) == len(table)  # every placement is reachable
-    mult = [perm(8 - i, len(cells) - 1 - i) for i in range(len(cells))]
+    mult = [perm(8 - i, len(squares) - 1 - i) for i in range(len(squares))]
     wrong = [
         (placed, d, int(table[pdb._index(list(placed), mult)]))
         for placed, d in expected.items()
@@ -93,10 +93,10 @@ def test_builder_equals_a_plain_0_1_bfs(cells, blank) -> None:
 
 
 def test_4x4_three_tile_table_equals_the_plain_bfs() -> None:
-    cells = (12, 13, 14)
-    table = pdb.build_table(G4, cells, 0)
+    squares = (12, 13, 14)
+    table = pdb.build_table(G4, squares, 0)
     mult = [perm(15 - i, 2 - i) for i in range(3)]
-    for placed, d in reference_table(G4, cells, 0).items():
+    for placed, d in reference_table(G4, squares, 0).items():
         assert table[pdb._index(list(placed), mult)] == d
 
 
@@ -116,7 +116,7 @@ def test_pdb44_is_admissible_on_every_3x3_board(goal_name: str) -> None:
 def test_mirror_is_off_when_the_blank_is_off_the_diagonal() -> None:
     from harness.core.oracle import distances
 
-    goal = (1, 0, 2, 3, 4, 5, 6, 7, 8)  # blank on cell 1
+    goal = (1, 0, 2, 3, 4, 5, 6, 7, 8)  # blank on square 1
     s = pdb.pdb_set("pdb44", goal, G3)
     assert not s.mirror
     dist = distances(goal, G3)
@@ -175,7 +175,7 @@ def test_pure_estimate_equals_the_kernel_value() -> None:
         compiled = kernels.pdb_value(
             np.array(board, dtype=np.int8), a["tables"], a["offsets"], a["gtiles"],
             a["gsize"], a["gmult"], a["mirror"], a["moffsets"], a["mtiles"],
-            a["gcellmap"], a["mcellmap"], a["packed"], a["gcost"],
+            a["gsquaremap"], a["msquaremap"], a["packed"], a["gcost"],
         )
         assert compiled == s.estimate(board)
 
@@ -185,25 +185,25 @@ def test_partitions_cover_every_tile_but_the_blank_once() -> None:
         g = grid(rows, cols)
         for goal_name in ("standard", "blank-first", "spiral"):
             goal = goal_board(goal_name, g)
-            cells = [c for grp in pdb.partition_cells(name, goal, g) for c in grp]
-            assert sorted(cells) == sorted(set(range(g.cells)) - {goal.index(0)})
+            squares = [c for grp in pdb.partition_squares(name, goal, g) for c in grp]
+            assert sorted(squares) == sorted(set(range(g.squares)) - {goal.index(0)})
 
 
 # ------------------------------------------------------------ the cache
 
 
 def test_cache_round_trip_corruption_and_truncation(isolated_cache) -> None:
-    cells = (1, 2, 3, 6, 7)
-    table, info = pdb.load_table(G4, cells, 0)
+    squares = (1, 2, 3, 6, 7)
+    table, info = pdb.load_table(G4, squares, 0)
     assert info.source == "built"
-    path = pdb._cache_file(G4, cells, 0)
+    path = pdb._cache_file(G4, squares, 0)
     assert path is not None and path.exists()
     umask = os.umask(0)
     os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # (mkstemp's 0600 was)
 
     pdb.clear_memory()
-    again, info = pdb.load_table(G4, cells, 0)
+    again, info = pdb.load_table(G4, squares, 0)
     assert info.source == "cache" and (again == table).all()
 
     # flip one byte of the body: the checksum must catch it
@@ -211,18 +211,18 @@ def test_cache_round_trip_corruption_and_truncation(isolated_cache) -> None:
     raw[-1000] ^= 0x01
     path.write_bytes(bytes(raw))
     pdb.clear_memory()
-    rebuilt, info = pdb.load_table(G4, cells, 0)
+    rebuilt, info = pdb.load_table(G4, squares, 0)
     assert info.source == "built" and (rebuilt == table).all()
 
     path.write_bytes(path.read_bytes()[:5000])  # truncated
     pdb.clear_memory()
-    assert pdb.load_table(G4, cells, 0)[1].source == "built"
+    assert pdb.load_table(G4, squares, 0)[1].source == "built"
 
     path.write_bytes(b"not json\n")  # garbage header
     pdb.clear_memory()
-    assert pdb.load_table(G4, cells, 0)[1].source == "built"
+    assert pdb.load_table(G4, squares, 0)[1].source == "built"
     pdb.clear_memory()
-    assert pdb.load_table(G4, cells, 0)[1].source == "cache"
+    assert pdb.load_table(G4, squares, 0)[1].source == "cache"
 
 
 def test_unwritable_cache_builds_in_memory(tmp_path, monkeypatch) -> None:

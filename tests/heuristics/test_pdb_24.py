@@ -1,7 +1,7 @@
 """Pattern databases on the 24-puzzle (5x5): shared tables, admissibility, pdb6666.
 
 Groups that are rotations or reflections of one another read one table through a
-cell map (``heuristics.pdb_symmetry``). CI checks that on a partition of 3-tile
+square map (``heuristics.pdb_symmetry``). CI checks that on a partition of 3-tile
 groups (tables of 13,800 entries): every group's value read through the shared
 table equals the value of a table built for that group alone, and the bound is
 admissible and consistent against exact distances (a breadth-first ball around the
@@ -54,42 +54,42 @@ def walk(goal: Board, length: int, seed: int) -> Board:
     return board
 
 
-def own_value(cells: tuple[int, ...], board: Board, goal: Board, cache: dict) -> int:
-    """The value of the pattern homed on ``cells`` from a table built for it alone."""
+def own_value(squares: tuple[int, ...], board: Board, goal: Board, cache: dict) -> int:
+    """The value of the pattern homed on ``squares`` from a table built for it alone."""
     blank = goal.index(0)
-    if cells not in cache:
-        packed = pdb_build.build_packed(G5, cells, blank)
-        cache[cells] = pdb_build.unpack(G5, cells, packed)
-    k = len(cells)
-    mult = [perm(G5.cells - 1 - i, k - 1 - i) for i in range(k)]
+    if squares not in cache:
+        packed = pdb_build.build_packed(G5, squares, blank)
+        cache[squares] = pdb_build.unpack(G5, squares, packed)
+    k = len(squares)
+    mult = [perm(G5.squares - 1 - i, k - 1 - i) for i in range(k)]
     where = {tile: c for c, tile in enumerate(board)}
-    return int(cache[cells][pdb._index([where[goal[c]] for c in cells], mult)])
+    return int(cache[squares][pdb._index([where[goal[c]] for c in squares], mult)])
 
 
 def unshared_estimate(groups, board: Board, goal: Board, cache: dict) -> int:
     """max(sum over groups, sum over their transposes), every table its own."""
     t = [(c % 5) * 5 + c // 5 for c in range(25)]
-    plain = sum(own_value(cells, board, goal, cache) for cells in groups)
+    plain = sum(own_value(squares, board, goal, cache) for squares in groups)
     mirrored = sum(
-        own_value(tuple(t[c] for c in cells), board, goal, cache) for cells in groups
+        own_value(tuple(t[c] for c in squares), board, goal, cache) for squares in groups
     )
     return max(plain, mirrored)
 
 
 def test_pdb6666_reads_two_tables_the_2x3_blocks_are_rotations() -> None:
     goal = goal_board("blank-first", G5)
-    groups = pdb.partition_cells("pdb6666", goal, G5)
+    groups = pdb.partition_squares("pdb6666", goal, G5)
     tables, shares = share_tables(G5, groups, 0)
     assert tables == [groups[0], groups[1]]
     assert [s.table for s in shares] == [0, 1, 1, 1]
-    for cells, share in zip(groups, shares, strict=True):
-        assert sorted(share.slots) == sorted(cells)
-        assert share.cellmap in symmetries(5, 5)
-        # the map carries the group's cells, slot by slot, onto its table's
-        assert [share.cellmap[c] for c in share.slots] == list(tables[share.table])
+    for squares, share in zip(groups, shares, strict=True):
+        assert sorted(share.slots) == sorted(squares)
+        assert share.squaremap in symmetries(5, 5)
+        # the map carries the group's squares, slot by slot, onto its table's
+        assert [share.squaremap[c] for c in share.slots] == list(tables[share.table])
     # the L around the blank's corner is not shared: only the transpose fixes the
     # corner, and it maps the L onto the mirrored partition's other L
-    assert shares[0].cellmap == tuple(range(25))
+    assert shares[0].squaremap == tuple(range(25))
 
 
 @pytest.mark.parametrize("goal_name", ["blank-first", "standard"])
@@ -97,7 +97,7 @@ def test_shared_tables_read_what_each_group_own_table_says(small, goal_name) -> 
     goal = goal_board(goal_name, G5)
     s = pdb.pdb_set(small, goal, G5)
     assert len(s.infos) < len(SMALL)  # some groups do share
-    groups = pdb.partition_cells(small, goal, G5)
+    groups = pdb.partition_squares(small, goal, G5)
     a = s.arrays
     cache: dict = {}
     for seed in range(8):
@@ -107,7 +107,7 @@ def test_shared_tables_read_what_each_group_own_table_says(small, goal_name) -> 
         compiled = kernels.pdb_value(
             np.array(board, dtype=np.int8), a["tables"], a["offsets"], a["gtiles"],
             a["gsize"], a["gmult"], a["mirror"], a["moffsets"], a["mtiles"],
-            a["gcellmap"], a["mcellmap"], a["packed"], a["gcost"],
+            a["gsquaremap"], a["msquaremap"], a["packed"], a["gcost"],
         )
         assert compiled == expected
 
@@ -128,9 +128,9 @@ def ball(goal: Board, depth: int) -> dict[Board, int]:
 
 
 def split(board: Board, tiles) -> bool:
-    """Whether the cells free of ``tiles`` form more than one region."""
+    """Whether the squares free of ``tiles`` form more than one region."""
     occupied = frozenset(board.index(t) for t in tiles)
-    free = [c for c in range(G5.cells) if c not in occupied]
+    free = [c for c in range(G5.squares) if c not in occupied]
     return len(region(G5, occupied, free[0])) != len(free)
 
 
@@ -146,12 +146,12 @@ def check_bounds(s: pdb.PDBSet, goal: Board, depth: int, walks: int) -> int:
     """h <= the exact distance on every board of the BFS ball and on the optimal
     paths of deeper walks (exact by compiled IDA* + Manhattan), h(goal) = 0, and
     |h(a) - h(b)| <= 1 on every move between such boards (and their neighbours)
-    unless the moved tile's group leaves the free cells split into several
+    unless the moved tile's group leaves the free squares split into several
     regions on either side. Returns the number of moves where h changes by more.
 
     Why the exception: a table keeps, per placement, the least distance over the
     blank's regions (the blank is dropped, as in Korf & Felner's tables), so where
-    the placement splits the free cells it may answer for a region the blank is
+    the placement splits the free squares it may answer for a region the blank is
     not in; a move to a placement without the split then raises h by more than 1.
     Admissibility is untouched; consistency holds everywhere else."""
     h = s.estimate
@@ -192,7 +192,7 @@ def test_small_partition_is_admissible_and_consistent_but_for_split_regions(
 ) -> None:
     goal = goal_board("blank-first", G5)
     s = pdb.pdb_set(small, goal, G5)
-    # the 3-tile groups split the free cells often (two tiles cut off a corner)
+    # the 3-tile groups split the free squares often (two tiles cut off a corner)
     assert check_bounds(s, goal, depth=8, walks=6) > 0
 
 
@@ -211,8 +211,8 @@ def test_pdb6666_estimate_is_none_once_cached(tmp_path, monkeypatch) -> None:
     pdb.clear_memory()
     goal = goal_board("blank-first", G5)
     assert pdb.setup_estimate("pdb6666", goal, G5) > 0
-    for cells in pdb.distinct_tables("pdb6666", goal, G5):
-        pdb._cache_file(G5, cells, 0, True).write_bytes(b"")
+    for squares in pdb.distinct_tables("pdb6666", goal, G5):
+        pdb._cache_file(G5, squares, 0, True).write_bytes(b"")
     assert pdb.setup_estimate("pdb6666", goal, G5) is None
 
 
@@ -233,8 +233,8 @@ def test_full_pdb6666_tables_and_bounds() -> None:
     # Korf & Felner's maxima (as reported by the cubeman forum, 2017): 34 for the
     # L around the blank, 35 for the 2x3 blocks
     for info, top in zip(s.infos, (34, 35), strict=True):
-        table = pdb_build.unpack(G5, info.goal_cells, pdb.load_table(
-            G5, info.goal_cells, 0, packed=True)[0])
+        table = pdb_build.unpack(G5, info.goal_squares, pdb.load_table(
+            G5, info.goal_squares, 0, packed=True)[0])
         assert int(table.max()) == top
     check_bounds(s, goal, depth=8, walks=10)
 

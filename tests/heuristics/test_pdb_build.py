@@ -35,12 +35,12 @@ def isolated_cache(tmp_path, monkeypatch):
     pdb.clear_memory()
 
 
-def unpacked(g, cells, blank) -> np.ndarray:
-    return pdb_build.unpack(g, cells, pdb_build.build_packed(g, cells, blank))
+def unpacked(g, squares, blank) -> np.ndarray:
+    return pdb_build.unpack(g, squares, pdb_build.build_packed(g, squares, blank))
 
 
 @pytest.mark.parametrize(
-    ("g", "cells", "blank"),
+    ("g", "squares", "blank"),
     [
         (G3, (1, 2, 4, 5), 0),
         (G3, (3, 6, 7, 8), 0),
@@ -51,11 +51,11 @@ def unpacked(g, cells, blank) -> np.ndarray:
         (G5, (7, 17), 24),
     ],
 )
-def test_packed_builder_equals_a_plain_0_1_bfs(g, cells, blank) -> None:
-    table = unpacked(g, cells, blank)
-    k, n = len(cells), g.cells
+def test_packed_builder_equals_a_plain_0_1_bfs(g, squares, blank) -> None:
+    table = unpacked(g, squares, blank)
+    k, n = len(squares), g.squares
     mult = [perm(n - 1 - i, k - 1 - i) for i in range(k)]
-    expected = reference_table(g, cells, blank)
+    expected = reference_table(g, squares, blank)
     assert len(expected) == len(table)
     wrong = [
         (placed, d, int(table[pdb._index(list(placed), mult)]))
@@ -66,31 +66,31 @@ def test_packed_builder_equals_a_plain_0_1_bfs(g, cells, blank) -> None:
 
 
 @pytest.mark.parametrize(
-    ("g", "cells", "blank"),
+    ("g", "squares", "blank"),
     [
-        (G3, (3, 5, 6, 7, 8, 4), 0),  # blocks of 2 tiles, mirror-fixed cells
+        (G3, (3, 5, 6, 7, 8, 4), 0),  # blocks of 2 tiles, mirror-fixed squares
         (G3, (6, 8, 7, 3, 5, 4), 2),
         (G4, (12, 13, 14, 15), 0),  # one block, its own mirror
     ],
 )
-def test_mirrored_build_equals_the_full_search(g, cells, blank) -> None:
+def test_mirrored_build_equals_the_full_search(g, squares, blank) -> None:
     """Left-right symmetric patterns are searched over half the blocks and the
     rest copied from their mirrors: the table equals the search of every block,
     and the plain 0-1 BFS."""
-    regions = Regions(g.cells, g.cols, g.cells - len(cells))
-    high = len(cells) - pdb_build.low_digits(g.cells, len(cells))
-    assert pdb_mirror.symmetry(g, cells, blank, high, regions) is not None
-    half = pdb_build.build_packed(g, cells, blank)
-    assert (half == pdb_build.build_packed(g, cells, blank, mirror=False)).all()
-    table = pdb_build.unpack(g, cells, half)
-    mult = [perm(g.cells - 1 - i, len(cells) - 1 - i) for i in range(len(cells))]
-    for placed, d in reference_table(g, cells, blank).items():
+    regions = Regions(g.squares, g.cols, g.squares - len(squares))
+    high = len(squares) - pdb_build.low_digits(g.squares, len(squares))
+    assert pdb_mirror.symmetry(g, squares, blank, high, regions) is not None
+    half = pdb_build.build_packed(g, squares, blank)
+    assert (half == pdb_build.build_packed(g, squares, blank, mirror=False)).all()
+    table = pdb_build.unpack(g, squares, half)
+    mult = [perm(g.squares - 1 - i, len(squares) - 1 - i) for i in range(len(squares))]
+    for placed, d in reference_table(g, squares, blank).items():
         assert table[pdb._index(list(placed), mult)] == d
 
 
 def test_only_the_8_tile_half_of_pdb78_is_symmetric() -> None:
     goal = goal_board("blank-first", G4)
-    seven, eight = pdb.partition_cells("pdb78", goal, G4)
+    seven, eight = pdb.partition_squares("pdb78", goal, G4)
     assert pdb_mirror.symmetry(G4, eight, 0, 4, Regions(16, 4, 8)) == [
         3, 2, 1, 0, 7, 6, 5, 4
     ]
@@ -102,7 +102,7 @@ def test_only_the_8_tile_half_of_pdb78_is_symmetric() -> None:
 
 
 @pytest.mark.parametrize(
-    ("g", "cells", "blank"),
+    ("g", "squares", "blank"),
     [
         (G3, (3, 5, 6, 7, 8, 4), 0),  # mirrored blocks
         (G4, (1, 2, 3, 6, 7), 0),
@@ -110,26 +110,26 @@ def test_only_the_8_tile_half_of_pdb78_is_symmetric() -> None:
         (G5, (1, 5, 6), 0),
     ],
 )
-def test_pull_layers_build_the_same_table(g, cells, blank) -> None:
+def test_pull_layers_build_the_same_table(g, squares, blank) -> None:
     """Backward layers from any point (the first layer on, half way, near the end),
     on one thread or three, give the push-only table."""
-    push = pdb_build.build_packed(g, cells, blank, pull="never")
+    push = pdb_build.build_packed(g, squares, blank, pull="never")
     for start, threads in ((0.0, 1), (0.5, 3), (0.9, 2), ("auto", 2)):
-        pulled = pdb_build.build_packed(g, cells, blank, pull=start, threads=threads)
+        pulled = pdb_build.build_packed(g, squares, blank, pull=start, threads=threads)
         assert (pulled == push).all(), (start, threads)
 
 
 def test_one_thread_builds_the_same_table() -> None:
-    cells = (1, 2, 3, 6, 7)
-    assert (pdb_build.build_packed(G4, cells, 0, threads=1)
-            == pdb_build.build_packed(G4, cells, 0, threads=3)).all()
+    squares = (1, 2, 3, 6, 7)
+    assert (pdb_build.build_packed(G4, squares, 0, threads=1)
+            == pdb_build.build_packed(G4, squares, 0, threads=3)).all()
 
 
 @pytest.mark.parametrize("group", [0, 1, 2])
 def test_packed_builder_equals_the_byte_builder_on_pdb555(group) -> None:
     goal = goal_board("blank-first", G4)
-    cells = pdb.partition_cells("pdb555", goal, G4)[group]
-    assert (unpacked(G4, cells, 0) == pdb.build_table(G4, cells, 0)).all()
+    squares = pdb.partition_squares("pdb555", goal, G4)[group]
+    assert (unpacked(G4, squares, 0) == pdb.build_table(G4, squares, 0)).all()
 
 
 def test_build_reports_progress_up_to_every_state() -> None:
@@ -173,27 +173,27 @@ def test_packed_lookups_search_exactly_like_byte_lookups() -> None:
 
 
 def test_packed_cache_round_trip_and_corruption(isolated_cache) -> None:
-    cells = (1, 2, 3, 6, 7)
-    table, info = pdb.load_table(G4, cells, 0, packed=True)
+    squares = (1, 2, 3, 6, 7)
+    table, info = pdb.load_table(G4, squares, 0, packed=True)
     assert info.source == "built" and len(table) == perm(16, 5) // 2
-    path = pdb._cache_file(G4, cells, 0, packed=True)
+    path = pdb._cache_file(G4, squares, 0, packed=True)
     assert path is not None and path.name.endswith(".4bit.bin")
     pdb.clear_memory()
-    again, info = pdb.load_table(G4, cells, 0, packed=True)
+    again, info = pdb.load_table(G4, squares, 0, packed=True)
     assert info.source == "cache" and (again == table).all()
 
     raw = bytearray(path.read_bytes())
     raw[-1000] ^= 0x10  # one nibble
     path.write_bytes(bytes(raw))
     pdb.clear_memory()
-    rebuilt, info = pdb.load_table(G4, cells, 0, packed=True)
+    rebuilt, info = pdb.load_table(G4, squares, 0, packed=True)
     assert info.source == "built" and (rebuilt == table).all()
 
     path.write_bytes(path.read_bytes()[:5000])
     pdb.clear_memory()
-    assert pdb.load_table(G4, cells, 0, packed=True)[1].source == "built"
+    assert pdb.load_table(G4, squares, 0, packed=True)[1].source == "built"
     # a byte-per-entry file of the same pattern is a different file
-    assert pdb._cache_file(G4, cells, 0) != path
+    assert pdb._cache_file(G4, squares, 0) != path
 
 
 def test_pdb78_is_registered_for_ida_star_jit_and_declines_3x3() -> None:
@@ -314,6 +314,6 @@ def test_pdb78_estimate_is_none_once_cached(isolated_cache, monkeypatch) -> None
     assert pdb.setup_estimate("pdb78", goal, G4) > 0
     assert pdb.setup_estimate("pdb78", goal, G3) is None
     assert pdb.setup_estimate("pdb663", goal, G4) is None
-    for cells in pdb.partition_cells("pdb78", goal, G4):
-        pdb._cache_file(G4, cells, 0, True).write_bytes(b"")
+    for squares in pdb.partition_squares("pdb78", goal, G4):
+        pdb._cache_file(G4, squares, 0, True).write_bytes(b"")
     assert pdb.setup_estimate("pdb78", goal, G4) is None

@@ -70,9 +70,9 @@ def random_boards(goal: Board, g: Grid, count: int, seed: str) -> list[Board]:
     rng = random.Random(seed)
     out = []
     for _ in range(count):
-        cells = list(range(g.cells))
-        rng.shuffle(cells)
-        out.append(tuple(cells))
+        squares = list(range(g.squares))
+        rng.shuffle(squares)
+        out.append(tuple(squares))
     return out
 
 

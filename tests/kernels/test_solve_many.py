@@ -23,9 +23,9 @@ def random_boards(g, count, seed):
     rng = random.Random(seed)
     out = []
     for _ in range(count):
-        cells = list(range(g.cells))
-        rng.shuffle(cells)
-        out.append(tuple(cells))
+        squares = list(range(g.squares))
+        rng.shuffle(squares)
+        out.append(tuple(squares))
     return out
 
 
@@ -55,7 +55,7 @@ def assert_same(spec, boards, goal, g, h=None) -> None:
     expected, expected_counts = one_by_one(spec, boards, goal, g, h)
     assert list(answers) == expected
     assert counts.tolist() == expected_counts
-    assert None in expected or g.cells > 9  # unsolvable boards were in the batch
+    assert None in expected or g.squares > 9  # unsolvable boards were in the batch
 
 
 @pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 2), (3, 3)])

@@ -38,7 +38,7 @@ def _bfs(start: Board, goal: Board, grid: Grid, counters: Counters) -> str | Non
 
 
 def _refuse_big(grid: Grid, depth: int | None, heuristic: str | None) -> str | None:
-    return "plain BFS would exhaust memory on 4x4" if grid.cells > 9 else None
+    return "plain BFS would exhaust memory on 4x4" if grid.squares > 9 else None
 
 
 @register("good_bfs", optimal=True, refuses=_refuse_big, budget_seconds=20)
