@@ -1,6 +1,6 @@
 """One-time set-ups (tables, compilation) in ``harness run``: priced apart from
 the cells' pace, said while they last (issue 32: the ETA said 40 -> 53 -> 30 min
-in the first minute of a 4-min job, its 52 s and 24 s set-ups priced as the pace
+in the first minute of a 4-min run, its 52 s and 24 s set-ups priced as the pace
 of every cell left)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import harness
 from harness.cli import progress as bar
 from harness.measure import runner
 from harness.measure.eta import Backlog
-from harness.measure.schedule import CostModel, Job
+from harness.measure.schedule import CostModel, Workload
 from harness.puzzle import goal_board, grid
 
 
@@ -46,11 +46,11 @@ def test_a_cell_in_set_up_is_priced_as_its_set_up_then_its_whole_cost():
     """Without the set-up, a cell that has run past its estimate (all of it in
     set-up) looks nearly done (a tenth of its cost left)."""
     model = CostModel()
-    job = Job(("c", "3x3", True), 10, 3, 1e9)
-    model.observe(job, 1.0)
-    backlog = Backlog([(0, job, None), (1, job, None)])
+    workload = Workload(("c", "3x3", True), 10, 3, 1e9)
+    model.observe(workload, 1.0)
+    backlog = Backlog([(0, workload, None), (1, workload, None)])
     backlog.start(0, 0.0)
-    cost = model.cost(job)
+    cost = model.cost(workload)
     plain = backlog.eta(model, 30.0, 1)
     assert plain == pytest.approx(0.1 * cost + cost)
     priced = backlog.eta(model, 30.0, 1, setups={0: 20.0})
