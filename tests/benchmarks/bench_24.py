@@ -73,7 +73,7 @@ def setup():
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     print(h.data.summary())
     for info in h.data.infos:
-        print(f"  table {info.goal_cells}: {info.source}, {info.seconds:.2f} s "
+        print(f"  table {info.goal_squares}: {info.source}, {info.seconds:.2f} s "
               f"(built in {info.build_seconds:.0f} s)")
     print(f"{'built' if not cached else 'loaded'} in {wall:.1f} s wall, {cpu:.1f} s "
           f"CPU; peak RSS {peak:.2f} GiB")

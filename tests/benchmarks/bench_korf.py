@@ -108,7 +108,7 @@ def bench_pdb(rebuild: bool, with_78: bool) -> None:
             print(f"  first:  {first.summary()}  [CPU {cpu:.1f} s]")
             for info in first.infos:
                 print(
-                    f"          group {info.goal_cells}: {info.entries:,} entries, "
+                    f"          group {info.goal_squares}: {info.entries:,} entries, "
                     f"max {info.max_value if info.max_value >= 0 else '(4-bit)'}, "
                     f"{info.source} in {info.seconds:.2f} s"
                 )

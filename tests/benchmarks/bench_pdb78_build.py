@@ -51,7 +51,7 @@ from harness.puzzle import goal_board, grid
 g = grid(4)
 s = pdb.pdb_set("pdb78", goal_board("blank-first", g), g)
 print(json.dumps({"total": time.perf_counter() - t0, "tables": [
-    [list(i.goal_cells), i.source, i.seconds] for i in s.infos]}))
+    [list(i.goal_squares), i.source, i.seconds] for i in s.infos]}))
 """
 
 LOAD = """
@@ -64,7 +64,7 @@ g = grid(4)
 t0 = time.perf_counter()
 s = pdb.pdb_set("pdb78", goal_board("blank-first", g), g)
 print(json.dumps({"total": time.perf_counter() - t0, "tables": [
-    [list(i.goal_cells), i.source, i.seconds] for i in s.infos]}))
+    [list(i.goal_squares), i.source, i.seconds] for i in s.infos]}))
 """
 
 

@@ -330,7 +330,8 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_numba_is_not_imported_by_the_registry() -> None:
     out = _python(
-        "import sys; from harness.solver import all_solvers, select_solvers;"
+        "import sys; from harness.solver import all_solvers;"
+        "from harness.configs import select_solvers;"
         "all_solvers(); select_solvers('all');"
         "print('numba' in sys.modules, 'numpy' in sys.modules)"
     )
