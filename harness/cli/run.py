@@ -136,6 +136,9 @@ def run_command(
     no_memory: Annotated[
         bool, typer.Option("--no-memory", help=OPTION["memory_pass"].help)
     ] = False,
+    instructions: Annotated[
+        bool, typer.Option("--instructions", help=OPTION["instructions"].help)
+    ] = False,
     gc: Annotated[bool, typer.Option("--gc", help=OPTION["gc"].help)] = False,
     setup_timeout: Annotated[
         float, typer.Option(help=OPTION["setup_timeout"].help)
@@ -223,6 +226,7 @@ def run_command(
         timeout=timeout,
         memory_limit_mb=typed("memory_limit", memory_limit),
         memory_pass=False if no_memory else None,
+        instructions=True if instructions else None,
         gc=True if gc else None,
         setup_timeout=typed("setup_timeout", setup_timeout),
         warmup=warmup,
@@ -271,7 +275,8 @@ def run_command(
         f"{sum(len(d.instances) for d in plan.datasets)} instances in "
         f"{len(plan.datasets)} datasets = {len(session.cells)} cells; warm-up "
         f"{plan.warmup}, repeats {plan.repeats}"
-        f"{', memory pass' if plan.memory_pass else ''}; jobs {session.jobs}"
+        f"{', memory pass' if plan.memory_pass else ''}"
+        f"{', instructions' if plan.instructions else ''}; jobs {session.jobs}"
         + (
             f" on Dask ({session.options.scheduler or 'local cluster'})"
             if on_dask

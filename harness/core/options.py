@@ -165,6 +165,13 @@ OPTIONS: tuple[Option, ...] = (
            none="no limit", stored_none=True, in_task=True),
     Option("memory_pass", "--no-memory", True, true_or_false,
            "Skip the untimed memory pass."),
+    Option("instructions", "--instructions", False, true_or_false,
+           "Also count instructions per solve under valgrind's callgrind (the "
+           "rows' instructions column): a phase before the timed cells, one "
+           "process per config, a loop of solves counted and divided; no time is "
+           "taken under valgrind. Deterministic where time drifts, but blind to "
+           "cache misses and branch mispredictions. Costs seconds of start-up per "
+           "config. Needs valgrind and a C compiler."),
     Option("gc", "--gc", False, true_or_false,
            "Leave the garbage collector on during timed solves.", in_task=True),
     Option("setup_timeout", "--setup-timeout", defaults.SETUP_TIMEOUT,

@@ -75,6 +75,9 @@ class Plan:
     #: a timed sample lasts at least this many CPU seconds: faster solves are
     #: timed as calibrated loops (harness.measure.sampling); 0: one solve each
     min_sample_seconds: float = defaults.MIN_SAMPLE_SECONDS
+    #: count instructions per solve under callgrind, in a phase of its own before
+    #: the timed cells (harness.measure.instructions)
+    instructions: bool = False
 
     def timeout_for(self, config: SolverConfig) -> float:
         return self.timeout if self.timeout is not None else config.spec.budget_seconds
@@ -199,6 +202,16 @@ def resolve_datasets(spec: str | Dataset | Sequence[str | Dataset]) -> list[Data
     return list(names.values())
 
 
+def check_instructions() -> None:
+    """RunError (one line: what to install) when instructions cannot be counted
+    here: no valgrind, no callgrind header, no C compiler."""
+    from harness.measure.instructions.shim import missing
+
+    problem = missing()
+    if problem:
+        raise RunError(problem)
+
+
 def make_plan(
     solvers: str | Sequence[str | SolverConfig] = "all",
     datasets: str | Dataset | Sequence[str | Dataset] = "default",
@@ -225,6 +238,8 @@ def make_plan(
     if values["pairs"] is not None:
         values["pairs"] = {tuple(p) for p in values["pairs"]}
     values["min_sample_seconds"] = float(values["min_sample_seconds"])
+    if values["instructions"]:
+        check_instructions()
     plugin_targets = resolve_plugins(plugins)
     plan = Plan(
         configs=resolve_solvers(solvers),

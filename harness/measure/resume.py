@@ -17,6 +17,7 @@ from harness.measure.plan import (
     DEFAULT_OUT,
     Plan,
     RunError,
+    check_instructions,
     oracle_optima,
     resolve_datasets,
     resolve_plugins,
@@ -82,6 +83,8 @@ def plan_from_meta(
     if values["pairs"] is not None:
         values["pairs"] = {(c, d) for c, d in values["pairs"]} or None
     plan = Plan(configs=configs, datasets=list(datasets), plugins=plugins, **values)
+    if plan.instructions:
+        check_instructions()
     plan.oracle_optima = oracle_optima(plan.datasets)
     return plan
 

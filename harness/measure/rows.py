@@ -16,6 +16,7 @@ from harness.core.jsontext import loads
 from harness.core.judge import judge as check_answer
 from harness.datasets import Instance
 from harness.measure import stopping
+from harness.measure.instructions.model import Count
 from harness.measure.plan import Cell
 from harness.measure.tasks import MAX_MOVES_CHARS, Attempt, Pass, TaskResult
 from harness.puzzle import goal_name
@@ -119,16 +120,34 @@ def nondeterminism(
     return None
 
 
+def _counted(count: Count | None) -> list[Attempt]:
+    """The instruction count's solves as an attempt, for the determinism check."""
+    if count is None or count.outcome != "returned":
+        return []
+    return [
+        Attempt(
+            "instructions", 0, "returned", moves=count.moves, counters=count.counters,
+            check_counters=count.check_counters, check_moves=count.check_moves,
+            check_label="a solve of the count" if count.check_counters else "",
+        )
+    ]  # fmt: skip
+
+
 def build_rows(
     run_id: str,
     cell: Cell,
     result: TaskResult,
     optimum: int | None,
     stored: Sequence[dict[str, str]] = (),
+    count: Count | None = None,
 ) -> list[res.ResultRow]:
-    """The stored rows of one finished task: judged, checked for determinism."""
+    """The stored rows of one finished task: judged, checked for determinism.
+    ``count``: the cell's instruction count (its solves must count and answer as
+    the timed ones), recorded on its time rows."""
     inst, config = cell.instance, cell.config
-    drift = nondeterminism(result.attempts, stored)
+    drift = nondeterminism([*result.attempts, *_counted(count)], stored)
+    instructions = count.instructions if count is not None else None
+    not_counted = count.message if count is not None and instructions is None else ""
     taken, stop = _repeats_taken(result, stored)
     first = next((a for a in result.attempts if a.first_cpu_seconds is not None), None)
     kept = keeps_state(result.attempts)
@@ -161,8 +180,12 @@ def build_rows(
             message = drift + (f"; {message}" if message else "")
         elif kept and a.measure == "time" and a.outcome == "returned":
             message = kept + (f"; {message}" if message else "")
+        if not_counted and a.measure == "time" and a.outcome == "returned":
+            message = (f"{message}; " if message else "") + not_counted
         extra = {k[6:]: v for k, v in counters.items() if k.startswith("extra_")}
         timed = a.measure == "time" and a.outcome == "returned"
+        if timed and instructions is not None:  # the instructions column's value
+            a = replace(a, measured={**a.measured, "instructions": instructions})
         rows.append(
             _with_registered(
                 cell,

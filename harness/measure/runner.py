@@ -42,6 +42,7 @@ from harness.measure.meta import (
     place_cell,
     setup_entry,
 )
+from harness.measure.instructions.phase import count_for_run
 from harness.measure.plan import (
     DEFAULT_OUT,
     Cell,
@@ -275,6 +276,7 @@ def execute(
             )
             by_task[task.id] = cell
             tasks.append(task)
+    counts = count_for_run(plan, tasks, by_task, executor.jobs, _say)
     # Longest expected first, so no long cell starts last; a pool that can ask
     # again at every hand-off does so as the model learns (harness.measure.schedule).
     model = CostModel()
@@ -415,7 +417,10 @@ def execute(
             cell = by_task[event.task.id]
             key = (cell.config.label, cell.dataset.name, cell.instance.id)
             optimum = plan.optimum(cell.dataset, cell.instance)
-            rows = build_rows(run_id, cell, event, optimum, stored_by_cell.get(key, ()))
+            rows = build_rows(
+                run_id, cell, event, optimum, stored_by_cell.get(key, ()),
+                count=counts.get(event.task.id),
+            )  # fmt: skip
             res.append_rows(run_dir, rows)
             place_cell(meta, executor, cell, event)
             if event.setups:

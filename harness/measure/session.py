@@ -55,6 +55,8 @@ class RunOptions:
     timeout: float | None = None  # seconds per solve (None: each solver's budget)
     memory_limit_mb: int | None = None  # 0: no limit
     memory_pass: bool | None = None
+    #: count instructions per solve under callgrind (harness.measure.instructions)
+    instructions: bool | None = None
     gc: bool | None = None  # True: the collector stays on during timed solves
     setup_timeout: float | None = None
     warmup: int | None = None

@@ -162,9 +162,18 @@ def _from_v6(data: dict[str, Any]) -> None:
         options["gc"] = not options.pop("gc_disabled_during_timing")
 
 
+def _from_v7(data: dict[str, Any]) -> None:
+    """8 added instruction counts (options.instructions): a run before it counted
+    none."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options.setdefault("instructions", False)
+
+
 #: version -> the step that brings a meta.json of that version to the next one.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], None]] = {
     1: _from_v1, 2: _from_v2, 3: _from_v3, 4: _from_v4, 5: _from_v5, 6: _from_v6,
+    7: _from_v7,
 }  # fmt: skip
 
 

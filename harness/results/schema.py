@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 7  # bump on any change of columns or their meaning
+SCHEMA_VERSION = 8  # bump on any change of columns or their meaning
 # History:
 #   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
@@ -49,13 +49,18 @@ SCHEMA_VERSION = 7  # bump on any change of columns or their meaning
 #   7 - meta.json only (rows.csv as in 6): every run option under its one name
 #       (harness.core.options): options.gc (true: the collector stayed on during
 #       timed solves) replaces options.gc_disabled_during_timing (its negation).
+#   8 - time rows: ``instructions`` (harness/results/columns/instructions.py):
+#       instructions per solve counted under callgrind, a loop of solves divided
+#       (``harness run --instructions``), empty when not counted. meta.json:
+#       options.instructions. Version 1-7 runs are read with the column empty
+#       and options.instructions false.
 #: The first column each version added (its columns run to the next version's
 #: first): where harness.results.columns reads a core column's version. A
 #: registered column declares its own (``Column.since``).
 FIRST_OF_VERSION = {2: "raw_seconds", 3: "peak_rss_delta_bytes", 4: "repeats_taken",
                     5: "loops", 6: "bound"}  # fmt: skip
 #: Versions this harness reads (older ones are migrated on reading).
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 SUPPORTED_SCHEMAS = READABLE_VERSIONS
 
 ROWS_FILE = "rows.csv"

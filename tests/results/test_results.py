@@ -94,6 +94,7 @@ def test_columns_follow_the_contract_in_order():
         "first_cpu_seconds",
         "bound",
         "suboptimality",
+        "instructions",  # (registered: harness/results/columns/instructions.py)
     )
     assert res.schema_columns(1) == res.column_names()[:27]
     assert res.schema_columns(2) == res.column_names()[:29]
@@ -101,6 +102,23 @@ def test_columns_follow_the_contract_in_order():
     assert res.schema_columns(4) == res.column_names()[:36]
     assert res.schema_columns(5) == res.column_names()[:39]
     assert res.schema_columns(6) == res.column_names()[:41]
+    assert res.schema_columns(7) == res.column_names()[:42]
+
+
+def test_a_schema_6_run_reads_with_instructions_empty(tmp_path):
+    """Schema 6 counted no instructions: its rows read with the column empty and
+    its meta.json with options.instructions false."""
+    res.write_meta(tmp_path, {"run_id": "r", "options": {"repeats": 1}})
+    meta = json.loads((tmp_path / res.META_FILE).read_text())
+    meta["schema_version"] = 6
+    (tmp_path / res.META_FILE).write_text(json.dumps(meta))
+    line = res.format_rows([row()]).strip().split(",")[: len(res.schema_columns(6))]
+    (tmp_path / res.ROWS_FILE).write_text(
+        ",".join(res.schema_columns(6)) + "\n" + ",".join(line) + "\n"
+    )
+    meta, frame = analysis.read_run(tmp_path)
+    assert len(frame) == 1 and frame.instructions.isna().all()
+    assert res.migrate(res.read_meta(tmp_path))["options"]["instructions"] is False
 
 
 def test_a_schema_4_run_reads_with_the_sampling_columns_empty(tmp_path):

@@ -48,7 +48,7 @@ def test_a_version_5_meta_gains_only_the_claims():
                         "greedy[manhattan]": {"optimal": False}}}  # fmt: skip
     migrated = res.migrate(data)
     assert migrated["schema_version"] == res.SCHEMA_VERSION
-    assert migrated["options"] == data["options"]
+    assert migrated["options"] == {**data["options"], "instructions": False}
     assert migrated["solvers"]["astar[manhattan]"] == {
         "optimal": True, "bound": 1, "guarantee": "optimal"
     }

@@ -1,0 +1,86 @@
+"""Instructions per solve under callgrind (``harness run --instructions``): two
+counting processes agree within the A/A bound on a compiled solver, an external C
+program is counted less its goal board, and a machine without valgrind gets one
+line saying what to install before anything runs. Skipped (with the reason) where
+valgrind or a C compiler is missing; the A/A and detection figures are
+tests/benchmarks/instructions_aa.py's."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import in_process
+import pytest
+from where import ROOT
+
+from harness.measure.instructions.phase import count_tasks
+from harness.measure.instructions.shim import missing
+from harness.measure.tasks import Pass, Task
+from harness.configs import ConfigKey
+
+GOAL = (1, 2, 3, 4, 5, 6, 7, 8, 0)
+needs_valgrind = pytest.mark.skipif(
+    missing() is not None, reason=f"instructions cannot be counted: {missing()}"
+)
+
+
+def _task(i: int, start: tuple[int, ...]) -> Task:
+    return Task(id=i, config=ConfigKey("ida_star_jit", "manhattan"), plugins=(),
+                rows=3, cols=3, start=start, goal=GOAL, passes=(Pass("time", 0),),
+                timeout=30.0, memory_limit_mb=None)  # fmt: skip
+
+
+@needs_valgrind
+def test_two_counting_processes_agree_on_a_compiled_solver():
+    board = (8, 6, 7, 2, 5, 4, 3, 0, 1)  # 31 moves: the deepest 3x3 boards
+    with ThreadPoolExecutor(2) as pool:  # two processes, side by side
+        first, second = pool.map(
+            lambda i: count_tasks([(_task(i, board), None)], jobs=1)[i], (0, 1)
+        )
+    assert first.outcome == second.outcome == "returned", (first, second)
+    assert first.counters == second.counters and first.moves == second.moves
+    assert len(first.moves) == 31 and first.instructions > 10_000
+    # the A/A bound: identical counts in two processes within 0.5%
+    assert abs(second.instructions / first.instructions - 1) < 0.005
+
+
+@needs_valgrind
+def test_an_external_c_program_is_counted_less_its_goal_board(tmp_path):
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    program = tmp_path / "ida_manhattan"
+    subprocess.run([cc, "-O2", "-o", str(program),
+                    str(ROOT / "examples" / "external" / "ida_manhattan.c")],
+                   check=True)  # fmt: skip
+    boards = tmp_path / "boards.txt"
+    boards.write_text("1 2 3 4 5 6 7 8 x\n1 2 3 4 5 6 x 7 8\n8 6 7 2 5 4 3 x 1\n")
+    proc = in_process.harness(
+        "run", "--exec", f"c_ida:optimal={program}", "--datasets", str(boards),
+        "--instructions", "--repeats", "1", "--warmup", "0", "--no-memory",
+        "--no-report", "--quiet", "--jobs", "1", "--out", str(tmp_path / "runs"),
+        env={"CI": "1"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    run_dir = Path(proc.stdout.strip().splitlines()[-1])
+    with open(run_dir / "rows.csv", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["measure"] == "time"]
+    by_depth = {int(r["optimal_length"]): int(r["instructions"]) for r in rows}
+    assert by_depth[0] == 0  # the goal board less itself
+    assert 0 < by_depth[2] < by_depth[31]  # a search costs what it searches
+
+
+def test_without_valgrind_one_line_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind, no compiler
+    out = tmp_path / "runs"
+    proc = in_process.harness(
+        "run", "--solvers", "ida_star_jit[manhattan]", "--datasets", "8-mini",
+        "--instructions", "--out", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "apt-get install valgrind" in lines[0], proc.stderr
+    assert not out.exists()  # nothing ran, nothing was written
