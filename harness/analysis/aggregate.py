@@ -60,6 +60,7 @@ FAIR_COLUMNS = [
     "own_median_expanded",
     "score_time",
     "score_expanded",
+    "common_instructions_per_node",
 ]
 
 
@@ -193,6 +194,7 @@ def fair_summary(inst: pd.DataFrame, limit_s: float | None = None) -> pd.DataFra
                 "score_expanded": float(part["score_expanded"].sum()),
                 # registered columns, over the same common instances
                 **{c.summary_key: com[c.name].agg(c.per_config) for c in shown},
+                **_instructions_per_node(com),
             }
         )
     out = pd.DataFrame(rows, columns=names)
@@ -202,6 +204,19 @@ def fair_summary(inst: pd.DataFrame, limit_s: float | None = None) -> pd.DataFra
         na_position="last",
     )
     return out.reset_index(drop=True)
+
+
+def _instructions_per_node(common: pd.DataFrame) -> dict[str, float]:
+    """Instructions per node expanded over the common instances: their sum over
+    the nodes' sum (a cost per node weighted by the solves that expand most); NaN
+    when the run counted none (harness run --instructions)."""
+    nan = float("nan")
+    if "instructions" not in common or common["instructions"].isna().all():
+        return {"common_instructions_per_node": nan}
+    counted = common[common["instructions"].notna()]
+    nodes = counted["expanded"].sum()
+    per_node = float(counted["instructions"].sum() / nodes) if nodes > 0 else nan
+    return {"common_instructions_per_node": per_node}
 
 
 def score_totals(fair: pd.DataFrame) -> pd.DataFrame:

@@ -47,6 +47,7 @@ DPI = 110
 PLOT_NAMES: dict[str, str] = registry()
 PLOT_NAMES.update({
     "time_vs_depth": "Solve time vs optimal depth",
+    "instructions_vs_depth": "Instructions per solve vs optimal depth",
     "expanded_vs_depth": "Nodes expanded vs optimal depth",
     "ebf_vs_depth": "Effective branching factor vs optimal depth",
     "peak_memory": "Peak memory per config",
@@ -561,6 +562,19 @@ def _time_vs_depth(d: PlotData) -> Plot:
         d.solvable, highlighted(d.styles, d.top), d.plot_dir, "time_vs_depth",
         "seconds", 1e3, "median time per instance (ms, log scale)", log=True,
         formats=d.formats, top=d.top,
+    )
+
+
+@register_plot("instructions_vs_depth")
+def _instructions_vs_depth(d: PlotData) -> Plot:
+    """The time plot's axis in instructions (``harness run --instructions``)."""
+    if "instructions" not in d.solvable or d.solvable["instructions"].isna().all():
+        return skipped_plot("instructions_vs_depth", "no instructions counted "
+                            "(harness run --instructions)")  # fmt: skip
+    return _depth_plot(
+        d.solvable, d.styles, d.plot_dir, "instructions_vs_depth", "instructions",
+        1, "instructions per solve (callgrind, log scale)", log=True,
+        formats=d.formats,
     )
 
 

@@ -38,6 +38,7 @@ COLUMNS = (
     ("median_ms", "median ms", True),
     ("gmean_ms", "gmean ms", True),
     ("nodes", "median nodes", True),
+    ("per_node", "instr/node", True),
     ("skipped", "skipped", True),
     ("failed", "failed", False),
 )
@@ -53,8 +54,8 @@ def table_columns() -> tuple[tuple[str, str, bool], ...]:
 
 #: The order in which columns are left out when a table is too wide (registered
 #: columns go before these).
-DROP_FIRST = ("median_ms", "optimal", "skipped", "quality", "nodes", "place",
-              "gmean_ms", "solved")  # fmt: skip
+DROP_FIRST = ("median_ms", "optimal", "skipped", "per_node", "quality", "nodes",
+              "place", "gmean_ms", "solved")  # fmt: skip
 LEGEND = (
     "place: among the optimal searches that answered every common board at the "
     "optimum, by geometric mean time (bounded searches ranked apart; a lookup is "
@@ -64,6 +65,12 @@ LEGEND = (
     "milliseconds of wall time per solve) and median nodes (boards expanded) are "
     "over the boards every config answered in that block, never a config's own "
     "easier set."
+)
+#: Said under the tables when instructions were counted.
+PER_NODE_LEGEND = (
+    "instr/node: instructions per node expanded, the sum of the instructions over "
+    "the sum of the nodes on the boards every config answered (the cost of a node, "
+    "weighted by the solves that expand most)."
 )
 #: Said under the tables when the length/opt column is shown.
 QUALITY_LEGEND = (
@@ -133,6 +140,8 @@ def _row(r: dict, quality: bool = False) -> dict[str, str]:
         "median_ms": number(r["common_median_ms"]) if in_common else "-",
         "gmean_ms": number(r["common_gmean_ms"]) if in_common else "-",
         "nodes": nodes(r["common_median_expanded"]) if in_common else "-",
+        "per_node": number(r.get("common_instructions_per_node"))
+        if in_common else "-",
         "skipped": str(r["skipped"]) if r["skipped"] else "",
         "failed": failed,
         **{c.name: _registered(c, r.get(c.summary_key)) if in_common else "-"
@@ -192,6 +201,7 @@ def summary_text(
             dropped.append(dict((k, h) for k, h, _ in table_columns())[key])
             lines = render(keys)
     tail = [LEGEND] + [QUALITY_LEGEND] * ("quality" in keys) + legend_lines(keys)
+    tail += [PER_NODE_LEGEND] * ("per_node" in keys)
     if dropped:
         tail.append(
             f"Left out to fit {width} columns: {', '.join(dropped)} (a wider "
