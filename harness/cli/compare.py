@@ -100,6 +100,16 @@ def compare_command(
             help="Compare raw times even when the runs have the reference solve.",
         ),
     ] = False,
+    instructions_ratio: Annotated[
+        float,
+        typer.Option(
+            min=1.0,
+            help="When both runs counted instructions (run --instructions): a "
+            "config whose instructions per solve (geomean of new/base) reach this "
+            "ratio is a regression, 1/this an improvement. Two runs of the same "
+            "configs agree within 0.5% (docs/instructions.md).",
+        ),
+    ] = 1.01,
     no_time: Annotated[
         bool,
         typer.Option(
@@ -120,8 +130,9 @@ def compare_command(
     Fewer than 5 timed instances: "too few instances", never a regression.
 
     Exit status: 0 nothing regressed; 1 a regression (more nodes expanded or
-    generated, a longer path, a worse status, or a significant slowdown of at least
-    --min-ratio and the noise floor); 2 the runs cannot be compared (schema,
+    generated, a longer path, a worse status, a significant slowdown of at least
+    --min-ratio and the noise floor, or instructions per solve up by
+    --instructions-ratio); 2 the runs cannot be compared (schema,
     datasets, no common cells).
     """
     from harness.compare import (
@@ -150,6 +161,7 @@ def compare_command(
         calibration=cal,
         normalize=not raw,
         time=time.value,
+        instructions_ratio=instructions_ratio,
     )
     try:
         result = compare_runs(

@@ -33,6 +33,7 @@ from harness.compare.comparability import (
     source_changes,
 )
 from harness.compare.counters import cell_table, compare_counters
+from harness.compare.instructions import compare_instructions
 from harness.compare.model import (
     CELL_KEY,
     COUNTERS,
@@ -47,6 +48,7 @@ from harness.compare.model import (
     ConfigSummary,
     CounterChange,
     Incomparable,
+    InstructionVerdict,
     QualityChange,
     StatusChange,
     Thresholds,
@@ -74,6 +76,7 @@ __all__ = [
     "ConfigSummary",
     "CounterChange",
     "Incomparable",
+    "InstructionVerdict",
     "QualityChange",
     "StatusChange",
     "Thresholds",
@@ -247,6 +250,8 @@ def compare_frames(
             )
     if thresholds.check_time:
         compare_times(base_rows, new_rows, both, comp)
+    # deterministic: compared even when time is not (runs from two machines)
+    compare_instructions(base_rows, new_rows, both, comp)
     comp.winners = _winners(base_meta, base_rows, new_meta, new_rows)
     return comp
 

@@ -71,6 +71,10 @@ class Thresholds:
     #: Which clock is compared: "cpu" (the worker's CPU time, ``cpu_seconds``) or
     #: "wall" (``seconds``: a solver that sleeps or waits on I/O shows there).
     time: str = "cpu"
+    #: Instructions per solve (both runs counted them): a config whose geometric
+    #: mean ratio reaches this is a regression, 1 / this an improvement. Two runs
+    #: of the same configs agree within 0.5% (tests/benchmarks/instructions_aa.py).
+    instructions_ratio: float = 1.01
 
     def threshold(self, normalized: bool) -> float:
         """The ratio a slowdown must reach: the larger of min_ratio (or its
@@ -191,6 +195,23 @@ class TimeVerdict:
     run_spread: float | None = None  # largest ratio between same-side runs
 
 
+@dataclass(frozen=True, slots=True)
+class InstructionVerdict:
+    """Instructions per solve of one config, new relative to base, over the
+    cells both runs answered alike and counted (harness.compare.instructions)."""
+
+    config: str
+    instances: int
+    ratio: float  # geometric mean of per-instance new / base
+    low: float  # the smallest and largest per-instance ratio
+    high: float
+    per_node_ratio: float | None  # (instructions / nodes) new over base
+    threshold: float
+    regression: bool
+    improvement: bool
+    verdict: str
+
+
 @dataclass(slots=True)
 class ConfigSummary:
     config: str
@@ -203,6 +224,7 @@ class ConfigSummary:
     quality_regressions: int = 0
     source_changed: bool | None = None
     time: TimeVerdict | None = None
+    instructions: InstructionVerdict | None = None
 
 
 @dataclass(slots=True)
@@ -244,6 +266,8 @@ class Comparison:
                 )
             if s.time is not None and s.time.regression:
                 what.append(s.time.verdict)
+            if s.instructions is not None and s.instructions.regression:
+                what.append(s.instructions.verdict)
             if what:
                 out.append(f"{s.config}: {', '.join(what)}")
         return out
@@ -267,7 +291,11 @@ class Comparison:
             "notes": self.notes,
             "winners": self.winners,
             "configs": {
-                k: {**asdict(v), "time": asdict(v.time) if v.time else None}
+                k: {
+                    **asdict(v),
+                    "time": asdict(v.time) if v.time else None,
+                    "instructions": asdict(v.instructions) if v.instructions else None,
+                }
                 for k, v in self.configs.items()
             },
             "counter_changes": [asdict(c) for c in self.counter_changes],

@@ -39,6 +39,12 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         f"(over {th.time_threshold:g} s); regression: significant, over at least "
         f"{th.min_instances} instances, and >= {th.threshold(comp.normalized):.2f}x"
     )
+    if any(s.instructions for s in comp.configs.values()):
+        out.append(
+            f"{'- ' if md else ''}instructions: per solve counted under callgrind, "
+            "geomean of new/base over the cells both counted; regression: >= "
+            f"{th.instructions_ratio:g}x (deterministic: no interval)"
+        )
     out.append("")
     header = [
         "config",
@@ -52,6 +58,9 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
         {"cpu_seconds": "raw cpu", "seconds": "raw wall"}.get(comp.metric or "", "raw"),
         "verdict",
     ]
+    counted = any(s.instructions for s in comp.configs.values())
+    if counted:
+        header += ["instr", "instr/node", "instructions"]
     body = []
     for s in comp.configs.values():
         t = s.time
@@ -67,20 +76,11 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
             verdict = f"REGRESSION: {verdict}"
         if s.source_changed:
             verdict += " [source changed]"
-        body.append(
-            [
-                s.config,
-                str(s.cells),
-                counters,
-                status,
-                paths,
-                timed,
-                ratio,
-                interval,
-                raw,
-                verdict,
-            ]
-        )
+        row = [s.config, str(s.cells), counters, status, paths, timed, ratio,
+               interval, raw, verdict]  # fmt: skip
+        if counted:
+            row += _instruction_cells(s.instructions)
+        body.append(row)
     out += _table(header, body, md)
     for title, items, fmt_item in (
         (
@@ -133,6 +133,15 @@ def render(comp: Comparison, fmt: str = "table", max_changes: int = 20) -> str:
     else:
         out.append(f"result: no regression (exit 0){clock}")
     return "\n".join(out)
+
+
+def _instruction_cells(v) -> list[str]:
+    """new/base instructions per solve and per node, and the verdict."""
+    if v is None:
+        return ["-", "-", "not counted"]
+    per_node = f"{v.per_node_ratio:.3f}" if v.per_node_ratio is not None else "-"
+    verdict = f"REGRESSION: {v.verdict}" if v.regression else v.verdict
+    return [f"{v.ratio:.4f}", per_node, verdict]
 
 
 def _changed(changes: int, regressions: int, worse: str) -> str:

@@ -23,7 +23,7 @@ from harness.compare import (
     compare_runs,
     render,
 )
-from harness.results import column_names
+from harness.results import SCHEMA_VERSION, column_names
 
 INSTANCES = [f"d20-{i:04d}" for i in range(8)]
 CONFIGS = [("astar_dict", "manhattan"), ("bfs", "none")]
@@ -112,6 +112,7 @@ def write_run(
                         "ref_seconds": ref_t if good and ref else "",
                         "ref_cpu_seconds": ref_t if good and ref else "",
                         "loops": loops if good and loops else "",
+                        "instructions": c.get("instructions", "") if good else "",
                     }
                 )
             out.writerow(
@@ -390,6 +391,35 @@ def test_speedup_is_reported_and_passes(tmp_path, base_run):
     assert t.improvement and not t.regression
     assert t.verdict == f"{1 / t.ratio:.2f}x faster in CPU time, significant"
     assert comp.exit_code == EXIT_OK
+
+
+def _counted(cells: dict, factor: float = 1.0, config: str = "") -> dict:
+    """The cells with instructions per solve (1,000 per node), times ``factor``
+    for ``config``."""
+    return {
+        k: {**c, "instructions": round(1000 * c["expanded"] * (
+            factor if k[0] == config else 1.0))}
+        for k, c in cells.items()
+    }  # fmt: skip
+
+
+def test_an_instruction_regression_is_reported_beside_flat_time(tmp_path):
+    """1.3x the instructions with the same time: a regression of its own, and
+    the disagreement with the time verdict is said."""
+    base = write_run(tmp_path, "base", _counted(base_cells()), seed=1)
+    new = write_run(
+        tmp_path, "new", _counted(base_cells(), 1.3, "astar_dict"), seed=2
+    )
+    comp = compare_runs(base, new)
+    assert comp.exit_code == EXIT_REGRESSION
+    v = comp.configs["astar_dict[manhattan]"].instructions
+    assert v.regression and v.ratio == pytest.approx(1.3, rel=1e-3)
+    assert v.verdict == "1.300x the instructions"
+    assert not comp.configs["bfs"].instructions.regression
+    assert any("instructions moved" in n and "time did not" in n for n in comp.notes)
+    text = render(comp)
+    assert "REGRESSION: 1.300x the instructions" in text
+    assert "astar_dict[manhattan]: 1.300x the instructions" in text
 
 
 def test_more_expansions_is_a_regression_reported_exactly(tmp_path, base_run):
@@ -740,12 +770,13 @@ def test_cli_run_ids_resolve_under_results_dir(tmp_path, base_run):
 
 
 def test_cli_incomparable_says_why_in_one_line(tmp_path, base_run):
-    new = write_run(tmp_path, "new", base_cells(), meta={"schema_version": 7})
+    future = SCHEMA_VERSION + 1  # a run of a newer harness
+    new = write_run(tmp_path, "new", base_cells(), meta={"schema_version": future})
     result = invoke(str(base_run), str(new))
     assert result.exit_code == 2
     assert result.stderr.strip().count("\n") == 0
     assert result.stderr.startswith("error: cannot compare: ")
-    assert "schema_version 7" in result.stderr
+    assert f"schema_version {future}" in result.stderr
 
     missing = invoke(str(base_run), str(tmp_path / "nope"))
     assert missing.exit_code == 2
