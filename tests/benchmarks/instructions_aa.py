@@ -69,7 +69,7 @@ def aa(base: Path, new: Path) -> list[str]:
     both = both[both.a > 0]
     ratio = both.b / both.a
     lines = []
-    worst_config = ("", 0.0)
+    worst_config = ("", 1.0)
     for config, r in ratio.groupby(level="config"):
         gmean = math.exp(r.map(math.log).mean())
         cell = r.sub(1).abs().max()

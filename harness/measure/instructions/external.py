@@ -28,7 +28,7 @@ BATCH_LINES = 5
 
 
 def count_program(program: Any, tasks: list[Task]) -> dict[int, Count]:
-    """Each task's count for one external program (tasks of one size and goal)."""
+    """Each task's count for one external program (its goal boards counted once)."""
     counts: dict[int, Count] = {}
     lines = BATCH_LINES if program.batch else 1
     goal_cost: dict[Board, int] = {}
