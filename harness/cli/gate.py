@@ -28,11 +28,43 @@ def gate(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Print each config's gate time.")
     ] = False,
+    instructions: Annotated[
+        bool,
+        typer.Option(
+            "--instructions",
+            help="Hold instead each compiled config's instructions per solve on "
+            "the 3x3 gate boards, counted under callgrind, against "
+            "harness/data/golden_instructions.json within --tolerance (a baseline "
+            "holds for the kind of CPU it was counted on). Needs valgrind.",
+        ),
+    ] = False,
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            min=0.0, help="With --instructions: how far a config's count may move "
+            "(a fraction: 0.01 is 1%).",
+        ),
+    ] = 0.01,
+    jobs: Annotated[
+        int, typer.Option(min=1, help="With --instructions: configs counted at once.")
+    ] = 2,
 ) -> None:
     """Check every built-in solver's exact counters on fixed boards against the
-    committed baseline. Exit 0 match, 1 something moved, 2 no usable baseline."""
+    committed baseline (or, with --instructions, the compiled solvers'
+    instruction counts). Exit 0 match, 1 something moved, 2 no usable baseline."""
     from harness.compare import gate as counters_gate
 
+    if instructions:
+        from harness.compare import instructions_gate
+
+        def say(line: str) -> None:
+            if verbose:
+                typer.echo(f"  {line}", err=True)
+
+        raise typer.Exit(instructions_gate.check_and_print(
+            baseline or instructions_gate.BASELINE, update_baseline=update,
+            tolerance=tolerance, jobs=jobs, say=say,
+        ))  # fmt: skip
     path = baseline or counters_gate.BASELINE
     raise typer.Exit(counters_gate.check_and_print(
         path, update_baseline=update, verbose=verbose
