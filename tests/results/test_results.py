@@ -102,19 +102,20 @@ def test_columns_follow_the_contract_in_order():
     assert res.schema_columns(4) == res.column_names()[:36]
     assert res.schema_columns(5) == res.column_names()[:39]
     assert res.schema_columns(6) == res.column_names()[:41]
-    assert res.schema_columns(7) == res.column_names()[:42]
+    assert res.schema_columns(7) == res.column_names()[:41]  # meta.json only
+    assert res.schema_columns(8) == res.column_names()[:42]
 
 
-def test_a_schema_6_run_reads_with_instructions_empty(tmp_path):
-    """Schema 6 counted no instructions: its rows read with the column empty and
+def test_a_schema_7_run_reads_with_instructions_empty(tmp_path):
+    """Schema 7 counted no instructions: its rows read with the column empty and
     its meta.json with options.instructions false."""
     res.write_meta(tmp_path, {"run_id": "r", "options": {"repeats": 1}})
     meta = json.loads((tmp_path / res.META_FILE).read_text())
-    meta["schema_version"] = 6
+    meta["schema_version"] = 7
     (tmp_path / res.META_FILE).write_text(json.dumps(meta))
-    line = res.format_rows([row()]).strip().split(",")[: len(res.schema_columns(6))]
+    line = res.format_rows([row()]).strip().split(",")[: len(res.schema_columns(7))]
     (tmp_path / res.ROWS_FILE).write_text(
-        ",".join(res.schema_columns(6)) + "\n" + ",".join(line) + "\n"
+        ",".join(res.schema_columns(7)) + "\n" + ",".join(line) + "\n"
     )
     meta, frame = analysis.read_run(tmp_path)
     assert len(frame) == 1 and frame.instructions.isna().all()
