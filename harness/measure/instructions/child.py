@@ -72,7 +72,7 @@ def count_cell(counter: Any, task: Task, config: Any, h: Any, g: Any) -> Count:
 
     limit = max(task.timeout * COUNT_TIMEOUT_FACTOR, 1.0)
     gc.collect()
-    if task.disable_gc:
+    if not task.gc:
         gc.disable()  # as in the timed passes: a collection is not the solve's
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
