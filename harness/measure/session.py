@@ -23,8 +23,16 @@ from typing import Any
 
 from harness import results as res
 from harness.core.machine import core_count
-from harness.measure.executors import Executor
 from harness.core.options import INHERITED, OPTIONS, option_problem
+from harness.measure.executors import Executor
+from harness.measure.experiment import (
+    Experiment,
+    ExperimentError,
+    load,
+    matrix,
+    run_arguments,
+)
+from harness.measure.meta import new_meta
 from harness.measure.plan import (
     DEFAULT_OUT,
     Cell,
@@ -34,6 +42,9 @@ from harness.measure.plan import (
     plan_cells,
     resolve_datasets,
 )
+from harness.measure.resume import prepare_resume, set_session_jobs
+from harness.measure.reuse import ReuseError, append_raw, reusable_rows
+from harness.measure.runner import execute, make_dask_executor, make_executor, start
 from harness.results import RunMeta
 from harness.results.lock import unlock_run
 
@@ -192,7 +203,6 @@ class Session:
         return o
 
     def _merge_experiment(self, o: RunOptions) -> RunOptions:
-        from harness.measure.experiment import ExperimentError, load, run_arguments
 
         named = [n for n in ("solvers", "datasets") if getattr(o, n) is not None]
         if named:
@@ -258,8 +268,6 @@ class Session:
     def dry_run(self) -> list[str]:
         """What the run would do, as lines: cells per config and dataset, reused,
         skipped and why. Opens nothing and starts no executor."""
-        from harness.measure.experiment import Experiment, matrix
-        from harness.measure.meta import new_meta
 
         self.plan = self.make_plan()
         o = self.options
@@ -317,7 +325,6 @@ class Session:
         return RunError(message)
 
     def _open_resumed(self) -> None:
-        from harness.measure.resume import prepare_resume, set_session_jobs
 
         o = self.options
         datasets = o.datasets if _datasets_in_memory(o, "datasets") else None
@@ -342,7 +349,6 @@ class Session:
         self.jobs = self.meta.resumes[-1]["jobs"]
 
     def _open_new(self) -> None:
-        from harness.measure.runner import start
 
         o = self.options
         self.plan = self.make_plan()
@@ -368,7 +374,6 @@ class Session:
         return self.options.argv if self.options.argv is not None else res.python_argv()
 
     def _dask_executor(self) -> Executor:
-        from harness.measure.runner import make_dask_executor
 
         o = self.options
         return make_dask_executor(
@@ -376,7 +381,6 @@ class Session:
         )
 
     def _local_executor(self) -> Executor:
-        from harness.measure.runner import make_executor
 
         factory = self.options.executor_factory
         if factory is not None:
@@ -384,7 +388,6 @@ class Session:
         return make_executor(self.jobs, self.run_dir, pin=self.plan.pin)
 
     def _reusable(self, meta: RunMeta):
-        from harness.measure.reuse import ReuseError, reusable_rows
 
         wanted = {
             (c.config.label, c.dataset.name, c.instance.id)
@@ -399,7 +402,6 @@ class Session:
     def _copy_reused(self) -> None:
         """Copy matching finished cells of earlier runs into the new run (their rows
         keep the run_id of the run that measured them) and note it in meta.json."""
-        from harness.measure.reuse import append_raw
 
         rows, per_source, refused = self._reusable(self.meta)
         append_raw(self.run_dir, rows)
@@ -424,7 +426,6 @@ class Session:
     def run(self, progress: Any = None):
         """Run the cells not stored yet; the runner's Outcome. RunInterrupted
         after a clean stop on Ctrl-C; RunError or ExecutorError on failure."""
-        from harness.measure.runner import execute
 
         assert self.executor is not None, "open() first"
         return execute(
