@@ -12,10 +12,11 @@ from fractions import Fraction
 from functools import partial
 from typing import Any
 
+from harness.core.costs import UNIT
 from harness.core.names import did_you_mean
 from harness.core.numbers import NumberError
 from harness.core.values import format_value
-from harness.heuristics import all_heuristics
+from harness.heuristics import COSTS, all_heuristics
 from harness.puzzle import Board, Grid
 from harness.solver import SolveFn, SolverSpec, all_solvers, load_entry_point
 
@@ -71,14 +72,40 @@ class SolverConfig:
             return self.spec.solve
         return partial(self.spec.solve, **dict(self.params))
 
+    def solve_for(self, cost_model: str) -> SolveFn:
+        """:attr:`solve` for a task with tile costs ``cost_model``: unit calls it
+        as it is (nothing added to a unit solve), another model passes it (a
+        solver without tile costs, run anyway by ``--force``, counts moves)."""
+        if cost_model == UNIT or not self.spec.costs:
+            return self.solve
+        return partial(self.solve, cost_model=cost_model)
+
     def refuses(
-        self, grid: Grid, depth: int | None, goal: Board | None = None
-    ) -> str | None:
+        self, grid: Grid, depth: int | None, goal: Board | None = None,
+        cost_model: str = UNIT,
+    ) -> str | None:  # fmt: skip
         """Why the solver declines ``grid`` at this optimal depth toward ``goal``
-        (None: it takes it), asked with this config's heuristic and parameters."""
+        under ``cost_model`` (None: it takes it), asked with this config's
+        heuristic and parameters."""
+        if cost_model != UNIT:
+            reason = _refuses_costs(self, cost_model)
+            if reason:
+                return reason
         return self.spec.refuses(
             grid, depth, self.heuristic, goal=goal, **dict(self.params)
         )
+
+
+def _refuses_costs(config: SolverConfig, cost_model: str) -> str | None:
+    """Why ``config`` cannot search by ``cost_model``'s tile costs, or None."""
+    if not config.spec.costs:
+        return (f"{config.spec.name} does not take tile costs ({cost_model}): it "
+                "would find the fewest moves, not the cheapest path")  # fmt: skip
+    info = all_heuristics().get(config.heuristic) if config.heuristic else None
+    if info is not None and not info.meets((COSTS,)):
+        return (f"heuristic {config.heuristic} has no form for tile costs "
+                f"({cost_model}): it bounds moves, not their cost")  # fmt: skip
+    return None
 
 
 @dataclass(frozen=True, slots=True)

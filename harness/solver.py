@@ -30,6 +30,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness.core.costs import tile_costs  # noqa: F401 (solvers import it from here)
 from harness.core.defaults import BUDGET_SECONDS
 from harness.core.registries import NameClash, add, registry, scope, source
 # format_value: solvers print parameter values with it, and import only this module
@@ -187,6 +188,10 @@ class SolverSpec:
     #: default config only: a family of bounded variants with every heuristic
     #: would swamp the main job; the others are named, or swept in a file).
     in_all: str = "heuristics"
+    #: True when ``solve`` takes ``cost_model=`` (a tile cost model other than
+    #: unit, :mod:`harness.core.costs`) and then finds paths by cost; a solver
+    #: without it is refused (``skipped``) on tasks with tile costs.
+    costs: bool = False
 
     @property
     def guarantee(self) -> str:
@@ -275,6 +280,7 @@ def register(
     params: tuple[Param, ...] = (),
     bounded_by: str | None = None,
     in_all: str = "heuristics",
+    costs: bool = False,
 ) -> Callable[[SolveFn], SolveFn]:
     """Decorator adding a solver under ``name`` (module stem == registry key).
 
@@ -291,6 +297,7 @@ def register(
     keyword parameters ``solve`` (and ``refuses``) take; ``bounded_by``: the one
     whose value bounds a path's length over the optimum (not with ``optimal``).
     ``in_all``: ``"heuristics"`` or ``"default"`` (:attr:`SolverSpec.in_all`).
+    ``costs``: ``solve`` takes ``cost_model=`` (:attr:`SolverSpec.costs`).
     """
     if heuristics and needs:
         raise ValueError(f"solver {name!r}: give heuristics or needs, not both")
@@ -325,6 +332,7 @@ def register(
             params=tuple(params),
             bounded_by=bounded_by,
             in_all=in_all,
+            costs=costs,
         ), source(solve.__module__))
         return solve
 

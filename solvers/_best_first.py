@@ -293,6 +293,10 @@ def prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
 
     if g.squares > MAX_SQUARES:
         return
+    if heuristic is not None and heuristic.cost_model != "unit":
+        from solvers._costs import prepare as cost_prepare
+
+        return cost_prepare(g, goal, heuristic, heuristic.cost_model)
     h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, g)
     move = g.neighbours[goal.index(0)][0][0]
     compiled(apply_moves(goal, move, g), goal, g, Counters(), h, w=Fraction(2))

@@ -14,6 +14,11 @@ max_frontier = largest heap size, stale entries included; extra["stale"] = stale
 entries popped. Boards of more than 12 squares are refused (13! ranks would not fit);
 deep boards over 9 squares too, since A* keeps every board it generates.
 
+Tile costs (``cost_model`` other than unit): a uint8 g per rank cannot hold a
+float cost, so the search goes to the float best-first kernel of
+:mod:`harness.kernels.costs` (A* with f = g + h in costs; boards in a hash table,
+up to 16 cells); its counters are that kernel's.
+
 Set-up (``prepare``): compiling the kernel or loading it from numba's cache.
 """
 
@@ -24,6 +29,8 @@ from math import factorial
 from harness.heuristics import Heuristic, all_heuristics, kernel, make_heuristic
 from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register
+from solvers._costs import best_first as cost_best_first
+from solvers._costs import prepare as cost_prepare
 
 #: 12! = 479,001,600 ranks: two 479 MB arrays; 13! would need 12 GB.
 _MAX_SQUARES = 12
@@ -95,6 +102,8 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     """Compile (or load from numba's cache) the kernel with a two-move solve."""
     import numpy as np
 
+    if heuristic is not None and heuristic.cost_model != "unit":
+        return cost_prepare(g, goal, heuristic, heuristic.cost_model)
     h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, g)
     move = g.neighbours[goal.index(0)][0][0]
     _run(apply_moves(goal, move, g), goal, g, h, np.zeros(4, dtype=np.int64))
@@ -107,6 +116,7 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,
+    costs=True,
     sizes=f"up to {_MAX_SQUARES} squares (2x2 .. 3x4); over 9 squares depth-limited",
 )
 def solve(
@@ -116,11 +126,16 @@ def solve(
     *,
     counters: Counters,
     heuristic: Heuristic | None = None,
+    cost_model: str = "unit",
 ) -> Moves | None:
     """A* on flat arrays indexed by Cantor rank, compiled with numba.
 
-    Shortest move string from ``start`` to ``goal``; None when unsolvable.
+    Shortest (with tile costs: cheapest) move string from ``start`` to ``goal``;
+    None when unsolvable.
     """
+    if cost_model != "unit":
+        return cost_best_first(start, goal, grid, counters, heuristic, cost_model,
+                               a=1, b=1)  # fmt: skip
     if grid.squares > _MAX_SQUARES:
         raise ValueError(f"astar_cantor_jit: {grid.label} has too many ranks")
     if not is_solvable(start, goal, grid):

@@ -16,6 +16,11 @@ Optimal: with an admissible heuristic (all built-in ones; a consistent one also
 never re-expands a board). ``is_solvable`` is checked first, so an unsolvable
 board returns None at once instead of exhausting its component.
 
+Tile costs (``cost_model`` other than unit, :mod:`harness.core.costs`): the same
+search with g summed from the moved tiles' costs (floats) and h from the cost
+model's heuristic (cost-weighted Manhattan by default); a separate loop, so the
+unit search is untouched. Optimal with an admissible h: the cheapest path.
+
 Counters: expanded = boards popped (stale entries excluded) whose successors were
 generated, so the goal itself is not counted; generated = successors created,
 including those already known at an equal or lower g; max_frontier = the largest
@@ -29,7 +34,7 @@ from heapq import heappop, heappush
 
 from harness.heuristics import EVALUATE, NO_TABLES, Heuristic, LineConflicts, manhattan
 from harness.puzzle import Board, Grid, Moves, is_solvable
-from harness.solver import Counters, register
+from harness.solver import Counters, register, tile_costs
 
 #: Boards with more squares than this have more than 181,440 reachable boards.
 _SMALL_SQUARES = 9
@@ -71,6 +76,7 @@ def _path(parent: dict[Board, Board | None], board: Board, g: Grid) -> Moves:
     default_heuristic="manhattan",
     refuses=_refuses,
     sizes="any (larger than 3x3: depth-limited, see refusals)",
+    costs=True,
 )
 def solve(
     start: Board,
@@ -79,13 +85,17 @@ def solve(
     *,
     counters: Counters,
     heuristic: Heuristic | None = None,
+    cost_model: str = "unit",
 ) -> Moves | None:
     """A* over board tuples with dicts for the best known g and the parent links.
 
-    Shortest move string from ``start`` to ``goal``; None when unsolvable.
+    Shortest (with tile costs: cheapest) move string from ``start`` to ``goal``;
+    None when unsolvable.
     """
     if not is_solvable(start, goal, grid):
         return None
+    if cost_model != "unit":
+        return _solve_costs(start, goal, grid, counters, heuristic, cost_model)
     h_of = heuristic if heuristic is not None else manhattan(goal, grid)
     cost = h_of.tile_cost
     lines = None
@@ -153,6 +163,64 @@ def solve(
                     h_child = h_of(child)
                 tie += 1
                 heappush(heap, (g + h_child, tie, g, child))
+        raise AssertionError("solvable board but the heap ran dry")
+    finally:
+        counters.expanded += expanded
+        counters.generated += generated
+        counters.max_frontier = max(counters.max_frontier, max_frontier)
+        if stale:
+            counters.extra["stale"] = counters.extra.get("stale", 0) + stale
+
+
+def _solve_costs(
+    start: Board, goal: Board, grid: Grid, counters: Counters,
+    heuristic: Heuristic | None, cost_model: str,
+) -> Moves:  # fmt: skip
+    """The search with g in tile costs: the cheapest path (see the module)."""
+    h_of = heuristic if heuristic is not None else manhattan(goal, grid, cost_model)
+    if h_of.cost_model != cost_model:
+        raise ValueError(f"heuristic {h_of.name} bounds {h_of.cost_model} costs, "
+                         f"not {cost_model}")  # fmt: skip
+    move_cost = tile_costs(cost_model, grid.squares)
+    share = h_of.tile_cost
+    neighbours = grid.neighbours
+    tie = 0
+    h = h_of(start)
+    heap = [(h, tie, 0.0, h, start)]  # h carried: f - g would drift in floats
+    best_g: dict[Board, float] = {start: 0.0}
+    parent: dict[Board, Board | None] = {start: None}
+    expanded = generated = stale = max_frontier = 0
+    try:
+        while heap:
+            if len(heap) > max_frontier:
+                max_frontier = len(heap)
+            _, _, g, h, board = heappop(heap)
+            if g > best_g[board]:
+                stale += 1  # a cheaper copy of this board was pushed after this one
+                continue
+            if board == goal:
+                return _path(parent, board, grid)
+            expanded += 1
+            blank = board.index(0)
+            for _, target in neighbours[blank]:
+                cells = list(board)
+                tile = cells[target]
+                cells[blank] = tile
+                cells[target] = 0
+                child = tuple(cells)
+                generated += 1
+                g_child = g + move_cost[tile]
+                known = best_g.get(child)
+                if known is not None and known <= g_child:
+                    continue
+                best_g[child] = g_child
+                parent[child] = board
+                if share is not None:
+                    h_child = h - share[tile][target] + share[tile][blank]
+                else:
+                    h_child = h_of(child)
+                tie += 1
+                heappush(heap, (g_child + h_child, tie, g_child, h_child, child))
         raise AssertionError("solvable board but the heap ran dry")
     finally:
         counters.expanded += expanded

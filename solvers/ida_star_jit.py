@@ -25,6 +25,13 @@ plus 1 for the root (once); the last iteration stops at the first goal;
 max_frontier = the final bound. With ``manhattan`` and the blank-first goal it
 reproduces Korf's published node counts (``harness/data/korf100.tsv``).
 
+Tile costs (``cost_model`` other than unit): IDA* in float costs with a
+tile-additive heuristic (cost-weighted Manhattan or misplaced), a kernel of its
+own (:mod:`harness.kernels.costs`, where the threshold strategy is stated: the
+smallest exceeded f, at least the cheapest tile's cost above the last, and
+branch and bound in the iteration that finds a path), so the unit kernels are
+untouched. iterations = thresholds tried.
+
 Set-up (``prepare``, outside the timed region): compiling or loading the kernel from
 numba's cache, and for ``pdb*`` heuristics building or loading the tables, which
 happens when the runner makes the heuristic. numba is imported only then.
@@ -43,6 +50,8 @@ from harness.heuristics import (
 )
 from harness.puzzle import MOVE_ORDER, Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register
+from solvers._costs import ida as cost_ida
+from solvers._costs import prepare as cost_prepare
 
 #: Deepest known optimum taken on boards larger than 3x3, per heuristic, so a
 #: solve fits the budget at the measured rates (~78M nodes/s manhattan, ~17M/s
@@ -171,6 +180,9 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     solving a two-move board; PDB tables are already in ``heuristic.data``."""
     import numpy as np
 
+    if heuristic is not None and heuristic.cost_model != "unit":
+        return cost_prepare(g, goal, heuristic, heuristic.cost_model)
+
     h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, g)
     blank_moves = "".join(m for m, _ in g.neighbours[goal.index(0)][:1])
     near = apply_moves(goal, blank_moves, g)
@@ -259,6 +271,7 @@ def solve_many(starts, goal: Board, grid: Grid, *, heuristic: Heuristic | None =
     default_heuristic="manhattan",
     refuses=_refuses,
     prepare=_prepare,
+    costs=True,
     sizes=(
         "any (pdb6666: 5x5, pdb78/pdb663/pdb555: 4x4, pdb44: 3x3, "
         "walking_distance: sides <= 4)"
@@ -271,11 +284,15 @@ def solve(
     *,
     counters: Counters,
     heuristic: Heuristic | None = None,
+    cost_model: str = "unit",
 ) -> Moves | None:
     """IDA* compiled with numba: the search and counters of ``ida_star``, ~10x its rate.
 
-    Shortest move string from ``start`` to ``goal``; None when unsolvable.
+    Shortest (with tile costs: cheapest) move string from ``start`` to ``goal``;
+    None when unsolvable.
     """
+    if cost_model != "unit":
+        return cost_ida(start, goal, grid, counters, heuristic, cost_model)
     h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, grid)
     last = _last
     if h is last[0] and grid is last[1] and goal == last[2]:

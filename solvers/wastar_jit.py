@@ -15,6 +15,10 @@ Bounded: with an admissible heuristic every path is at most w times the optimum
 (``bounded_by="w"``, checked by the judge). Counters: exactly ``wastar``'s
 (expanded, generated, max_frontier, extra["stale"]); tests compare them.
 
+Tile costs (``cost_model``): the float kernel of :mod:`harness.kernels.costs`
+(f = g + w*h in costs, the same order: f, then h, then first in first out); the
+path costs at most w times the cheapest.
+
 Set-up (``prepare``, outside the timed region): compiling the kernel or loading it
 from numba's cache; pattern databases are built when the heuristic is made.
 """
@@ -26,6 +30,7 @@ from fractions import Fraction
 from harness.heuristics import Heuristic, kernel
 from harness.puzzle import Board, Grid, Moves
 from harness.solver import Counters, register, weight_param
+from solvers._costs import best_first as cost_best_first
 from solvers._best_first import MAX_SQUARES, compiled, prepare, refuses_compiled
 
 
@@ -45,6 +50,7 @@ def _refuses(
     in_all="default",  # --solvers all: manhattan only; name the others
     refuses=_refuses,
     prepare=prepare,
+    costs=True,
     sizes=f"up to {MAX_SQUARES} squares (4x4)",
 )
 def solve(
@@ -55,9 +61,14 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
     w: Fraction = Fraction(2),
+    cost_model: str = "unit",
 ) -> Moves | None:
     """Weighted A* compiled with numba: wastar's answers and counters, ~15x its rate.
 
-    A path at most ``w`` times the shortest; None when unsolvable.
+    A path at most ``w`` times the shortest (with tile costs: the cheapest); None
+    when unsolvable.
     """
+    if cost_model != "unit":
+        return cost_best_first(start, goal, grid, counters, heuristic, cost_model,
+                                a=1, b=w)  # fmt: skip
     return compiled(start, goal, grid, counters, heuristic, w=w)

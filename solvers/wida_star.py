@@ -19,6 +19,10 @@ goal found has f = its length within that bound. The judge checks the claim
 search with a loose bound can also wander: paths often come out longer than
 weighted A*'s at the same w.
 
+Tile costs (``cost_model``): the float-threshold kernel of ``ida_star_jit``
+with f = g + w*h, whose branch and bound keeps the path within w times the
+cheapest (:mod:`harness.kernels.costs`).
+
 Counters: Korf's, as ``ida_star_jit``: expanded, generated (cut-off children and
 the root included, summed over iterations), max_frontier = the deepest depth
 entered, iterations = bounds tried. Unsolvable boards return None at once.
@@ -32,6 +36,8 @@ from typing import Any
 from harness.heuristics import Heuristic, all_heuristics, kernel, make_heuristic
 from harness.puzzle import Board, Grid, Moves, apply_moves, is_solvable
 from harness.solver import Counters, register, weight_param
+from solvers._costs import ida as cost_ida
+from solvers._costs import prepare as cost_prepare
 
 #: Deepest optimum taken over 3x3 below w = 1.25, per heuristic (IDA*'s rates:
 #: ``ida_star_jit`` takes the same); at w >= 1.25 every depth.
@@ -101,6 +107,8 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     with a one-move solve; PDB tables are already in ``heuristic.data``."""
     import numpy as np
 
+    if heuristic is not None and heuristic.cost_model != "unit":
+        return cost_prepare(g, goal, heuristic, heuristic.cost_model)
     h = heuristic if heuristic is not None else make_heuristic("manhattan", goal, g)
     near = apply_moves(goal, g.neighbours[goal.index(0)][0][0], g)
     _run(near, goal, g, h, Fraction(2), np.zeros(4, dtype=np.int64))
@@ -116,6 +124,7 @@ def _prepare(g: Grid, goal: Board, heuristic: Heuristic | None) -> None:
     in_all="default",  # --solvers all: manhattan only; name the others
     refuses=_refuses,
     prepare=_prepare,
+    costs=True,
     sizes="any (pdb78/pdb663/pdb555: 4x4, pdb44: 3x3, walking_distance: sides <= 4)",
 )
 def solve(
@@ -126,11 +135,15 @@ def solve(
     counters: Counters,
     heuristic: Heuristic | None = None,
     w: Fraction = Fraction(2),
+    cost_model: str = "unit",
 ) -> Moves | None:
     """Weighted IDA* compiled with numba: IDA* bounded on f = g + w*h, w x optimal.
 
-    A path at most ``w`` times the shortest; None when unsolvable.
+    A path at most ``w`` times the shortest (with tile costs: the cheapest); None
+    when unsolvable.
     """
+    if cost_model != "unit":
+        return cost_ida(start, goal, grid, counters, heuristic, cost_model, w=w)
     if not is_solvable(start, goal, grid):
         return None
     import numpy as np

@@ -21,7 +21,8 @@ import sys
 #: Compiled solvers (each with every heuristic it takes), in two parts of about
 #: equal compile time (31 and 34 CPU s, cold): IDA*, its batch drivers and the
 #: packed pattern database builder; best-first (wastar_jit's kernels are
-#: greedy_jit's and awastar_jit's), weighted IDA* and Cantor A*. The first part
+#: greedy_jit's and awastar_jit's), weighted IDA*, Cantor A* and the tile-cost
+#: kernels. The first part
 #: builds the pattern databases first; the other part needs them last.
 PARTS: dict[str, tuple[str, ...]] = {
     "ida": ("ida_star_jit",),
@@ -64,6 +65,13 @@ def compile_part(part: str) -> list[str]:
                 spec.solve_many(np.array([start], dtype=np.int8), goal, g, heuristic=h)
             done.append(f"{config.label} {g.label}")
             break
+    if not first:  # the tile-cost kernels (harness/kernels/costs.py): one model
+        from solvers._costs import prepare  # compiles both for every model's floats
+
+        g = grid(3)
+        goal = goal_board("standard", g)
+        prepare(g, goal, make_heuristic("manhattan", goal, g, "heavy"), "heavy")
+        done.append(f"tile-cost kernels {g.label}")
     if first:  # the packed builder of pdb78/pdb6666 (tests build small tables)
         from harness.heuristics import pdb_build
 

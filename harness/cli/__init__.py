@@ -24,8 +24,8 @@ from harness.cli.common import (  # noqa: F401
 # Command modules register themselves on ``app`` when imported (in this order in
 # --help). They import only typer and the standard library at module level.
 # isort: off
-from harness.cli import solve, run, report, compare, merge, gate, datasets  # noqa: F401
-from harness.cli import board_import, history  # noqa: F401
+from harness.cli import solve, solvers, run, report, compare, merge  # noqa: F401
+from harness.cli import gate, datasets, board_import, history  # noqa: F401
 # isort: on
 
 

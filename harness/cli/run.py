@@ -29,9 +29,20 @@ def run_command(
     datasets: Annotated[
         str,
         typer.Option(
-            help="'default', 'all', or a comma list of names or .jsonl paths."
+            help="'default', 'all', or a comma list of names or .jsonl paths; "
+            "NAME@MODEL takes a dataset under a tile cost model."
         ),
     ] = "default",
+    cost: Annotated[
+        str | None,
+        typer.Option(
+            "--cost",
+            help="Tile cost model of every dataset: unit | heavy | inverse | sqrt | "
+            "reverse (moving tile t costs 1, t, 1/t, sqrt t, N - t); optimality and "
+            "bounds are then judged by cost. Default: each dataset's own (unit).",
+            show_default=False,
+        ),
+    ] = None,
     plugin: Annotated[
         list[str] | None, typer.Option("--plugin", help=OPTION["plugins"].help)
     ] = None,
@@ -219,7 +230,7 @@ def run_command(
 
     options = RunOptions(
         solvers=typed("solvers", solvers),
-        datasets=typed("datasets", datasets),
+        datasets=_with_cost(typed("datasets", datasets), cost, config, resume),
         plugins=plugin or None,
         programs=exec_ or None,
         repeats=typed("repeats", repeats),
@@ -407,3 +418,23 @@ def _print_summary(run) -> None:
     from harness.report.summary_table import skip_lines, summary_blocks, summary_text
 
     typer.echo(summary_text(summary_blocks(run), output_width(), skip_lines(run)))
+
+
+def _with_cost(
+    datasets: str | None, cost: str | None, config: Any, resume: Any
+) -> str | None:
+    """The ``--datasets`` selection under ``--cost`` (every dataset NAME@MODEL);
+    one-line error for an unknown model, or with --config / --resume, which
+    carry their datasets already."""
+    if cost is None:
+        return datasets
+    from harness.datasets import DatasetError
+    from harness.datasets.costs import cost_spec
+
+    if config is not None or resume is not None:
+        raise fail("--cost: an experiment file sets cost per grid (cost = ...), and "
+                   "a resumed run keeps its datasets' costs")  # fmt: skip
+    try:
+        return cost_spec(datasets or "default", cost)
+    except (DatasetError, ValueError) as err:
+        raise fail(f"--cost: {err}") from None

@@ -43,6 +43,13 @@ import typer
 from harness.cli.common import app, fail, load_plugins, size_and_goal
 from harness.cli.progress import setting_up, setup_lines
 from harness.core.batch import LONG_INPUT, read_batch, solvable_for
+from harness.core.costs import (
+    COST_MODELS,
+    UNIT,
+    check_cost_model,
+    format_cost,
+    path_cost,
+)
 from harness.core.judge import judge, judge_many
 from harness.puzzle import (
     GOAL_NAMES,
@@ -66,24 +73,30 @@ DEFAULT_LARGE = (
 )
 
 
-def default_solver(grid: Grid) -> str:
-    """The solver ``harness solve`` uses on ``grid`` when none is named."""
+#: ... and under tile costs on larger boards (pattern databases bound moves only).
+DEFAULT_LARGE_COSTS = ("ida_star_jit[manhattan]", "astar_dict[manhattan]")
+
+
+def default_solver(grid: Grid, cost_model: str = UNIT) -> str:
+    """The solver ``harness solve`` uses on ``grid`` (under ``cost_model``) when
+    none is named."""
     if grid.squares <= 9:
         return DEFAULT_SMALL
     from harness.configs import parse_config
     from harness.heuristics import all_heuristics
 
-    for label in DEFAULT_LARGE:
+    labels = DEFAULT_LARGE if cost_model == UNIT else DEFAULT_LARGE_COSTS
+    for label in labels:
         try:
             config = parse_config(label)
         except KeyError:  # not registered here
             continue
         if all_heuristics()[config.heuristic].refuses(grid) or config.refuses(
-            grid, None
+            grid, None, cost_model=cost_model
         ):
             continue
         return label
-    return DEFAULT_LARGE[-1]
+    return labels[-1]
 
 
 def _tokens(text: str, grid: Grid, first_line: int = 1) -> list[tuple[str, int]]:
@@ -263,6 +276,15 @@ EXEC_OPTION = typer.Option(
 )
 
 
+COST_OPTION = typer.Option(
+    "--cost",
+    help=f"Tile cost model: {' | '.join(COST_MODELS)}. A move costs the moved "
+    "tile's cost (heavy: t, inverse: 1/t, sqrt: sqrt t, reverse: N - t, N = tiles "
+    "+ 1); the path printed is then the cheapest (optimal solvers) or within the "
+    "bound, by cost.",
+)
+
+
 @app.command()
 def solve(
     boards_given: Annotated[
@@ -307,6 +329,7 @@ def solve(
         bool,
         typer.Option("--force", help="Run a solver even where it declines the size."),
     ] = False,
+    cost: Annotated[str, COST_OPTION] = UNIT,
     plugin: Annotated[list[str] | None, PLUGIN_OPTION] = None,
     exec_: Annotated[list[str] | None, EXEC_OPTION] = None,
 ) -> None:
@@ -316,6 +339,10 @@ def solve(
     from harness.heuristics import all_heuristics, build_tables, make_heuristic
 
     g, target = size_and_goal(size or "3x3", goal)  # bad options fail before stdin
+    try:
+        check_cost_model(cost)
+    except ValueError as err:
+        raise fail(f"--cost: {err}") from None
     programs = load_extensions(plugin, exec_)
     label = solver or (programs[0] if len(programs) == 1 else None)
     config = None
@@ -325,7 +352,7 @@ def solve(
         except (KeyError, ImportError) as err:
             raise fail(f"--solver: {err.args[0] if err.args else err}") from None
         if size is not None:
-            _check_refusal(config, g, target, force)
+            _check_refusal(config, g, target, force, cost)
 
     where, source = "stdin", sys.stdin.buffer
     if boards_given:  # each quoted argument a line; unquoted tokens one board
@@ -345,8 +372,8 @@ def solve(
                 g, target = size_and_goal(inferred.label, goal)
         count = _check_input(spool, g, size is None, where)
         if config is None:
-            config = parse_config(default_solver(g))
-        _check_refusal(config, g, target, force)
+            config = parse_config(default_solver(g, cost))
+        _check_refusal(config, g, target, force, cost)
         spec = config.spec
         say = setup_lines()  # a long set-up says what it builds (on a terminal)
         try:
@@ -357,7 +384,7 @@ def solve(
                     build_tables(info, target, g, say)
                 with setting_up(f"building the {config.heuristic} tables for "
                                 f"{g.label} (once: cached after)", say):  # fmt: skip
-                    h = make_heuristic(config.heuristic, target, g)
+                    h = make_heuristic(config.heuristic, target, g, cost)
             if spec.prepare is not None:
                 with setting_up(f"preparing {config.label} (compiling its kernels "
                                 "on a first run: cached after)", say):  # fmt: skip
@@ -371,10 +398,13 @@ def solve(
         for text, first in _parts(spool, g):
             boards = read_boards(text, g, first, done)
             if stats:
-                _solve_with_stats(boards, target, g, config, h, first=done)
+                _solve_with_stats(
+                    boards, target, g, config, h, first=done, cost_model=cost
+                )
             else:
                 solve_boards(
-                    boards, target, g, config, h, first=done, total=count, pace=pace
+                    boards, target, g, config, h, first=done, total=count, pace=pace,
+                    cost_model=cost,
                 )
             unsolvable.add(boards, done)
             done += len(boards)
@@ -470,7 +500,7 @@ class Pace:
 
 def solve_boards(
     boards: list[Board], target: Board, g: Grid, config, h, *, first: int = 0,
-    total: int | None = None, pace: Pace | None = None,
+    total: int | None = None, pace: Pace | None = None, cost_model: str = UNIT,
 ) -> None:
     """Solve every board, judge every answer, print one line per board (the answers
     before a wrong one, then a one-line error). Boards go in growing groups: the
@@ -479,7 +509,8 @@ def solve_boards(
     ``first``: boards of the input before these (errors number boards in the
     whole input); ``total``: the input's boards (the batch set-up is done once,
     before the first part, when there are enough of them); ``pace``: carried from
-    the part before."""
+    the part before. Under tile costs (``cost_model``) board by board: the batch
+    entry points search by moves."""
     pace = pace or Pace()
     # Answers go out through sys.stdout (block-buffered when piped, line-buffered
     # on a terminal): typer.echo per line costs more than a 3x3 solve.
@@ -487,7 +518,8 @@ def solve_boards(
     clock = time.perf_counter
     solvable = solvable_for(target, g)
     # a batch entry point takes no parameters: a config with some solves per board
-    many = None if config.params or not pace.batch else config.spec.solve_many
+    batch = pace.batch and not config.params and cost_model == UNIT
+    many = config.spec.solve_many if batch else None
     if first == 0 and (total or len(boards)) >= MIN_BATCH:  # set-up, once:
         from harness.core.batch import board_array
 
@@ -507,10 +539,13 @@ def solve_boards(
                 many = None  # (warned) board by board from here on
                 pace.batch = False
         if answers is None:
-            answers, error = _solve_each(part, first + done, target, g, config, h)
-        if len(answers) < MIN_BATCH:
+            answers, error = _solve_each(
+                part, first + done, target, g, config, h, cost_model
+            )
+        if len(answers) < MIN_BATCH or cost_model != UNIT:
             verdicts = [
-                judge(a, b, target, g, solvable=lambda b=b: solvable(b))
+                judge(a, b, target, g, solvable=lambda b=b: solvable(b),
+                      cost_model=cost_model)  # fmt: skip
                 for a, b in zip(answers, part)
             ]
         else:
@@ -535,12 +570,12 @@ def _write(write, answers: list) -> None:
         write("\n".join(["unsolvable" if a is None else a for a in answers]) + "\n")
 
 
-def _solve_each(part, done, target, g, config, h):
+def _solve_each(part, done, target, g, config, h, cost_model=UNIT):
     """(answers, error): ``solve`` per board, up to the first that raises (a solver
     bug must not become a traceback: the error names it)."""
     from harness.solver import Counters
 
-    solve_one = config.solve
+    solve_one = config.solve_for(cost_model)
     answers: list = []
     try:
         for board in part:
@@ -576,14 +611,16 @@ def _solve_many(part, target, g, config, h):
     return list(answers), arrays
 
 
-def _solve_with_stats(boards, target, g, config, h, *, first: int = 0) -> None:
+def _solve_with_stats(
+    boards, target, g, config, h, *, first: int = 0, cost_model: str = UNIT
+) -> None:
     """Board by board, each clocked, with its counters on stderr (``--stats``);
     ``first``: boards of the input before these."""
     from harness.solver import Counters
 
     spec = config.spec
     write = sys.stdout.write
-    solve_one = config.solve
+    solve_one = config.solve_for(cost_model)
     clock = time.perf_counter
     name = config.label
     solvable = solvable_for(target, g)
@@ -599,10 +636,13 @@ def _solve_with_stats(boards, target, g, config, h, *, first: int = 0) -> None:
                 code=1,
             ) from None
         seconds = clock() - started
-        _check(moves, board, target, g, number, name, solvable)
+        _check(moves, board, target, g, number, name, solvable, cost_model)
         write("unsolvable\n" if moves is None else moves + "\n")
         sys.stdout.flush()
         length = "unsolvable" if moves is None else f"{len(moves)} moves"
+        if moves is not None and cost_model != UNIT:
+            cost = format_cost(path_cost(board, moves, g, cost_model))
+            length += f", {cost_model} cost {cost}"
         counts = " ".join(f"{k}={v}" for k, v in counters.as_dict().items())
         if spec.external is not None:  # a program reports no counters
             counts = "counters: none (external program)"
@@ -612,19 +652,11 @@ def _solve_with_stats(boards, target, g, config, h, *, first: int = 0) -> None:
         )
 
 
-def _guarantee(spec) -> str:
-    """What ``harness solvers`` says a solver promises of its paths."""
-    if spec.optimal:
-        return "optimal"
-    if spec.bounded_by:
-        return (f"not optimal, bounded: every path at most {spec.bounded_by} x the "
-                "optimum")  # fmt: skip
-    return "not optimal, no bound on the path length"
-
-
-def _check_refusal(config, g: Grid, target: Board, force: bool) -> None:
+def _check_refusal(
+    config, g: Grid, target: Board, force: bool, cost_model: str = UNIT
+) -> None:
     spec = config.spec
-    reason = config.refuses(g, None, target)
+    reason = config.refuses(g, None, target, cost_model)
     if reason and not force:
         raise fail(
             f"{config.label} declines {g.label} boards toward the "
@@ -636,62 +668,12 @@ def _check_refusal(config, g: Grid, target: Board, force: bool) -> None:
 
 def _check(
     moves: str | None, board: Board, goal: Board, g: Grid, number: int, label: str,
-    solvable,
+    solvable, cost_model: str = UNIT,
 ) -> None:
     """Replay the answer: a wrong one is reported, never printed as a solution.
     ``solvable(board)`` is asked only when the answer needs it."""
-    verdict = judge(moves, board, goal, g, solvable=lambda: solvable(board))
+    verdict = judge(moves, board, goal, g, solvable=lambda: solvable(board),
+                    cost_model=cost_model)  # fmt: skip
     if not verdict.ok:
         sys.stdout.flush()  # the answers before it are out, in order
         raise fail(f"board {number}: {label}: {verdict.message}", 1)
-
-
-@app.command("solvers")
-def list_solvers(
-    plugin: Annotated[list[str] | None, PLUGIN_OPTION] = None,
-    exec_: Annotated[list[str] | None, EXEC_OPTION] = None,
-) -> None:
-    """List every solver and heuristic: description, optimality, accepted sizes."""
-    from harness.heuristics import all_heuristics
-    from harness.puzzle import grid
-    from harness.solver import all_solvers, entry_point_names, format_value
-
-    with setting_up("loading the solvers, heuristics and plugins", setup_lines()):
-        load_extensions(plugin, exec_)
-        specs = all_solvers()
-        all_heuristics()
-    typer.echo("Solvers (use NAME, NAME[HEURISTIC] or NAME[HEURISTIC,PARAM=VALUE] "
-               "with --solver / --solvers):")  # fmt: skip
-    for name, spec in specs.items():
-        typer.echo(f"  {name}: {spec.description or '(no description)'}")
-        typer.echo(f"      {_guarantee(spec)}; sizes: {spec.sizes}")
-        for p in spec.params:
-            typer.echo(f"      parameter {p.name} (default {format_value(p.default)})"
-                       f": {p.help}")  # fmt: skip
-        if spec.heuristics:
-            hs = ", ".join(
-                f"{h} (default)" if h == spec.default_heuristic else h
-                for h in spec.heuristics
-            )
-            typer.echo(f"      heuristics: {hs}")
-        elif spec.external is not None:
-            typer.echo(f"      program: {' '.join(spec.external.command)}; "
-                       f"goal {spec.external.goal}; no counters")  # fmt: skip
-        else:
-            typer.echo("      blind (no heuristic)")
-    sizes = [grid(r, c) for r in range(MIN_SIDE, MAX_SIDE + 1) for c in range(r, 6)]
-    typer.echo("Heuristics (all admissible lower bounds; none counts the blank):")
-    for name, info in all_heuristics().items():
-        accepted = [g.label for g in sizes if not info.refuses(g)]
-        where = "any size" if len(accepted) == len(sizes) else ", ".join(accepted)
-        typer.echo(f"  {name}: {info.description}")
-        typer.echo(f"      sizes: {where or 'none'}")
-    plugins = [n for n in entry_point_names() if n not in specs]
-    if plugins:
-        typer.echo("Plugins offered by installed packages (loaded when named):")
-        for name in plugins:
-            typer.echo(f"  {name}")
-    larger = ", ".join(
-        f"{g.label} {default_solver(g)}" for g in (grid(4), grid(3, 4), grid(5))
-    )
-    typer.echo(f"Default for `harness solve`: {DEFAULT_SMALL} up to 3x3; {larger}.")

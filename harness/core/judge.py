@@ -3,7 +3,10 @@ counters gate, ``harness solve`` and the dataset labeller.
 
 An answer is a move string or ``None`` (unsolvable). Every move string is replayed
 from the start board (:func:`harness.core.batch.replay`: ``apply_moves`` by lookup table,
-same errors); its length is compared with the known optimum. :func:`judge_many`
+same errors); its length is compared with the known optimum. Under tile costs
+(``cost_model`` other than unit, :mod:`harness.core.costs`) its cost is, with
+the optimal cost, within :data:`harness.core.costs.COST_TOLERANCE`: optimality
+and a bound are claims about cost, and the fewest moves prove nothing. :func:`judge_many`
 judges a batch at once (numpy, imported when called) with the same verdicts.
 Standard library, :mod:`harness.puzzle` and :mod:`harness.core` only (workers and
 the labeller import it).
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from harness.core.batch import replay, replay_many, solvable_many
+from harness.core.costs import UNIT, cost_at_most, costs_equal, format_cost, path_cost
 from harness.core.values import format_value
 from harness.puzzle import Board, Grid, IllegalMoveError, format_board
 
@@ -28,6 +32,7 @@ class Verdict:
     message: str = ""  # why, for anything but a clean answer; "" otherwise
     path_length: int | None = None
     is_optimal: bool | None = None  # None unless the path and the optimum are known
+    path_cost: float | None = None  # under tile costs: the path's cost
 
     @property
     def ok(self) -> bool:
@@ -59,6 +64,8 @@ def judge(
     solvable: bool | Callable[[], bool],
     optimum: int | None = None,
     bound: Fraction | float | None = None,
+    cost_model: str = UNIT,
+    optimal_cost: float | None = None,
 ) -> Verdict:
     """Replay ``moves`` from ``start``: it must reach ``goal`` (or be ``None`` for an
     unsolvable board); a solver that declares a ``bound`` (1: optimal; w: bounded,
@@ -66,7 +73,8 @@ def judge(
     path longer than ``bound * optimum``. A path shorter than ``optimum`` is
     solved, and the message says the optimum is wrong. ``solvable`` may be a
     function, then asked only when the answer needs it (a path that reaches the
-    goal proves it)."""
+    goal proves it). Under a ``cost_model`` other than unit the path's cost is
+    judged against ``optimal_cost`` instead (``optimum`` is then ignored)."""
     if moves is None:
         if solvable() if callable(solvable) else solvable:
             known = f" (optimum: {optimum} moves)" if optimum is not None else ""
@@ -90,6 +98,8 @@ def judge(
             f"path of {length} moves ends at {format_board(end)}, not at the goal",
             length,
         )
+    if cost_model != UNIT:
+        return _judge_cost(moves, start, g, cost_model, optimal_cost, bound)
     if optimum is None:
         return _clean(length, None)
     if bound is not None and length > optimum and length > bound * optimum:
@@ -114,6 +124,32 @@ def judge(
             None,  # the label is proved wrong: optimality unknown, not True
         )
     return _clean(length, length == optimum)
+
+
+def _judge_cost(
+    moves: str, start: Board, g: Grid, cost_model: str, optimal: float | None,
+    bound: Fraction | float | None,
+) -> Verdict:  # fmt: skip
+    """The verdict on a path that reaches the goal, by its cost (see :func:`judge`)."""
+    length = len(moves)
+    cost = path_cost(start, moves, g, cost_model)
+    if optimal is None:
+        return Verdict("solved", "", length, None, cost)
+    said = f"{cost_model} cost {format_cost(cost)}"
+    if bound is not None and not cost_at_most(cost, float(bound) * optimal):
+        if bound == 1:
+            claim = "the solver declares itself optimal"
+        else:
+            w = Fraction(str(bound)) if isinstance(bound, float) else Fraction(bound)
+            claim = (f"the solver's bound allows at most {format_value(w)} x "
+                     f"{format_cost(optimal)} = {format_cost(float(w) * optimal)}")
+        return Verdict("invalid", f"path of {said}, but the optimum is "
+                       f"{format_cost(optimal)} and {claim}", length, False, cost)
+    if not cost_at_most(optimal, cost):
+        return Verdict("solved", f"path of {said} is cheaper than the dataset's "
+                       f"optimum {format_cost(optimal)}: the label is wrong",
+                       length, None, cost)  # fmt: skip
+    return Verdict("solved", "", length, costs_equal(cost, optimal), cost)
 
 
 def judge_many(

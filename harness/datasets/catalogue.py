@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 
+from harness.core.costs import UNIT, check_cost_model
 from harness.core.names import did_you_mean
 from harness.datasets.generators import (
     IMPORTERS,
@@ -22,9 +23,16 @@ from harness.datasets.generators import (
     generate,
     parse_depths,
 )
+from harness.datasets.costs import cost_strata_dataset, split_cost, under_costs
 from harness.datasets.jsonl import make_dataset, parse_dataset
 from harness.datasets.labels import oracle_labeller
-from harness.datasets.model import SELECTIONS, Dataset, DatasetError, Instance
+from harness.datasets.model import (
+    COST_SEPARATOR,
+    SELECTIONS,
+    Dataset,
+    DatasetError,
+    Instance,
+)
 from harness.puzzle import (
     Board,
     goal_board,
@@ -144,6 +152,17 @@ def korf100_dataset(name: str) -> Dataset:
     )
 
 
+def _korf100_heavy(name: str) -> Dataset:
+    """Korf's 100 as tasks with heavy tiles: the same boards, goal and published
+    optimal lengths; no optimal cost is known, so none is claimed."""
+    ds = korf100_dataset(name)
+    return replace(ds, cost_model="heavy", description=(
+        "Korf's 100 15-puzzles (Korf 1985, goal blank top-left) with heavy tiles: "
+        "moving tile t costs t. optimal_length is the published unit optimum; no "
+        "optimal cost is known or claimed (no optimality or bound is checked)."
+    ))  # fmt: skip
+
+
 def _published_rows(data_file: str):
     """(number, board, optimal length, *the other columns) of each line of a
     packaged table of published instances (``harness/data/``; ``#`` comments)."""
@@ -219,6 +238,19 @@ RECIPES: dict[str, Callable[[str], Dataset]] = {
         seed=5, count=100,
     ),
     "15-korf100": korf100_dataset,
+    "15-korf100-heavy": lambda name: _korf100_heavy(name),
+    "8-cost-heavy": lambda name: cost_strata_dataset(
+        name, G3, goal_board("standard", G3), "heavy", bins=14, count=3, seed=36,
+        description="Heavy tiles (moving tile t costs t): three boards from each "
+        "of 14 equal bins of the exact optimal cost 0..139 (all of them where fewer "
+        "exist), optimal length and cost from the oracles.",
+    ),
+    "8-cost-inverse": lambda name: cost_strata_dataset(
+        name, G3, goal_board("standard", G3), "inverse", bins=14, count=3, seed=37,
+        description="Inverse tiles (moving tile t costs 1/t): three boards from "
+        "each of 14 equal bins of the exact optimal cost (all of them where fewer "
+        "exist), optimal length and cost from the oracles.",
+    ),
     "15-walks": _generated(
         "random_walk", 4, "standard",
         "4x4 boards 30 random blank moves (no immediate undo) from the goal: "
@@ -259,11 +291,19 @@ def regenerate(ds: Dataset, *, progress: Callable[[int, int], None] | None = Non
     """Rebuild a dataset from what its header records (generator, params, seed,
     goal); for a faithful file the result has the same checksum and bytes."""
     params = ds.params
+    if ds.generator == "cost_strata":
+        return cost_strata_dataset(
+            ds.name, ds.grid, ds.goal, params["model"], bins=params["bins"],
+            count=params["count"], seed=ds.seed, description=ds.description,
+        )  # fmt: skip
     if ds.generator in IMPORTERS:
         if ds.generator == "seeds":
             return seeds_dataset(ds.name, str(params.get("goal")))
         if ds.generator == "korf50":
             return korf50_dataset(ds.name)
+        if ds.cost_model != UNIT:  # Korf's 100 as tasks with tile costs
+            return replace(korf100_dataset(ds.name), cost_model=ds.cost_model,
+                           description=ds.description)  # fmt: skip
         return korf100_dataset(ds.name)
     if ds.generator not in all_generators() or ds.seed is None:
         raise DatasetError(f"{ds.name}: generator {ds.generator!r} cannot be rerun")
@@ -407,9 +447,14 @@ def _cached_build(name: str) -> Dataset:
     return ds
 
 
-def select_datasets(spec: str, *, check_optima: bool = True) -> list[Dataset]:
+def select_datasets(
+    spec: str, *, check_optima: bool = True, cost_model: str | None = None
+) -> list[Dataset]:
     """``default``, ``all``, or a comma list of names/paths -> loaded datasets; a
-    path to a plain board file is imported (:mod:`harness.datasets.board_files`)."""
+    path to a plain board file is imported (:mod:`harness.datasets.board_files`).
+    ``NAME@MODEL`` takes NAME under tile cost model MODEL; ``cost_model`` takes
+    every one under it (:mod:`harness.datasets.costs`)."""
+
     names: list[str] = []
     for token in (t.strip() for t in spec.split(",")):
         if not token:
@@ -427,12 +472,18 @@ def select_datasets(spec: str, *, check_optima: bool = True) -> list[Dataset]:
     from harness.datasets.board_files import is_board_file, on_the_fly
 
     out: list[Dataset] = []
-    for name in dict.fromkeys(names):
+    for token in dict.fromkeys(names):
+        name, model = split_cost(token)
         if is_board_file(name):  # a plain board file: imported on the fly
-            out.append(on_the_fly(name))
+            ds = on_the_fly(name)
         else:
-            out.append(load_dataset(name, check_optima=check_optima))
-    return out
+            ds = load_dataset(name, check_optima=check_optima)
+        model = model or cost_model or ds.cost_model
+        if cost_model is not None and model != cost_model:
+            raise DatasetError(f"{token}: --cost {cost_model} names another cost "
+                               "model")  # fmt: skip
+        out.append(under_costs(ds, model))
+    return list({ds.name: ds for ds in out}.values())
 
 
 
@@ -461,3 +512,23 @@ def load_dataset(name_or_path: str | Path, *, check_optima: bool = True) -> Data
         raise DatasetError(f"{path}: not UTF-8 text ({err.reason} at byte "
                            f"{err.start})") from None
     return parse_dataset(text, path, check_optima=check_optima)
+
+
+def cost_spec(spec: str, model: str) -> str:
+    """A ``--datasets`` selection with every dataset under ``model``: selections
+    (``default``, ``all``) spelt out as names, each ``NAME@MODEL``; unit: ``spec``
+    as it is. DatasetError for a token naming another model."""
+    check_cost_model(model)
+    if model == UNIT:
+        return spec
+    out = []
+    for token in (t.strip() for t in spec.split(",")):
+        if token in SELECTIONS:
+            chosen = SELECTIONS[token]
+            out += dataset_names() if chosen is None else chosen
+        elif token:
+            name, own = split_cost(token)
+            if own is not None and own != model:
+                raise DatasetError(f"{token} names {own} costs, not {model}")
+            out.append(name)
+    return ",".join(f"{name}{COST_SEPARATOR}{model}" for name in out)

@@ -172,16 +172,16 @@ def depth_strata_boards(
     out: list[tuple[Board, int | None]] = []
     for depth in chosen:
         ranks = np.flatnonzero(dist == depth).tolist()  # ascending: deterministic pool
-        picked = _sample(ranks, per_depth, stream)
+        picked = sample(ranks, per_depth, stream)
         out += [(unrank(r, g.squares), depth) for r in picked]
     if unsolvable:
         ranks = np.flatnonzero(dist < 0).tolist()
-        picked = _sample(ranks, unsolvable, stream)
+        picked = sample(ranks, unsolvable, stream)
         out += [(unrank(r, g.squares), None) for r in picked]
     return out
 
 
-def _sample(pool: list[int], k: int, stream: BitStream) -> list[int]:
+def sample(pool: list[int], k: int, stream: BitStream) -> list[int]:
     """k items of ``pool`` without replacement (partial Fisher-Yates), in draw order."""
     k = min(k, len(pool))
     for i in range(k):

@@ -7,10 +7,14 @@ A dataset file ``datasets/NAME.jsonl`` describes itself. Line 1 is a header::
      "params": {...}, "seed": ..., "description": ..., "command": ..., "count": N,
      "sha256": ...}
 
-and every further line is one instance::
+(plus ``"cost_model": "heavy"`` when its tasks have tile costs,
+:mod:`harness.core.costs`; absent: unit), and every further line is one instance::
 
     {"id": "d19-0001", "board": "2 3 4 1 5 x 7 6 8", "solvable": true,
      "optimal_length": 19, "optimal_source": "oracle", "extra": {...}}
+
+(plus ``"optimal_cost": 73.0``, the cheapest path's cost, when known under a
+cost model).
 
 ``sha256`` is the hash of the instance lines in their canonical form (the exact
 bytes :func:`dumps_dataset` writes), so a cosmetic re-formatting still loads but any
@@ -24,8 +28,10 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from harness.core.costs import COST_MODELS, costs_equal
 from harness.core.files import write_atomic
 from harness.core.jsontext import loads
 from harness.core.numbers import NumberError, take_int
@@ -37,6 +43,7 @@ from harness.datasets.model import (
     ID_PATTERN,
     INSTANCE_KEYS,
     NAME_PATTERN,
+    OPTIONAL_HEADER_KEYS,
     OPTIONAL_INSTANCE_KEYS,
     ORACLE_MAX_SQUARES,
     Dataset,
@@ -95,6 +102,8 @@ def _instance_record(inst: Instance) -> dict:
     }
     if inst.extra:
         record["extra"] = inst.extra
+    if inst.optimal_cost is not None:
+        record["optimal_cost"] = inst.optimal_cost
     return record
 
 
@@ -127,6 +136,8 @@ def _header_line(ds: Dataset, count: int, checksum: str) -> str:
         "count": count,
         "sha256": checksum,
     }
+    if ds.cost_model != "unit":  # unit files stay as they were
+        header["cost_model"] = ds.cost_model
     return json.dumps(header, ensure_ascii=False)
 
 
@@ -221,7 +232,7 @@ def parse_dataset(
     missing = [k for k in HEADER_KEYS if k not in header]
     if missing:
         raise fail(f"header lacks {', '.join(map(repr, missing))}", 1)
-    unknown = sorted(set(header) - set(HEADER_KEYS))
+    unknown = sorted(set(header) - set(HEADER_KEYS) - set(OPTIONAL_HEADER_KEYS))
     if unknown:
         raise fail(f"header has unknown key(s) {', '.join(map(repr, unknown))}", 1)
     name = header["name"]
@@ -253,6 +264,10 @@ def parse_dataset(
             take_int(seed, "seed")
         except NumberError as err:
             raise fail(f"header {err}; expected an integer or null", 1) from None
+    cost_model = header.get("cost_model", "unit")
+    if cost_model not in COST_MODELS:
+        raise fail(f"header 'cost_model' {cost_model!r} is not one of "
+                   f"{', '.join(COST_MODELS)}", 1)  # fmt: skip
 
     check = _optimum_checker(goal, g) if check_optima else None
     instances: list[Instance] = []
@@ -261,8 +276,9 @@ def parse_dataset(
         if not line.strip():
             continue
         record = _json_object(line, number, fail)
-        instances.append(_parse_instance(record, number, g, goal, check, first_line,
-                                         fail))
+        inst = _parse_instance(record, number, g, goal, check, first_line, fail)
+        instances.append(_check_cost(inst, record, number, cost_model, check_optima,
+                                     fail))  # fmt: skip
     if header["count"] != len(instances):
         raise fail(
             f"count mismatch: header says {header['count']!r} instances, the file "
@@ -279,7 +295,31 @@ def parse_dataset(
         params=header["params"], seed=seed, instances=tuple(instances),
         checksum=checksum, path=Path(path) if where != "<text>" else None,
         description=header["description"], command=header["command"],
+        cost_model=cost_model,
     )
+
+
+def _check_cost(
+    inst: Instance, record: dict, number: int, model: str, check: bool, fail
+) -> Instance:
+    """``inst`` with its ``optimal_cost`` from the record: a positive number on a
+    solvable board, the oracle's on 3x3 when ``check`` (within the cost tolerance)."""
+    if "optimal_cost" not in record:
+        return inst
+    cost = record["optimal_cost"]
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or cost < 0 \
+            or cost != cost or cost == float("inf"):  # fmt: skip
+        raise fail(f"optimal_cost {cost!r} is not a cost", number, inst.id)
+    if not inst.solvable:
+        raise fail(f"optimal_cost {cost} on an unsolvable board", number, inst.id)
+    if check and inst.grid.squares <= ORACLE_MAX_SQUARES:
+        from harness.core.cost_oracle import optimal_cost
+
+        exact = optimal_cost(inst.start, inst.goal, inst.grid, model)
+        if exact is None or not costs_equal(float(cost), exact):
+            raise fail(f"optimal_cost {cost} but the oracle's {model} optimum is "
+                       f"{exact}", number, inst.id)  # fmt: skip
+    return replace(inst, optimal_cost=float(cost))
 
 
 def _json_object(line: str, number: int, fail) -> dict:

@@ -31,8 +31,14 @@ HEADER_KEYS = (
     "format", "version", "name", "size", "goal", "goal_name", "generator", "params",
     "seed", "description", "command", "count", "sha256",
 )
+#: Header keys a file may leave out: ``cost_model`` (absent: unit costs).
+OPTIONAL_HEADER_KEYS = ("cost_model",)
 INSTANCE_KEYS = ("id", "board", "solvable", "optimal_length", "optimal_source")
-OPTIONAL_INSTANCE_KEYS = ("extra", "goal")
+#: ``optimal_cost``: the cheapest path's cost under the dataset's cost model
+#: (absent: unknown, or unit costs, where it is the optimal length).
+OPTIONAL_INSTANCE_KEYS = ("extra", "goal", "optimal_cost")
+#: ``NAME@MODEL`` names dataset NAME under tile cost model MODEL.
+COST_SEPARATOR = "@"
 
 
 class DatasetError(ValueError):
@@ -51,6 +57,9 @@ class Instance:
     optimal_length: int | None  # None when unknown or unsolvable
     optimal_source: str | None = None  # "oracle" | "published" | "solver:<config>"
     extra: dict = field(default_factory=dict, compare=False)  # e.g. published nodes
+    #: the cheapest path's cost under the dataset's cost model (unit: the optimal
+    #: length); None when unknown or unsolvable
+    optimal_cost: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +77,8 @@ class Dataset:
     path: Path | None = None
     description: str = ""
     command: str = ""  # the command that (re)generates this file
-
+    #: the tile cost model of its tasks (harness.core.costs), like its goal
+    cost_model: str = "unit"
 
 
 def check_name(name: str) -> None:

@@ -21,6 +21,7 @@ from harness.heuristics import walking_distance, pdb  # noqa: F401 (register)
 # isort: on
 from harness.heuristics.linear_conflict import LineConflicts, linear_conflict
 from harness.heuristics.registry import (
+    COSTS,
     EVALUATE,
     KERNEL_INTERFACES,
     NO_TABLES,
@@ -38,6 +39,7 @@ from harness.heuristics.registry import (
 from harness.heuristics.tiles import manhattan, misplaced
 
 __all__ = [
+    "COSTS",
     "EVALUATE",
     "KERNEL_INTERFACES",
     "NO_TABLES",

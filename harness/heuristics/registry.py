@@ -42,11 +42,16 @@ class Capability(StrEnum):
     KERNEL_IDA = "kernel:ida"
     KERNEL_ASTAR_CANTOR = "kernel:astar_cantor"
     KERNEL_BEST_FIRST = "kernel:best_first"
+    #: Made for a tile cost model too (``make(goal, grid, cost_model=...)``): a
+    #: lower bound on the cheapest path's cost (:mod:`harness.core.costs`), with
+    #: ``Heuristic.tile_cost`` in those costs when it has one.
+    COSTS = "tile costs"
 
 
 EVALUATE = Capability.EVALUATE
 NO_TABLES = Capability.NO_TABLES
 TILE_COST = Capability.TILE_COST
+COSTS = Capability.COSTS
 #: The compiled solvers' kernel interfaces (keys of ``kernels=``).
 KERNEL_INTERFACES = tuple(
     c.value.removeprefix("kernel:") for c in Capability if c.startswith("kernel:")
@@ -114,6 +119,9 @@ class Heuristic:
     tile_cost: tuple[tuple[int, ...], ...] | None = field(default=None, repr=False)
     #: Anything a compiled solver needs to evaluate the same bound (e.g. PDB arrays).
     data: object = field(default=None, repr=False, compare=False)
+    #: The tile cost model it bounds (``harness.core.costs``): "unit", the number
+    #: of moves, or another model, the cheapest path's cost (float shares).
+    cost_model: str = "unit"
 
     def __call__(self, board: Board) -> int:
         return self.estimate(board)
@@ -164,6 +172,7 @@ def register_heuristic(
     tile_cost: bool = False,
     tables: bool = False,
     kernels: dict[str, KernelBuilder] | None = None,
+    costs: bool = False,
 ) -> Callable[[Callable[[Board, Grid], Heuristic]], Callable[[Board, Grid], Heuristic]]:
     """Decorator: add a heuristic factory ``make(goal, grid) -> Heuristic``.
 
@@ -171,7 +180,9 @@ def register_heuristic(
     ``tile_cost`` (then the additive compiled kernels come with it); ``tables=True``
     when making it builds tables (pure-Python solvers then leave it out);
     ``kernels={interface: builder}`` for its own compiled kernels (interfaces:
-    :data:`KERNEL_INTERFACES`; another name is a ValueError here).
+    :data:`KERNEL_INTERFACES`; another name is a ValueError here);
+    ``costs=True`` when ``make`` also takes ``cost_model=`` (a tile cost model
+    other than unit) and then bounds the cheapest path's cost.
     """
     for interface in kernels or ():
         if interface not in KERNEL_INTERFACES:
@@ -188,6 +199,8 @@ def register_heuristic(
             provides.add(TILE_COST)
         if not tables:
             provides.add(NO_TABLES)
+        if costs:
+            provides.add(COSTS)
         info = HeuristicInfo(
             name, make, description, refuses or (lambda g: None), setup_estimate,
             prebuild, frozenset(provides), own,
@@ -242,9 +255,12 @@ def build_tables(
     return True
 
 
-def make_heuristic(name: str, goal: Board, g: Grid) -> Heuristic:
-    """Bind heuristic ``name`` to a goal; KeyError for an unknown name,
-    ValueError when it does not apply to the grid."""
+def make_heuristic(
+    name: str, goal: Board, g: Grid, cost_model: str = "unit"
+) -> Heuristic:
+    """Bind heuristic ``name`` to a goal (and a tile cost model); KeyError for an
+    unknown name, ValueError when it does not apply to the grid or has no form
+    for the cost model."""
     load_entry_points(ENTRY_POINT_GROUP)
     if name not in _REGISTRY:
         raise KeyError(
@@ -255,4 +271,9 @@ def make_heuristic(name: str, goal: Board, g: Grid) -> Heuristic:
     reason = info.refuses(g)
     if reason:
         raise ValueError(f"heuristic {name!r} does not apply to {g.label}: {reason}")
+    if cost_model != "unit":
+        if COSTS not in info.provides:
+            raise ValueError(f"heuristic {name!r} has no form for {cost_model} tile "
+                             "costs (it bounds moves, not their cost)")  # fmt: skip
+        return info.make(goal, g, cost_model=cost_model)
     return info.make(goal, g)

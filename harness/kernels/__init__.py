@@ -6,9 +6,10 @@ numba (about half a second) and ``harness --help`` must not pay for that.
 One module per family: :mod:`~harness.kernels.geometry` (the arrays kernels take),
 :mod:`~harness.kernels.ida` (IDA* per heuristic), :mod:`~harness.kernels.batch` (many
 boards per call), :mod:`~harness.kernels.cantor` (A* on Cantor ranks),
-:mod:`~harness.kernels.pdb_bfs` (building pattern databases); all use the decorator
-of :mod:`~harness.kernels.base`, which also says where compiled code is cached.
-Every public name is re-exported here (solvers look kernels up by name).
+:mod:`~harness.kernels.pdb_bfs` (building pattern databases),
+:mod:`~harness.kernels.costs` (best-first and IDA* searches with tile costs); all
+use the decorator of :mod:`~harness.kernels.base`, which also says where compiled
+code is cached. Every public name is re-exported here (solvers look kernels up by name).
 Compilation happens on a kernel's first call: solvers trigger it in ``prepare``,
 outside the timed region (see :func:`warm_up`).
 
@@ -30,6 +31,7 @@ from harness.kernels.batch import (
     ida_walking_distance_many,
 )
 from harness.kernels.cantor import astar_cantor, cantor_rank, cantor_unrank, swap_rank
+from harness.kernels.costs import best_first_costs, ida_costs
 from harness.kernels.geometry import (
     conflict_arrays,
     lowbit16,
@@ -57,10 +59,12 @@ __all__ = [
     "CACHE_ENABLED",
     "MAX_PATH",
     "astar_cantor",
+    "best_first_costs",
     "cantor_rank",
     "cantor_unrank",
     "conflict_arrays",
     "ida_additive",
+    "ida_costs",
     "ida_additive_many",
     "ida_linear_conflict",
     "ida_linear_conflict_many",

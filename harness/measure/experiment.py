@@ -14,7 +14,9 @@ List values are grid axes: every solver with every heuristic (that it takes) on
 every dataset. ``params = { w = [1, 1.5, 2] }`` makes solver parameters axes too:
 every value for each solver that takes the parameter (a solver without it runs
 with its own parameters, noted as not formed for the values it cannot take).
-``configs = ["ida_star_jit[pdb663]"]`` adds configs as they are.
+``configs = ["ida_star_jit[pdb663]"]`` adds configs as they are. ``cost = ["unit",
+"heavy"]`` is the tile cost axis (:mod:`harness.core.costs`): every dataset of
+the grid under each model (``8-strata@heavy``: another dataset of the run).
 Several ``[[grid]]`` tables make a union of grids: the top-level ``solvers`` /
 ``configs`` (with ``heuristics`` and ``datasets``) form one grid, each
 ``[[grid]]`` table another; a ``[[grid]]`` without ``datasets`` or ``heuristics``
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.core.costs import COST_MODELS
 from harness.core.names import did_you_mean
 from harness.core.options import OPTIONS
 from harness.measure.plan import MAX_CELLS, too_many_cells
@@ -55,7 +58,7 @@ FILE_KEYS: dict[str, str] = {
 }
 #: The run options an experiment file may set.
 FILE_OPTIONS = {o.name: o for o in OPTIONS if o.in_file}
-GRID_KEYS = ("solvers", "heuristics", "params", "configs", "datasets")
+GRID_KEYS = ("solvers", "heuristics", "params", "configs", "datasets", "cost")
 EXECUTORS = ("local", "inline", "dask")
 
 
@@ -208,7 +211,9 @@ def load(path: Path | str) -> Experiment:
     ):
         raise fail("grid", None, "grid must be written as [[grid]] tables")
     defaults = {k: top[k] for k in GRID_KEYS if k in top}
-    inherited = {k: top[k] for k in ("datasets", "heuristics", "params") if k in top}
+    inherited = {
+        k: top[k] for k in ("datasets", "heuristics", "params", "cost") if k in top
+    }
     tables = [(None, defaults)] if not grids or (
         "solvers" in top or "configs" in top
     ) else []
@@ -319,12 +324,19 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
     if "solvers" not in grid and "configs" not in grid:
         raise fail("", index, f"no solvers or configs{where}")
     dataset_names = []
-    for name in _names(grid["datasets"], "datasets", index, fail):
+    # no cost key: each dataset's own model (unit, or what its file declares)
+    models = _names(grid["cost"], "cost", index, fail) if "cost" in grid else [None]
+    for model in models if "cost" in grid else ():
+        if model not in COST_MODELS:
+            raise fail("cost", index, f"cost {model!r}: not one of "
+                       f"{', '.join(COST_MODELS)}{did_you_mean(model, COST_MODELS)}")
+    for model, name in ((m, n) for m in models
+                        for n in _names(grid["datasets"], "datasets", index, fail)):
         target = name
         if name.endswith(".jsonl") and (exp.path.parent / name).exists():
             target = str((exp.path.parent / name).resolve())
         try:
-            found = ds.select_datasets(target)
+            found = ds.select_datasets(target, cost_model=model)
         except (ValueError, OSError) as err:
             raise fail("datasets", index, f"dataset {name!r}: {err}") from None
         for d in found:
@@ -332,8 +344,11 @@ def _expand(exp: Experiment, grid: dict, index: int | None, fail) -> None:
             exp.sizes[d.name] = len(d.instances)
             if d.name not in exp.datasets:
                 exp.datasets.append(d.name)
-                # a file is loaded by its path (a relative one made absolute)
+                # a file is loaded by its path (a relative one made absolute),
+                # under its cost model (harness.datasets.costs)
                 spec = target if target.endswith(".jsonl") else d.name
+                if target.endswith(".jsonl") and d.cost_model != "unit":
+                    spec += f"@{d.cost_model}"
                 exp.dataset_specs.append(spec)
     found: list[SolverConfig] = []
     per_config = max(1, sum(exp.sizes[d] for d in dict.fromkeys(dataset_names)))

@@ -52,7 +52,7 @@ class MemoryPass:
         self._limit_memory(task.memory_limit_mb)
         self._arm(task.timeout)
         c0 = time.process_time()
-        moves = config.solve(
+        moves = config.solve_for(task.cost_model)(
             task.start, task.goal, g, counters=counters, heuristic=heuristic
         )
         solve_cpu = time.process_time() - c0
@@ -90,7 +90,7 @@ class MemoryPass:
         slow_limit = task.timeout * TRACEMALLOC_TIMEOUT_FACTOR
         self._arm(slow_limit)
         try:
-            again = config.solve(
+            again = config.solve_for(task.cost_model)(
                 task.start, task.goal, g, counters=check, heuristic=heuristic
             )
         except AlarmTimeout:

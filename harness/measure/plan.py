@@ -332,9 +332,8 @@ def plan_cells(plan: Plan) -> list[Cell]:
 
     def cell(config: SolverConfig, dataset: Dataset, inst: Instance, block=None):
         depth = plan.optimum(dataset, inst)
-        return Cell(
-            config, dataset, inst, _refusal(config, inst, depth, heuristics), block
-        )
+        reason = _refusal(config, inst, depth, heuristics, dataset.cost_model)
+        return Cell(config, dataset, inst, reason, block)
 
     def wanted(config: SolverConfig, dataset: Dataset) -> bool:
         return plan.pairs is None or (config.label, dataset.name) in plan.pairs
@@ -409,8 +408,9 @@ def _slow_setup(info, g, goal, setup_timeout: float, say) -> str | None:
 
 
 def _refusal(
-    config: SolverConfig, inst: Instance, depth: int | None, heuristics
-) -> str | None:
+    config: SolverConfig, inst: Instance, depth: int | None, heuristics,
+    cost_model: str = "unit",
+) -> str | None:  # fmt: skip
     if config.heuristic is not None:
         info = heuristics.get(config.heuristic)
         reason = info.refuses(inst.grid) if info is not None else None
@@ -424,6 +424,6 @@ def _refusal(
         if reason:
             return reason
     try:
-        return config.refuses(inst.grid, depth, inst.goal)
+        return config.refuses(inst.grid, depth, inst.goal, cost_model)
     except Exception as err:  # a plugin's refuses() itself is broken
         return f"(refuses() raised {type(err).__name__}: {err})"

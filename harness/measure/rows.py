@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from harness import results as res
+from harness.core.costs import path_cost
 from harness.core.jsontext import loads
 from harness.core.judge import judge as check_answer
 from harness.datasets import Instance
@@ -28,11 +29,13 @@ COUNTER_COLUMNS = ("expanded", "generated", "max_frontier", "iterations")
 
 
 def pass_status(
-    attempt: Attempt, inst: Instance, optimum: int | None, bound: Fraction | None
-) -> tuple[str, str, int | None, bool | None]:
+    attempt: Attempt, inst: Instance, optimum: int | None, bound: Fraction | None,
+    cost_model: str = "unit",
+) -> tuple[str, str, int | None, bool | None]:  # fmt: skip
     """``(status, message, path_length, is_optimal)`` of one returned or failed pass;
     every move string is replayed from the start board, and its length checked
-    against the config's claimed ``bound`` times the optimum."""
+    against the config's claimed ``bound`` times the optimum (under tile costs
+    its cost, against the instance's optimal cost)."""
     if attempt.outcome != "returned":
         return attempt.outcome, attempt.message, None, None
     kind = attempt.moves_type
@@ -53,7 +56,8 @@ def pass_status(
         )  # noqa: E501
     v = check_answer(
         attempt.moves, inst.start, inst.goal, inst.grid, solvable=inst.solvable,
-        optimum=optimum, bound=bound,
+        optimum=optimum, bound=bound, cost_model=cost_model,
+        optimal_cost=inst.optimal_cost,
     )
     return v.status, v.message, v.path_length, v.is_optimal
 
@@ -169,7 +173,7 @@ def build_rows(
                 f"{warm_failure.message}",
             )
         status, message, length, is_optimal = pass_status(
-            a, inst, optimum, config.bound
+            a, inst, optimum, config.bound, cell.dataset.cost_model
         )
         counters = a.counters or {}
         if a.outcome == "returned" and "_error" in counters:
@@ -224,7 +228,7 @@ def build_rows(
                 loops=a.loops if timed else None,
                 first_seconds=first.first_seconds if timed and first else None,
                 first_cpu_seconds=first.first_cpu_seconds if timed and first else None,
-                suboptimality=_suboptimality(status, length, optimum),
+                suboptimality=_suboptimality(status, length, optimum, cell, a.moves),
             )
         )
     return rows
@@ -315,10 +319,24 @@ def _repeats_taken(
     return taken, stopping.MAXIMUM if result.task.adaptive > 0 else stopping.FIXED
 
 
-def _suboptimality(status: str, length: int | None, optimum: int | None):
+def _suboptimality(
+    status: str, length: int | None, optimum: int | None, cell: Cell, moves: Any
+):  # fmt: skip
     """path length / optimum for a solved row whose optimum is known (a shorter
-    path than a wrong label included: below 1, and the label is contradicted)."""
-    if status != "solved" or length is None or optimum is None:
+    path than a wrong label included: below 1, and the label is contradicted);
+    under tile costs path cost / optimal cost."""
+    if status != "solved" or length is None:
+        return None
+    model, inst = cell.dataset.cost_model, cell.instance
+    if model != "unit":
+        best = inst.optimal_cost
+        if best is None or not isinstance(moves, str):
+            return None
+        cost = path_cost(inst.start, moves, inst.grid, model)
+        if best == 0:  # the start is the goal
+            return 1.0 if cost == 0 else None
+        return cost / best
+    if optimum is None:
         return None
     if optimum == 0:  # the start is the goal
         return 1.0 if length == 0 else None

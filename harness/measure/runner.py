@@ -273,6 +273,7 @@ def execute(
                 block=cell.block,
                 # the options a worker needs, under their one names
                 **{o.name: getattr(plan, o.name) for o in IN_TASK},
+                cost_model=cell.dataset.cost_model,
             )
             by_task[task.id] = cell
             tasks.append(task)

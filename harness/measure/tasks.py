@@ -104,11 +104,15 @@ class Task:
     #: a timed sample lasts at least this many CPU seconds: fast solves are timed
     #: as a loop of back-to-back solves (harness.measure.sampling); 0: one solve
     min_sample_seconds: float = MIN_SAMPLE_SECONDS
+    #: the tile cost model of the task (harness.core.costs): the heuristic is made
+    #: for it and the solver is called with it (unit: called as it is)
+    cost_model: str = "unit"
 
     @property
     def setup_key(self) -> tuple:
         """Tasks with equal keys share one prepared set-up in a worker."""
-        return (self.plugins, self.config, self.rows, self.cols, self.goal)
+        return (self.plugins, self.config, self.rows, self.cols, self.goal,
+                self.cost_model)  # fmt: skip
 
     def pass_budget(
         self, p: Pass, loops: int | None = None, warm: bool = True

@@ -160,8 +160,9 @@ class Worker(MemoryPass):
         config = task.config.resolve()
         t1 = time.perf_counter()
         heuristic = (
-            make_heuristic(config.heuristic, task.goal, g) if config.heuristic else None
-        )
+            make_heuristic(config.heuristic, task.goal, g, task.cost_model)
+            if config.heuristic else None
+        )  # fmt: skip
         t2 = time.perf_counter()
         said = None
         if config.spec.prepare is not None:
@@ -381,7 +382,8 @@ class Worker(MemoryPass):
         self, task: Task, config, heuristic, g: Grid, loops: int
     ) -> Sample:
         """``loops`` back-to-back solves of the task's board, timed as one sample."""
-        return self._loop(config.solve, task.start, task.goal, g, heuristic, loops)
+        solve = config.solve_for(task.cost_model)  # unit: config.solve itself
+        return self._loop(solve, task.start, task.goal, g, heuristic, loops)
 
     # ---- passes
 

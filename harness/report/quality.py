@@ -6,7 +6,9 @@ Every config is placed by two numbers per dataset, over the instances that every
 config placed there answered (the common set, as the fair tables use):
 ``cpu_seconds`` = the total of their per-instance median CPU times, and
 ``suboptimality`` = the mean of path length / optimum (over the best path found
-where no optimum is known, said so in the caption). A config is on the Pareto
+where no optimum is known, said so in the caption; under tile costs path cost /
+the cheapest cost: a dataset ``NAME@MODEL`` is its own panel, so each cost model
+gets its own quality-vs-time plot). A config is on the Pareto
 front when no other is at least as fast and at least as short, and better in one.
 """
 
@@ -273,10 +275,10 @@ def quality_findings(inst: pd.DataFrame) -> list[str]:
     how much faster it is than the fastest optimal config on the instances both
     solved."""
     if not has_quality_spread(inst):
-        return []
+        return cost_ranking_findings(quality_points(inst))
     frame = quality_points(inst)
     solved = solved_quality(inst)
-    out = []
+    out = cost_ranking_findings(frame)
     for dataset, part in frame.groupby("dataset", sort=True):
         optimal = part[part["bound"] == 1]
         here = solved[solved["dataset"] == dataset]
@@ -294,6 +296,38 @@ def quality_findings(inst: pd.DataFrame) -> list[str]:
             )
             speed = _versus_optimal(solved, dataset, r.config, optimal["config"])
             out.append(text + (f", {speed}" if speed else "") + ".")
+    return out
+
+
+def cost_ranking_findings(frame: pd.DataFrame) -> list[str]:
+    """A sentence per dataset run both with unit costs (``NAME``) and under a tile
+    cost model (``NAME@MODEL``) where the configs both ran rank differently by CPU
+    time (each on its dataset's common instances): tile costs change which search
+    is fastest, and by how much."""
+    out = []
+    names = set(frame["dataset"])
+    for dataset in sorted(names):
+        base, sep, model = dataset.rpartition("@")
+        if not sep or base not in names:
+            continue
+        unit = frame[frame["dataset"] == base].set_index("config")["cpu_seconds"]
+        costed = frame[frame["dataset"] == dataset].set_index("config")["cpu_seconds"]
+        both = sorted(set(unit.index) & set(costed.index))
+        if len(both) < 2:
+            continue
+        before = sorted(both, key=lambda c: (unit[c], c))
+        after = sorted(both, key=lambda c: (costed[c], c))
+        if before == after:
+            continue
+        moved = [
+            f"{c} {before.index(c) + 1} -> {after.index(c) + 1}"
+            for c in both if before.index(c) != after.index(c)
+        ]  # fmt: skip
+        out.append(
+            f"Tile costs change the ranking by CPU time on {base}: fastest under "
+            f"unit costs {before[0]}, under {model} costs ({dataset}) {after[0]}; "
+            f"places: {', '.join(moved)}."
+        )
     return out
 
 

@@ -5,7 +5,9 @@ knows the optimum (schema 6 on). Where it does not, or where a run proved the
 label wrong (a shorter valid path), the best length found by any config of the
 run stands in: :func:`mark_quality` fills ``suboptimality`` against it and says
 so in ``quality_basis`` (``optimum`` or ``best found``). Runs written before
-schema 6 get the same derived values from their path lengths.
+schema 6 get the same derived values from their path lengths. Rows under a tile
+cost model other than unit (schema 7, ``cost_model``) are judged by cost:
+path_cost over optimal_cost, else over the cheapest path any config found.
 """
 
 from __future__ import annotations
@@ -44,11 +46,20 @@ def mark_quality(frame):
         if "label_contradicted" in frame
         else np.zeros(len(frame), dtype=bool)
     )
-    exact = label.notna().to_numpy() & ~contradicted
-    reference = np.where(exact, label, best)
+    measure, label_m, best_m = length, label, best
+    if "cost_model" in frame:  # tile costs: cost, not length (harness.core.costs)
+        costed = (frame["cost_model"].astype(str) != "unit").to_numpy(dtype=bool)
+        cost = pd.to_numeric(frame["path_cost"], errors="coerce").astype(float)
+        best_cost = cost.where(solved).groupby(keys).transform("min")
+        optimal = pd.to_numeric(frame["optimal_cost"], errors="coerce").astype(float)
+        measure = pd.Series(np.where(costed, cost, length), index=frame.index)
+        label_m = pd.Series(np.where(costed, optimal, label), index=frame.index)
+        best_m = np.where(costed, best_cost, best)
+    exact = label_m.notna().to_numpy() & ~contradicted
+    reference = np.where(exact, label_m, best_m)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(
-            reference == 0, np.where(length == 0, 1.0, np.nan), length / reference
+            reference == 0, np.where(measure == 0, 1.0, np.nan), measure / reference
         )
     has = solved & np.isfinite(ratio)
     frame["suboptimality"] = pd.array(np.where(has, ratio, np.nan), dtype="float64")

@@ -170,10 +170,16 @@ def _from_v7(data: dict[str, Any]) -> None:
         options.setdefault("instructions", False)
 
 
+def _from_v8(data: dict[str, Any]) -> None:
+    """9 added tile costs to the rows (cost_model, path_cost, optimal_cost; a run
+    before it was a unit-cost run, its rows read as unit): nothing in meta.json,
+    where a run under tile costs is told by its datasets' names (NAME@MODEL)."""
+
+
 #: version -> the step that brings a meta.json of that version to the next one.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], None]] = {
     1: _from_v1, 2: _from_v2, 3: _from_v3, 4: _from_v4, 5: _from_v5, 6: _from_v6,
-    7: _from_v7,
+    7: _from_v7, 8: _from_v8,
 }  # fmt: skip
 
 

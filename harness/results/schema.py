@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 8  # bump on any change of columns or their meaning
+SCHEMA_VERSION = 9  # bump on any change of columns or their meaning
 # History:
 #   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
@@ -54,13 +54,21 @@ SCHEMA_VERSION = 8  # bump on any change of columns or their meaning
 #       (``harness run --instructions``), empty when not counted. meta.json:
 #       options.instructions. Version 1-7 runs are read with the column empty
 #       and options.instructions false.
+#   9 - every row: ``cost_model`` (the task's tile cost model, harness.core.costs:
+#       unit | heavy | inverse | sqrt | reverse), ``path_cost`` (the path's cost:
+#       the moved tiles' costs summed; unit: its length) and ``optimal_cost`` (the
+#       cheapest path's cost where known). Under a non-unit model ``is_optimal``,
+#       ``suboptimality`` and the bound are judged by cost (within
+#       harness.core.costs.COST_TOLERANCE), not length. Registered columns
+#       (harness/results/columns/costs.py). Version 1-8 runs are read as unit
+#       with both costs empty.
 #: The first column each version added (its columns run to the next version's
 #: first): where harness.results.columns reads a core column's version. A
 #: registered column declares its own (``Column.since``).
 FIRST_OF_VERSION = {2: "raw_seconds", 3: "peak_rss_delta_bytes", 4: "repeats_taken",
                     5: "loops", 6: "bound"}  # fmt: skip
 #: Versions this harness reads (older ones are migrated on reading).
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9)
 SUPPORTED_SCHEMAS = READABLE_VERSIONS
 
 ROWS_FILE = "rows.csv"

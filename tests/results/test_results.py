@@ -95,6 +95,9 @@ def test_columns_follow_the_contract_in_order():
         "bound",
         "suboptimality",
         "instructions",  # (registered: harness/results/columns/instructions.py)
+        "cost_model",
+        "path_cost",
+        "optimal_cost",
     )
     assert res.schema_columns(1) == res.column_names()[:27]
     assert res.schema_columns(2) == res.column_names()[:29]
@@ -104,6 +107,7 @@ def test_columns_follow_the_contract_in_order():
     assert res.schema_columns(6) == res.column_names()[:41]
     assert res.schema_columns(7) == res.column_names()[:41]  # meta.json only
     assert res.schema_columns(8) == res.column_names()[:42]
+    assert res.schema_columns(9) == res.column_names()  # tile costs: 3 more
 
 
 def test_a_schema_7_run_reads_with_instructions_empty(tmp_path):
@@ -289,6 +293,8 @@ def test_committed_v1_run_still_loads():
     assert set(res.column_names()) <= set(frame.columns)
     assert frame["peak_rss_delta_bytes"].isna().all()
     assert frame["ref_cpu_seconds"].isna().all()
+    assert (frame["cost_model"] == "unit").all()  # schema 9: old rows are unit
+    assert frame["path_cost"].isna().all() and frame["optimal_cost"].isna().all()
     gaps = " ".join(res.schema_gaps(meta))
     assert "peak_rss_delta_bytes" in gaps and "reference" in gaps
     assert res.schema_gaps({"schema_version": res.SCHEMA_VERSION}) == []

@@ -57,6 +57,15 @@ def test_a_version_5_meta_gains_only_the_claims():
     assert res.load_meta(data).stored_version == 5
 
 
+def test_a_version_8_meta_gains_nothing_with_tile_costs():
+    """9 added the rows' cost columns; meta.json stays as it was."""
+    data = {"schema_version": 8, "run_id": "r", "started_utc": "t",
+            "options": {"repeats": 3, "gc": False, "instructions": False}}  # fmt: skip
+    migrated = res.migrate(data)
+    assert migrated["options"] == data["options"]
+    assert migrated["schema_version"] == res.SCHEMA_VERSION == 9
+
+
 def test_a_current_meta_loads_unchanged():
     meta = res.RunMeta("r1", "2026-01-01T00:00:00Z", options={"repeats": 3})
     data = meta.to_json()
