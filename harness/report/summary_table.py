@@ -257,12 +257,16 @@ def skip_rows(run: Run) -> list[dict[str, str]]:
         datasets = ", ".join(dict.fromkeys(d for d, _, _ in entries))
         boards = str(sum(n for _, n, _ in entries))
         _, _, reason = max(entries, key=lambda e: e[1])
+        # Reasons naming each board's depth differ per board: one is shown, the
+        # others counted, so a reader knows there is more than the one shown.
+        more = len({r for _, _, r in entries}) - 1
+        said = f"{reason} (+{more} similar reason{'s' * (more > 1)})" if more else reason
         # The reason names the heuristic or solver; strip it to group alike ones.
         alike = reason.replace(config.split("[")[-1].rstrip("]"), "*")
         alike = re.sub(r"\d+x\d+ boards", "* boards", alike)
         key = (datasets, boards, alike)
         groups.setdefault(key, []).append(config)
-        first_reason.setdefault(key, reason)
+        first_reason.setdefault(key, said)
     return [
         {"config": ", ".join(configs), "datasets": datasets, "boards": boards,
          "reason": first_reason[(datasets, boards, alike)]}

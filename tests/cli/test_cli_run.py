@@ -121,14 +121,20 @@ def test_summary_then_run_directory_as_last_line(tmp_path, dataset_file):
     run_dir = Path(lines[-1])
     assert run_dir.parent == tmp_path and (run_dir / "rows.csv").is_file()
     header = next(line for line in lines if line.startswith("config"))
-    assert header.split()[:4] == ["config", "solved", "optimal", "median"]
-    # the 9 boards hold one unsolvable: a block of its own, as in the report
-    assert any(line.startswith("cli23 (unsolvable): 1 instance") for line in lines)
+    assert header.split()[:5] == ["config", "place", "solved", "optimal", "median"]
+    # the 9 boards hold one unsolvable: a block of its own, as in the report, whose
+    # header names the config that answered none
+    assert "cli23 (unsolvable): 1 board; 1 config answered none: raises" in lines
     bfs = [line.split() for line in lines if line.startswith("good_bfs ")]
-    assert [row[1] for row in bfs] == ["8/8", "1/1"] and bfs[0][2] == "100%"
+    assert [row[1:3] for row in bfs] == [["1", "8/8"], ["1", "1/1"]]
+    assert bfs[0][3] == "100%"
     raises = [line for line in lines if line.startswith("raises ")]
-    assert [r.split()[1] for r in raises] == ["0/8", "0/1"]
+    assert [r.split()[1:4] for r in raises] == [
+        ["answered", "none", "0/8"], ["answered", "none", "0/1"]
+    ]  # fmt: skip
     assert raises[0].endswith("8 error") and raises[1].endswith("1 error")
+    # the verdict closes the summary, one line per block
+    assert "- cli23 (solvable): good_bfs wins," in proc.stdout
     # plain progress (CI): failures as lines, then status lines on stderr
     assert "error: raises on cli23 t000: ValueError: deliberate failure" in proc.stderr
     assert "[18/18] 100%" in proc.stderr
@@ -312,9 +318,9 @@ def test_refusals_print_one_line_per_config_and_dataset(tmp_path: Path) -> None:
     lines = [line for line in out.stdout.splitlines() if "too deep" in line]
     # 8-seeds: depths 3, 18 and 19; the two deep ones are declined for two reasons
     assert lines == [
-        "  shallow on 8-seeds (2 instances): depth 18 is too deep (+1 similar reason)"
+        "  shallow on 8-seeds (2 boards): depth 18 is too deep (+1 similar reason)"
     ] or lines == [
-        "  shallow on 8-seeds (2 instances): depth 19 is too deep (+1 similar reason)"
+        "  shallow on 8-seeds (2 boards): depth 19 is too deep (+1 similar reason)"
     ], out.stdout
 
 
