@@ -90,7 +90,7 @@ def test_config_errors_are_one_line(tmp_path) -> None:
         f"error: {exp}: line 3: unknown key 'repaets' (did you mean 'repeats'?) "
         "(known: solvers, heuristics, params, "
         "configs, datasets, cost, plugins, repeats, timeout, memory_limit_mb, "
-        "memory_pass, gc, setup_timeout, warmup, min_sample_seconds, jobs, name, "
+        "memory_pass, instructions, gc, setup_timeout, warmup, min_sample_seconds, jobs, name, "
         "description, executor, scheduler, tls_ca, tls_cert, tls_key, [[grid]])"
     )
     both = invoke("--config", exp, "--solvers", "bfs")

@@ -28,6 +28,7 @@ SAMPLES = {
     "timeout": 30.0,
     "memory_limit_mb": 2048,
     "memory_pass": False,
+    "instructions": True,
     "gc": True,
     "setup_timeout": 120.0,
     "warmup": 2,
