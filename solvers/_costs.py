@@ -19,7 +19,7 @@ from harness.heuristics import Heuristic, make_heuristic
 from harness.puzzle import Board, Grid, Moves, is_solvable
 from harness.solver import Counters, tile_costs
 
-#: Boards pack 4 bits a cell into an int64 in the best-first kernel.
+#: Boards pack 4 bits a square into an int64 in the best-first kernel.
 MAX_SQUARES = 16
 #: Longest path the best-first kernel returns (greedy paths on 4x4 run to
 #: hundreds of moves).

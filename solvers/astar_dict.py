@@ -203,11 +203,11 @@ def _solve_costs(
             expanded += 1
             blank = board.index(0)
             for _, target in neighbours[blank]:
-                cells = list(board)
-                tile = cells[target]
-                cells[blank] = tile
-                cells[target] = 0
-                child = tuple(cells)
+                squares = list(board)
+                tile = squares[target]
+                squares[blank] = tile
+                squares[target] = 0
+                child = tuple(squares)
                 generated += 1
                 g_child = g + move_cost[tile]
                 known = best_g.get(child)
