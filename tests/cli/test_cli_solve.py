@@ -313,9 +313,9 @@ def test_input_is_read_and_solved_in_parts_numbered_as_a_whole(monkeypatch) -> N
     memory flat); answers, errors and the unsolvable note count the whole input."""
     import random
 
-    import harness.cli.solve as cli_solve
+    import harness.cli.board_input as cli_input
 
-    monkeypatch.setattr(cli_solve, "CHUNK_LINES", 4)
+    monkeypatch.setattr(cli_input, "CHUNK_LINES", 4)
     rng = random.Random(7)
     boards = []
     for _ in range(150):
@@ -334,5 +334,5 @@ def test_input_is_read_and_solved_in_parts_numbered_as_a_whole(monkeypatch) -> N
     assert solve(rows + "\n", "--solver", "table").stdout.splitlines() == lines[:5]
     bad = "\n".join([*boards[:9], "1 2 3 4 5 6 7 8 8", *boards[9:]]) + "\n"
     assert_one_line_error(solve(bad), "line 10: board 10: no blank")  # before solving
-    monkeypatch.setattr(cli_solve, "MAX_LINE_BYTES", 40)
+    monkeypatch.setattr(cli_input, "MAX_LINE_BYTES", 40)
     assert_one_line_error(solve(text + "1 " * 30 + "\n"), "line 151 is longer than 40")

@@ -24,7 +24,7 @@ G3 = grid(3)
 
 def slow_read(text, g):
     """The precise reader harness solve falls back on."""
-    from harness.cli.solve import _tokens
+    from harness.cli.board_input import split_tokens as _tokens
 
     tokens = _tokens(text, g)
     return list(boards_from_tokens([t for t, _ in tokens], g))
