@@ -13,12 +13,12 @@ import pytest
 
 import harness
 from harness.core.options import BY_NAME, IN_TASK, INHERITED, OPTIONS
-from harness.measure import resume
+from harness.measure import resume, runner
 from harness.measure.executors.inline import InlineExecutor
 from in_process import harness as cli
 
 TINY = str(Path(__file__).resolve().parents[1] / "plugins" / "tiny.py")
-SOLVER, DATASET = "astar_dict[manhattan]", "8-mini"
+SOLVER, DATASET = "astar_dict[manhattan]", "8-seeds"  # 3 boards: 3 cells
 
 #: A value other than the default for every option: a new option without one
 #: here fails test_every_option_has_a_sample_that_its_check_takes.
@@ -72,8 +72,14 @@ def test_every_option_has_a_sample_that_its_check_takes():
                                 ("reference", "pin", "interleave", "pairs"))  # fmt: skip
 
 
-def test_each_option_round_trips_cli_meta_resume_task(tmp_path):
+def test_each_option_round_trips_cli_meta_resume_task(tmp_path, monkeypatch):
     """CLI -> meta.json -> resume -> the worker's task, option by option."""
+    # The counting phase under callgrind (tests/measure/test_instructions.py)
+    # would take most of this test's time: here it records that the plan asked
+    # for it, on the first run and on the resume, and counts nothing.
+    asked = []
+    monkeypatch.setattr(runner, "count_for_run",
+                        lambda plan, *_: asked.append(plan.instructions) or {})  # fmt: skip
     out = tmp_path / "runs"
     made = cli("run", "--solvers", SOLVER, "--datasets", DATASET, "--no-report",
                "--out", str(out), *_cli_arguments(), env={"CI": "1"})  # fmt: skip
@@ -98,6 +104,7 @@ def test_each_option_round_trips_cli_meta_resume_task(tmp_path):
 
     harness.run(resume=run_dir.name, out=out, executor_factory=lambda *_: Recording())
     assert tasks
+    assert asked == [SAMPLES["instructions"]] * 2
     for option in IN_TASK:
         if option.flag:
             assert getattr(tasks[0], option.name) == SAMPLES[option.name], option.name

@@ -19,7 +19,7 @@ TOY = str(Path(__file__).resolve().parents[1] / "plugins" / "toy_column.py")
 def _run(tmp_path: Path, *extra: str) -> Path:
     out = tmp_path / "runs"
     proc = harness(
-        "run", "--solvers", "astar_dict[manhattan]", "--datasets", "8-mini",
+        "run", "--solvers", "astar_dict[manhattan]", "--datasets", "8-seeds",
         "--repeats", "1", "--no-memory", "--jobs", "0", "--no-report",
         "--out", str(out), *extra, env={"CI": "1", "COLUMNS": "200"},
     )  # fmt: skip
