@@ -93,7 +93,7 @@ def grid(rows: int, cols: int | None = None) -> Grid:
 
 def parse_size(text: str) -> Grid:
     """``"3x3"``, ``"4x4"``, ``"2x3"`` or ``"4"`` -> Grid; BoardError otherwise."""
-    m = re.fullmatch(r"\s*(\d+)\s*(?:[xX×]\s*(\d+))?\s*", text)
+    m = re.fullmatch(r"\s*([0-9]+)\s*(?:[xX×]\s*([0-9]+))?\s*", text)  # ASCII, not \d
     if not m:
         raise BoardError(f"board size {text!r}: expected ROWSxCOLS, e.g. 3x3")
     rows = int(m.group(1))

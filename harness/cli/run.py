@@ -16,11 +16,12 @@ import typer
 from harness.cli import progress as progress_bar
 from harness.cli.common import app, fail
 from harness.cli.progress import to_stderr
+from harness.cli.run_options import given_options, with_run_options
 from harness.core import defaults
-from harness.core.options import BY_NAME as OPTION
 
 
 @app.command("run")
+@with_run_options
 def run_command(
     ctx: typer.Context,
     solvers: Annotated[
@@ -43,9 +44,6 @@ def run_command(
             show_default=False,
         ),
     ] = None,
-    plugin: Annotated[
-        list[str] | None, typer.Option("--plugin", help=OPTION["plugins"].help)
-    ] = None,
     exec_: Annotated[
         list[str] | None,
         typer.Option(
@@ -54,28 +52,6 @@ def run_command(
             help="Register an external solver program that reads a board in the "
             "judge format and prints the moves or 'unsolvable' (repeatable). "
             "NAME:optimal,batch,sizes=3x3+4x4,goal=G,timeout=S=COMMAND sets options.",
-        ),
-    ] = None,
-    repeats: Annotated[
-        int, typer.Option(min=1, help=OPTION["repeats"].help)
-    ] = OPTION["repeats"].default,
-    timeout: Annotated[
-        float | None,
-        typer.Option(help=OPTION["timeout"].help, show_default=OPTION["timeout"].none),
-    ] = None,
-    memory_limit: Annotated[
-        int, typer.Option("--memory-limit", help=OPTION["memory_limit_mb"].help)
-    ] = OPTION["memory_limit_mb"].default,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            help="Worker processes, worker i pinned to core i. Each core drifts on "
-            "its own, but every timed repeat is followed by a reference solve on the "
-            "same core and harness compare divides by it, so comparisons hold with "
-            "one worker per core (A/A rates in docs/benchmarks.md); 0 runs in this "
-            "process without isolation (debugging).",
-            show_default="CPU cores",
         ),
     ] = None,
     executor: Annotated[
@@ -121,39 +97,6 @@ def run_command(
         str | None,
         typer.Option(metavar="RUN_ID", help="Complete an interrupted run (in --out)."),
     ] = None,
-    warmup: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            help=OPTION["warmup"].help,
-            show_default=str(OPTION["warmup"].default),
-        ),
-    ] = None,
-    order_seed: Annotated[
-        int | None, typer.Option(help=OPTION["order_seed"].help)
-    ] = None,
-    adaptive: Annotated[
-        bool, typer.Option("--adaptive/--no-adaptive", help=OPTION["adaptive"].help)
-    ] = True,
-    min_sample_time: Annotated[
-        float | None,
-        typer.Option(
-            "--min-sample-time",
-            metavar="SECONDS",
-            help=OPTION["min_sample_seconds"].help,
-            show_default=f"{OPTION['min_sample_seconds'].default:g}",
-        ),
-    ] = None,
-    no_memory: Annotated[
-        bool, typer.Option("--no-memory", help=OPTION["memory_pass"].help)
-    ] = False,
-    instructions: Annotated[
-        bool, typer.Option("--instructions", help=OPTION["instructions"].help)
-    ] = False,
-    gc: Annotated[bool, typer.Option("--gc", help=OPTION["gc"].help)] = False,
-    setup_timeout: Annotated[
-        float, typer.Option(help=OPTION["setup_timeout"].help)
-    ] = OPTION["setup_timeout"].default,
     quiet: Annotated[
         bool,
         typer.Option(
@@ -207,6 +150,7 @@ def run_command(
             "dataset, options and environment all match (repeatable).",
         ),
     ] = None,
+    **flags: Any,  # one per run option of harness.core.options (run_options.py)
 ) -> None:
     """Run every selected solver on every instance of the selected datasets and store
     the rows in a new run directory (its path is the last line printed).
@@ -231,20 +175,8 @@ def run_command(
     options = RunOptions(
         solvers=typed("solvers", solvers),
         datasets=_with_cost(typed("datasets", datasets), cost, config, resume),
-        plugins=plugin or None,
         programs=exec_ or None,
-        repeats=typed("repeats", repeats),
-        timeout=timeout,
-        memory_limit_mb=typed("memory_limit", memory_limit),
-        memory_pass=False if no_memory else None,
-        instructions=True if instructions else None,
-        gc=True if gc else None,
-        setup_timeout=typed("setup_timeout", setup_timeout),
-        warmup=warmup,
-        order_seed=order_seed,
-        adaptive=typed("adaptive", OPTION["adaptive"].default if adaptive else 0.0),
-        min_sample_seconds=min_sample_time,
-        jobs=jobs,
+        **given_options(ctx, flags),
         executor=typed("executor", executor),
         scheduler=scheduler,
         tls=(tls_ca, tls_cert, tls_key) if tls_ca or tls_cert or tls_key else None,

@@ -21,7 +21,13 @@ from typing import Any
 
 from harness.core import defaults
 from harness.core.machine import core_count
-from harness.core.numbers import NumberError, take_float, take_int
+from harness.core.numbers import (
+    NumberError,
+    parse_float,
+    parse_int,
+    take_float,
+    take_int,
+)
 
 #: Upper bounds of --timeout / --setup-timeout (seconds) and --memory-limit (MB).
 #: Larger values overflow the alarm, the parent's poll or RLIMIT_AS somewhere
@@ -122,7 +128,11 @@ class Option:
     it is; an order seed or a pair list is always chosen when a run begins).
     ``inherited``: a resumed run takes it from its meta.json (giving it again
     is an error). ``in_task``: the worker's task carries it. ``in_file``: an
-    experiment file may set it."""
+    experiment file may set it. ``parse``: its type, for a number the
+    :mod:`harness.core.numbers` parser of its text (``parse_int`` or
+    ``parse_float``; None: not a number). ``off``: the value of the flag's
+    ``--no-`` half (``--adaptive/--no-adaptive``). ``metavar``: the command
+    line's name of its value (default: from ``parse``)."""
 
     name: str
     flag: str
@@ -134,6 +144,9 @@ class Option:
     inherited: bool = True
     in_task: bool = False
     in_file: bool = True
+    parse: Callable[..., Any] | None = None
+    off: Any = None
+    metavar: str = ""
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` cannot be this option's (None: it can)."""
@@ -146,6 +159,13 @@ class Option:
         """How an error names it on the command line (the flag, else the name)."""
         return self.flag or self.name
 
+    def read(self, text: str) -> Any:
+        """The value of ``text`` typed after the flag, read by the one number
+        parser (ASCII digits, no ``_``, finite, int64): NumberError naming the
+        flag and the text otherwise. The range is :meth:`problem`'s."""
+        assert self.parse is not None, f"{self.name} is not a number"
+        return self.parse(text, self.spelled)
+
 
 OPTIONS: tuple[Option, ...] = (
     Option("plugins", "--plugin", (), texts,
@@ -154,15 +174,18 @@ OPTIONS: tuple[Option, ...] = (
     Option("repeats", "--repeats", defaults.REPEATS,
            whole(1, MAX_REPEATS, f"a whole number from 1 to {MAX_REPEATS:,}"),
            "Timed repeats per cell, at most (each one sample); counters must "
-           "agree."),
+           "agree.",
+           parse=parse_int),
     Option("timeout", "--timeout", None,
            number(lambda v: 0 < v <= MAX_SECONDS, _SECONDS),
            "Seconds per solve, for every solver (at most 86400).",
-           none="each solver's own budget", stored_none=True),
+           none="each solver's own budget", stored_none=True,
+           parse=parse_float, metavar="SECONDS"),
     Option("memory_limit_mb", "--memory-limit", defaults.MEMORY_LIMIT_MB,
            whole(0, MAX_MEMORY_LIMIT_MB, f"0 (no limit) to {MAX_MEMORY_LIMIT_MB:,} MB"),
            "MB of address space one solve may add to its worker (0: no limit).",
-           none="no limit", stored_none=True, in_task=True),
+           none="no limit", stored_none=True, in_task=True,
+           parse=parse_int),
     Option("memory_pass", "--no-memory", True, true_or_false,
            "Skip the untimed memory pass."),
     Option("instructions", "--instructions", False, true_or_false,
@@ -177,23 +200,27 @@ OPTIONS: tuple[Option, ...] = (
     Option("setup_timeout", "--setup-timeout", defaults.SETUP_TIMEOUT,
            number(lambda v: 0 < v <= MAX_SECONDS, _SECONDS),
            "Seconds allowed for one solver set-up (tables, compilation).",
-           in_task=True),
+           in_task=True,
+           parse=parse_float, metavar="SECONDS"),
     Option("warmup", "--warmup", defaults.WARMUP,
            whole(0, MAX_WARMUP, f"a whole number from 0 to {MAX_WARMUP:,}"),
            "Untimed solves per cell before the timed repeats (without one, "
-           "repeat 0 ran 4-10% slower: first-touch page faults)."),
+           "repeat 0 ran 4-10% slower: first-touch page faults).",
+           parse=parse_int),
     Option("order_seed", "--order-seed", None,
            whole(MIN_SEED, MAX_SEED, "a whole number within int64"),
            "Seed of the interleaved order (instance by instance, configs rotated "
            "per instance); default a fresh one, recorded in meta.json.",
-           none="a fresh one", in_file=False),
+           none="a fresh one", in_file=False,
+           parse=parse_int),
     Option("adaptive", "--adaptive/--no-adaptive", defaults.ADAPTIVE,
            number(lambda v: 0 <= v < 1, "0 (off) to under 1"),
            "Stop a cell's timed repeats once the ones left could not move its "
            "median (wall, CPU and normalised time) by more than "
            f"{defaults.ADAPTIVE:.0%}: a stable cell takes 2 of 3. --no-adaptive "
            "takes all --repeats. The rows say how many were taken and why.",
-           in_task=True, in_file=False),
+           in_task=True, in_file=False,
+           parse=parse_float, off=0.0),
     Option("min_sample_seconds", "--min-sample-time", defaults.MIN_SAMPLE_SECONDS,
            number(lambda v: 0 <= v <= defaults.MAX_MIN_SAMPLE_SECONDS,
                   f"0 (one solve per sample) to "
@@ -209,7 +236,8 @@ OPTIONS: tuple[Option, ...] = (
            "conversion and move string: about 2-15 us a call). One-process-per-"
            "board programs are timed one cold process per solve. The cell's first "
            "solve is kept apart (first_cpu_seconds: cold, single-shot). 0: one "
-           "solve per sample.", in_task=True),
+           "solve per sample.", in_task=True,
+           parse=parse_float, metavar="SECONDS"),
     Option("reference", "", True, true_or_false,
            "Time a reference solve after every timed repeat, on the same core.",
            in_task=True, in_file=False),
@@ -221,8 +249,13 @@ OPTIONS: tuple[Option, ...] = (
            "Only these (config label, dataset name) pairs (an experiment's grid).",
            none="every config on every dataset", in_file=False),
     Option("jobs", "--jobs", None, _jobs,
-           "Worker processes, worker i pinned to core i.", none="CPU cores",
-           inherited=False),
+           "Worker processes, worker i pinned to core i. Each core drifts on "
+           "its own, but every timed repeat is followed by a reference solve on "
+           "the same core and harness compare divides by it, so comparisons hold "
+           "with one worker per core (A/A rates in docs/benchmarks.md); 0 runs in "
+           "this process without isolation (debugging).", none="CPU cores",
+           inherited=False,
+           parse=parse_int),
 )  # fmt: skip
 
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}

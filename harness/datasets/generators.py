@@ -218,7 +218,7 @@ def parse_depths(text: str) -> list[int]:
     out: set[int] = set()
     for part in text.split(","):
         part = part.strip()
-        m = re.fullmatch(r"(\d+)(?:\s*(?:\.\.|-)\s*(\d+))?", part)
+        m = re.fullmatch(r"([0-9]+)(?:\s*(?:\.\.|-)\s*([0-9]+))?", part)  # ASCII
         if not m:
             raise DatasetError(
                 f"depths {text!r}: {part!r} is not a depth or a range like 20..25"

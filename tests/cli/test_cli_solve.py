@@ -205,6 +205,7 @@ def test_bad_input_is_found_before_any_board_is_solved() -> None:
         (["--goal", "1 2 3 x"], ["--goal", "expected 9 tokens"]),
         (["--size", "9x9"], ["--size", "2 to 5"]),
         (["--size", "big"], ["--size", "ROWSxCOLS"]),
+        (["--size", "\u0663x\u0663"], ["--size", "ROWSxCOLS"]),  # Arabic-Indic 3x3
         (["--size", "4x4", "--solver", "bfs"], ["bfs declines 4x4", "--force"]),
         (["--size", "4x4", "--solver", "astar_cantor"], ["declines 4x4", "arrays"]),
     ],

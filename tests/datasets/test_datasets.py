@@ -293,7 +293,7 @@ def test_labelling_with_a_solver_records_the_source() -> None:
 def test_parse_and_format_depths() -> None:
     assert D.parse_depths("0..3,7, 9-10") == [0, 1, 2, 3, 7, 9, 10]
     assert D.format_depths([0, 1, 2, 3, 7, 9, 10]) == "0..3,7,9..10"
-    for bad in ("5..2", "x", "1,,2"):
+    for bad in ("5..2", "x", "1,,2", "\u0665", "2..\u0665"):  # Arabic-Indic 5
         with pytest.raises(D.DatasetError, match="depths"):
             D.parse_depths(bad)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import harness
+from harness.core.numbers import parse_int
 from harness.core.options import BY_NAME, IN_TASK, INHERITED, OPTIONS
 from harness.measure import resume, runner
 from harness.measure.executors.inline import InlineExecutor
@@ -122,6 +123,37 @@ def test_options_only_python_takes_round_trip_through_meta(tmp_path):
         assert meta["options"][name] == value, name
         resumed = getattr(plan, name)
         assert (sorted(map(list, resumed)) if name == "pairs" else resumed) == value
+
+
+# ------------------------------------- issue 35: numbers on the command line
+
+#: A number typed after each numeric flag of the table, as the one parser
+#: (harness.core.numbers) reads it: click's int()/float() took ``1_0`` as 10
+#: and Arabic-Indic ``\u0661\u0662`` as 12.
+NUMBERED = [o for o in OPTIONS if o.parse is not None and "/" not in o.flag]
+CASES = [
+    (option, text)
+    for option in NUMBERED
+    for text in ["1_0", "\u0661\u0662", "nan"]
+    + (["1e3"] if option.parse is parse_int else [])
+]
+
+
+@pytest.mark.parametrize("option,text", CASES, ids=lambda v: getattr(v, "flag", v))
+def test_a_flag_given_no_number_is_one_line_naming_it_and_the_text(option, text):
+    got = cli("run", option.flag, text, "--dry-run", "--solvers", SOLVER,
+              "--datasets", DATASET)  # fmt: skip
+    assert got.returncode == 2, (got.stdout, got.stderr)
+    lines = got.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"error: {option.flag} {ascii(text)} "), lines[0]
+
+
+def test_every_numeric_flag_reads_its_sample_as_text():
+    """The round trip's flags are text; each reads back as the sample's value."""
+    for option in NUMBERED:
+        assert option.read(str(SAMPLES[option.name])) == SAMPLES[option.name]
+        assert option.read(f" {SAMPLES[option.name]} ") == SAMPLES[option.name]
 
 
 # ------------------------------------------------- issue 35, item 6: resume
