@@ -241,21 +241,21 @@ def skipped_plot(name: str, why: str) -> Plot:
     return Plot(name, PLOT_NAMES[name], "", skipped=why)
 
 
-def _depth_plot(
+def depth_chart(
     data: pd.DataFrame,
     styles: dict[str, Style],
-    plot_dir: Path,
-    name: str,
+    title: str,
     column: str,
     scale: float,
     ylabel: str,
     log: bool,
-    formats: Sequence[str] = (),
     top: Sequence[str] = (),
-) -> Plot:
+) -> tuple | str:
+    """``column`` (times ``scale``) against the optimal depth, one panel per board
+    size: (figure, caption), or why it is not drawn."""
     data = data[data[column].notna()] if len(data) else data
     if data.empty:
-        return skipped_plot(name, "no answered instance with a known optimal depth")
+        return "no answered instance with a known optimal depth"
     sizes = sorted(data["size"].unique())
     fig, axes = plt.subplots(
         1, len(sizes), figsize=(6.5 * len(sizes) + 1.5, 4.6), squeeze=False
@@ -299,7 +299,7 @@ def _depth_plot(
             ax.yaxis.set_major_formatter(PLAIN)
         ax.grid(True, which="major", alpha=0.3)
         ax.xaxis.get_major_locator().set_params(integer=True)
-    fig.suptitle(PLOT_NAMES[name])
+    fig.suptitle(title)
     legend(fig, axes[0][-1], top)
     caption = (
         "Line: median over the instances at each depth"
@@ -313,16 +313,13 @@ def _depth_plot(
         )
     if any(styles[c].color == MUTED for c in data["config"].unique()):
         caption += HIGHLIGHT_CAPTION
-    return _finish(fig, name, plot_dir, caption, formats)
+    return fig, caption
 
 
-def _memory_plot(
-    inst: pd.DataFrame,
-    styles: dict[str, Style],
-    plot_dir: Path,
-    formats: Sequence[str] = (),
-) -> Plot:
-    name = "peak_memory"
+def memory_chart(
+    inst: pd.DataFrame, styles: dict[str, Style], title: str
+) -> tuple | str:
+    """Each config's largest peak memory, as bars: (figure, caption), or why not."""
     delta = "peak_rss_delta_bytes"
     if (
         inst.empty
@@ -330,10 +327,9 @@ def _memory_plot(
         or delta not in inst
         or (inst["peak_bytes"].isna().all() and inst[delta].isna().all())
     ):
-        return skipped_plot(
-            name,
+        return (
             "the run has no memory-pass rows with what the solve added "
-            "(schema-1 runs only recorded the worker's absolute peak)",
+            "(schema-1 runs only recorded the worker's absolute peak)"
         )
     # One bar per config: its largest peak over every instance of every dataset
     # (per-dataset bars made a figure metres wide once there were 20 configs).
@@ -368,7 +364,7 @@ def _memory_plot(
         scale = ", log scale" if ax.get_xscale() == "log" else ""
         ax.set_xlabel(f"{label} (MiB{scale})")
         ax.grid(True, axis="x", alpha=0.3)
-    fig.suptitle(PLOT_NAMES[name])
+    fig.suptitle(title)
     caption = (
         "Largest over each config's instances (all datasets), in the separate, "
         "untimed memory pass. RSS added = the worker's peak resident set during the "
@@ -377,22 +373,22 @@ def _memory_plot(
         "buffers are. tracemalloc counts Python allocations only, and is measured "
         "only for solves that added under 16 MiB."
     )
-    return _finish(fig, name, plot_dir, caption, formats)
+    return fig, caption
 
 
-def _cactus_plot(
+def cactus_chart(
     answered: pd.DataFrame,
     inst: pd.DataFrame,
     styles: dict[str, Style],
-    plot_dir: Path,
+    title: str,
     time_limit_s: float | None,
-    formats: Sequence[str] = (),
     top: Sequence[str] = (),
-) -> Plot:
-    name = "cactus"
+) -> tuple | str:
+    """Instances answered against a per-instance time limit, one step line per
+    config: (figure, caption), or why it is not drawn."""
     data = answered[answered["seconds"].notna()] if len(answered) else answered
     if data.empty:
-        return skipped_plot(name, "no config answered any instance")
+        return "no config answered any instance"
     fig, ax = plt.subplots(figsize=(8, 4.8))
     for config in sorted(data["config"].unique()):
         s = styles[config]
@@ -429,7 +425,7 @@ def _cactus_plot(
     ax.set_ylabel(f"instances answered (of {total})")
     ax.yaxis.get_major_locator().set_params(integer=True)  # counts: no 2.5 ticks
     ax.grid(True, which="major", alpha=0.3)
-    ax.set_title(PLOT_NAMES[name])
+    ax.set_title(title)
     legend(fig, ax, top)
     caption = (
         "How many instances (over all datasets; solved or proved unsolvable) "
@@ -438,15 +434,14 @@ def _cactus_plot(
     )
     if any(styles[c].color == MUTED for c in data["config"].unique()):
         caption += HIGHLIGHT_CAPTION
-    return _finish(fig, name, plot_dir, caption, formats)
+    return fig, caption
 
 
-def _heuristic_plot(
-    inst: pd.DataFrame, plot_dir: Path, formats: Sequence[str] = ()
-) -> Plot:
-    name = "heuristic_quality"
+def heuristic_chart(inst: pd.DataFrame, title: str) -> tuple | str:
+    """h(start) / optimal length per heuristic, as boxes: (figure, caption), or
+    why it is not drawn."""
     if inst.empty:
-        return skipped_plot(name, "no rows")
+        return "no rows"
     data = inst[
         (inst["heuristic"] != "none")
         & inst["h_start"].notna()
@@ -454,9 +449,8 @@ def _heuristic_plot(
     ]
     data = data.drop_duplicates(["heuristic", "dataset", "instance"])
     if data.empty:
-        return skipped_plot(
-            name,
-            "no heuristic value at a start board with a known, non-zero optimal depth",
+        return (
+            "no heuristic value at a start board with a known, non-zero optimal depth"
         )
     heuristics = sorted(data["heuristic"].unique())
     ratios = [
@@ -493,26 +487,25 @@ def _heuristic_plot(
     ax.set_ylabel("h(start) / optimal length (ratio)")
     ax.set_ylim(0, max(1.15, max(float(np.max(r)) for r in ratios) * 1.1))
     ax.grid(True, axis="y", alpha=0.3)
-    ax.set_title(PLOT_NAMES[name])
+    ax.set_title(title)
     caption = (
         "One point per start board with a known optimum (each board counted "
         "once per heuristic). Closer to 1 is better informed; above 1 would "
         "mean the heuristic overestimates (not admissible)."
     )
-    return _finish(fig, name, plot_dir, caption, formats)
+    return fig, caption
 
 
-def _unsolvable_plot(
-    answered: pd.DataFrame, inst: pd.DataFrame, styles: dict[str, Style], plot_dir: Path
-, formats: Sequence[str] = ()) -> Plot:
-    name = "unsolvable_time"
+def unsolvable_chart(
+    answered: pd.DataFrame, inst: pd.DataFrame, styles: dict[str, Style], title: str
+) -> tuple | str:
+    """Time to answer 'unsolvable', one box per config: (figure, caption), or why
+    it is not drawn."""
     if inst.empty or inst["solvable"].astype(bool).all():
-        return skipped_plot(name, "the run has no unsolvable boards")
+        return "the run has no unsolvable boards"
     data = answered[(answered["status"] == "unsolvable") & answered["seconds"].notna()]
     if data.empty:
-        return skipped_plot(
-            name, "no config answered an unsolvable board (all skipped or failed them)"
-        )
+        return "no config answered an unsolvable board (all skipped or failed them)"
     configs = sorted(data["config"].unique())
     values = [
         data.loc[data["config"] == c, "seconds"].to_numpy() * 1e3 for c in configs
@@ -544,13 +537,13 @@ def _unsolvable_plot(
         )
     ax.set_xlabel("config")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.set_title(PLOT_NAMES[name])
+    ax.set_title(title)
     caption = (
         "Median time per unsolvable board (correct 'unsolvable' answers only); "
         "a config that must exhaust the reachable half of the state space "
         "pays its full size here."
     )
-    return _finish(fig, name, plot_dir, caption, formats)
+    return fig, caption
 
 
 # ------------------------------------------------------- the built-in plots
@@ -558,68 +551,73 @@ def _unsolvable_plot(
 
 @register_plot("time_vs_depth")
 def _time_vs_depth(d: PlotData) -> Plot:
-    return _depth_plot(
-        d.solvable, highlighted(d.styles, d.top), d.plot_dir, "time_vs_depth",
-        "seconds", 1e3, "median time per instance (ms, log scale)", log=True,
-        formats=d.formats, top=d.top,
-    )
+    name = "time_vs_depth"
+    return _drawn(name, d, depth_chart(
+        d.solvable, highlighted(d.styles, d.top), PLOT_NAMES[name], "seconds", 1e3,
+        "median time per instance (ms, log scale)", log=True, top=d.top,
+    ))  # fmt: skip
 
 
 @register_plot("instructions_vs_depth")
 def _instructions_vs_depth(d: PlotData) -> Plot:
     """The time plot's axis in instructions (``harness run --instructions``)."""
+    name = "instructions_vs_depth"
     if "instructions" not in d.solvable or d.solvable["instructions"].isna().all():
-        return skipped_plot("instructions_vs_depth", "no instructions counted "
+        return skipped_plot(name, "no instructions counted "
                             "(harness run --instructions)")  # fmt: skip
-    return _depth_plot(
-        d.solvable, d.styles, d.plot_dir, "instructions_vs_depth", "instructions",
-        1, "instructions per solve (callgrind, log scale)", log=True,
-        formats=d.formats,
-    )
+    return _drawn(name, d, depth_chart(
+        d.solvable, d.styles, PLOT_NAMES[name], "instructions", 1,
+        "instructions per solve (callgrind, log scale)", log=True,
+    ))  # fmt: skip
 
 
 @register_plot("expanded_vs_depth")
 def _expanded_vs_depth(d: PlotData) -> Plot:
-    return _depth_plot(
-        d.solvable, highlighted(d.styles, d.top), d.plot_dir, "expanded_vs_depth",
-        "expanded", 1, "nodes expanded (log scale)", log=True, formats=d.formats,
-        top=d.top,
-    )
+    name = "expanded_vs_depth"
+    return _drawn(name, d, depth_chart(
+        d.solvable, highlighted(d.styles, d.top), PLOT_NAMES[name], "expanded", 1,
+        "nodes expanded (log scale)", log=True, top=d.top,
+    ))  # fmt: skip
 
 
 @register_plot("ebf_vs_depth")
 def _ebf_vs_depth(d: PlotData) -> Plot:
+    name = "ebf_vs_depth"
     solved = d.solvable[d.solvable["status"] == "solved"] if len(d.solvable) else (
         d.solvable
     )
-    return _depth_plot(
-        solved, highlighted(d.styles, d.top), d.plot_dir, "ebf_vs_depth", "ebf", 1,
-        "effective branching factor b*", log=False, formats=d.formats, top=d.top,
-    )
+    return _drawn(name, d, depth_chart(
+        solved, highlighted(d.styles, d.top), PLOT_NAMES[name], "ebf", 1,
+        "effective branching factor b*", log=False, top=d.top,
+    ))  # fmt: skip
 
 
 @register_plot("peak_memory")
 def _peak_memory(d: PlotData) -> Plot:
-    return _memory_plot(d.inst, d.styles, d.plot_dir, formats=d.formats)
+    name = "peak_memory"
+    return _drawn(name, d, memory_chart(d.inst, d.styles, PLOT_NAMES[name]))
 
 
 @register_plot("cactus")
 def _cactus(d: PlotData) -> Plot:
-    return _cactus_plot(
-        d.answered, d.inst, highlighted(d.styles, d.top), d.plot_dir,
-        d.time_limit_s, formats=d.formats, top=d.top,
-    )
+    name = "cactus"
+    return _drawn(name, d, cactus_chart(
+        d.answered, d.inst, highlighted(d.styles, d.top), PLOT_NAMES[name],
+        d.time_limit_s, top=d.top,
+    ))  # fmt: skip
 
 
 @register_plot("heuristic_quality")
 def _heuristic_quality(d: PlotData) -> Plot:
-    return _heuristic_plot(d.inst, d.plot_dir, formats=d.formats)
+    name = "heuristic_quality"
+    return _drawn(name, d, heuristic_chart(d.inst, PLOT_NAMES[name]))
 
 
 @register_plot("unsolvable_time")
 def _unsolvable_time(d: PlotData) -> Plot:
-    return _unsolvable_plot(
-        d.answered, d.inst, d.styles, d.plot_dir, formats=d.formats
+    name = "unsolvable_time"
+    return _drawn(
+        name, d, unsolvable_chart(d.answered, d.inst, d.styles, PLOT_NAMES[name])
     )
 
 
@@ -630,14 +628,14 @@ def _quality_vs_time(d: PlotData) -> Plot:
 
 @register_plot("suboptimality_vs_depth")
 def _suboptimality_vs_depth(d: PlotData) -> Plot:
+    name = "suboptimality_vs_depth"
     frame = quality.depth_frame(d.inst)
     if frame.empty:
-        why = "every config returned optimal paths"
-        return skipped_plot("suboptimality_vs_depth", why)
-    return _depth_plot(
-        frame, d.styles, d.plot_dir, "suboptimality_vs_depth", "suboptimality", 1,
-        "path length / optimal", log=False, formats=d.formats,
-    )
+        return skipped_plot(name, "every config returned optimal paths")
+    return _drawn(name, d, depth_chart(
+        frame, d.styles, PLOT_NAMES[name], "suboptimality", 1,
+        "path length / optimal", log=False,
+    ))  # fmt: skip
 
 
 @register_plot("coverage_vs_bound")
@@ -649,7 +647,8 @@ def _coverage_vs_bound(d: PlotData) -> Plot:
 
 
 def _drawn(name: str, d: PlotData, made: tuple | str) -> Plot:
-    """A :mod:`harness.report.quality` figure written, or skipped with its reason."""
+    """A chart's (figure, caption) written as ``NAME.png``, or a chart's reason
+    for not drawing it as a skipped plot."""
     if isinstance(made, str):
         return skipped_plot(name, made)
     fig, caption = made

@@ -181,26 +181,23 @@ def test_summaries_share_the_rich_table_style():
         assert all(not x.endswith(" ") for x in lines)
 
 
-def test_cactus_plot_ticks_whole_instance_counts(monkeypatch, tmp_path):
+def test_cactus_plot_ticks_whole_instance_counts():
     import numpy as np
     import pandas as pd
 
     from harness.report import plots
     from harness.report.styles import style_map
 
-    ticks = []
-
-    def keep(fig, plot_dir, name, formats=()):
-        fig.canvas.draw()
-        ticks.extend(fig.axes[0].get_yticks())
-        return plot_dir / f"{name}.png"
-
-    monkeypatch.setattr(plots, "_save", keep)
     answered = pd.DataFrame(
         {"config": ["a", "a", "b"], "seconds": [0.001, 0.002, 0.003]}
     )
     inst = pd.DataFrame({"dataset": ["d", "d"], "instance": ["i1", "i2"]})
-    plots._cactus_plot(answered, inst, style_map(["a", "b"]), tmp_path, None)
+    fig, _caption = plots.cactus_chart(
+        answered, inst, style_map(["a", "b"]), "cactus", None
+    )
+    fig.canvas.draw()
+    ticks = list(fig.axes[0].get_yticks())
+    plots.plt.close(fig)
     assert ticks and all(float(t).is_integer() for t in ticks), ticks
     assert np.isfinite(ticks).all()
 
