@@ -185,19 +185,19 @@ def test_cactus_plot_ticks_whole_instance_counts():
     import numpy as np
     import pandas as pd
 
-    from harness.report import plots
+    from harness.report import charts
     from harness.report.styles import style_map
 
     answered = pd.DataFrame(
         {"config": ["a", "a", "b"], "seconds": [0.001, 0.002, 0.003]}
     )
     inst = pd.DataFrame({"dataset": ["d", "d"], "instance": ["i1", "i2"]})
-    fig, _caption = plots.cactus_chart(
+    fig, _caption = charts.cactus_chart(
         answered, inst, style_map(["a", "b"]), "cactus", None
     )
     fig.canvas.draw()
     ticks = list(fig.axes[0].get_yticks())
-    plots.plt.close(fig)
+    charts.plt.close(fig)
     assert ticks and all(float(t).is_integer() for t in ticks), ticks
     assert np.isfinite(ticks).all()
 
