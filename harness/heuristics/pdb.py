@@ -11,7 +11,8 @@ again for what amounts to the transposed partition, and the larger sum is used
 
 Tables are built by a compiled breadth-first search (:func:`harness.kernels.pdb_bfs`)
 over pattern placements plus the blank's region, stored one file per table under
-``cache_dir("pdb")`` with a sha256 checksum, and rebuilt when missing or corrupt.
+``cache_dir("pdb")`` with a sha256 checksum (:mod:`harness.heuristics.pdb_files`),
+and rebuilt when missing or corrupt.
 Making a PDB heuristic (``make_heuristic("pdb663", goal, grid)``) therefore costs the
 build (6-6-3: about 5 s of CPU; 7-8: minutes, see below) or a load (well under a
 second for 6-6-3) the first time in a process: that is set-up work, which the runner
@@ -23,27 +24,16 @@ Module import is standard library only; numpy and numba load when a table is mad
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from dataclasses import dataclass, field, replace
 from math import perm
-from pathlib import Path
 from typing import Any
 
-from harness.core.cache import cache_dir
-from harness.core.files import write_atomic
-from harness.core.jsontext import loads
+from harness.heuristics.pdb_files import read_table, table_file, write_table
 from harness.heuristics.pdb_symmetry import share_tables, symmetries
 from harness.heuristics.registry import Heuristic, Kernel, register_heuristic
 from harness.puzzle import Board, Grid
-
-_FORMAT = "npuzzle-pdb"
-#: Longest header line read from a cached table (a corrupt file with no newline
-#: must not be read whole as one line).
-_MAX_HEADER = 1 << 16
-_VERSION = 1
 
 #: Partitions as goal *squares* of the blank-first goal (blank on square 0), by grid.
 #: 7-8 is Korf & Felner's (2002) top/bottom split; 6-6-3 is the shape common public
@@ -198,100 +188,6 @@ def _table_key(g: Grid, goal_squares: tuple[int, ...], goal_blank: int,
     return (g.rows, g.cols, goal_squares, goal_blank, packed)
 
 
-def _cache_file(g: Grid, goal_squares: tuple[int, ...], goal_blank: int,
-                packed: bool = False) -> Path | None:
-    folder = cache_dir("pdb")
-    if folder is None:
-        return None
-    squares = ".".join(map(str, goal_squares))
-    bits = ".4bit" if packed else ""
-    # "cells" in the file name: the tables cached before squares were so named
-    # keep their names (a rebuild of pdb78 takes minutes)
-    return folder / f"{g.label}-blank{goal_blank}-cells{squares}{bits}.bin"
-
-
-def _header(g: Grid, goal_squares, goal_blank, entries: int, digest: str, build: float,
-            packed: bool = False):
-    extra = {"bits": 4, "encoding": "(value - manhattan) / 2"} if packed else {}
-    return {
-        "format": _FORMAT,
-        "version": _VERSION,
-        "grid": g.label,
-        "goal_cells": list(goal_squares),  # the key of tables cached before the rename
-        "goal_blank": goal_blank,
-        "entries": entries,
-        "sha256": digest,
-        "build_seconds": round(build, 3),
-        **extra,
-    }
-
-
-def _read(path: Path, g: Grid, goal_squares, goal_blank, out,
-          packed: bool = False) -> float | None:
-    """Fill ``out`` from a cached table; its build seconds, or None when the file is
-    missing, foreign, truncated or corrupt."""
-    try:
-        with path.open("rb") as f:
-            meta = loads(f.readline(_MAX_HEADER))  # a header, never the table
-            got, digest = _read_hashed(f, memoryview(out).cast("B"))
-            trailing = f.read(1)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict) or got != len(out) or trailing:
-        return None
-    build = meta.get("build_seconds", 0.0)
-    if meta != _header(g, goal_squares, goal_blank, len(out), digest, build, packed):
-        return None
-    return float(build)
-
-
-#: Bytes per read while loading a table: the sha256 of one chunk runs on a second
-#: thread while the next chunk is read (both release the GIL), and each chunk is
-#: hashed while it is still in the CPU's cache.
-_CHUNK = 8 << 20
-
-
-def _read_hashed(f, out: memoryview) -> tuple[int, str]:
-    """Read from ``f`` into ``out`` until it is full or the file ends; (bytes read,
-    sha256 hex digest of them)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    h = hashlib.sha256()
-    got = 0
-    with ThreadPoolExecutor(1) as pool:
-        pending = None
-        while got < len(out):
-            n = f.readinto(out[got : got + _CHUNK])
-            if pending is not None:
-                pending.result()
-            if not n:
-                break
-            pending = pool.submit(h.update, out[got : got + n])
-            got += n
-        if pending is not None:
-            pending.result()
-    return got, h.hexdigest()
-
-
-def _write(path: Path, g: Grid, goal_squares, goal_blank, table, build: float,
-           packed: bool = False) -> None:
-    """Store a table atomically (write a temporary file, then rename); an
-    unwritable folder just means the table is not cached."""
-    digest = hashlib.sha256(memoryview(table)).hexdigest()
-    head = json.dumps(
-        _header(g, goal_squares, goal_blank, len(table), digest, build, packed)
-    )
-
-    def write(f) -> None:
-        f.write(head.encode() + b"\n")
-        f.write(memoryview(table))
-
-    try:  # readers never see half a file; group-readable as the umask allows
-        write_atomic(path, write, sync=False)
-    except OSError:
-        pass
-
-
 def build_table(g: Grid, goal_squares: tuple[int, ...], goal_blank: int, out=None):
     """Run the BFS for one pattern; returns the uint8 table (written into ``out``
     when given). Needs about 4 bytes per table entry while it runs. Raises
@@ -357,8 +253,10 @@ def load_table(g: Grid, goal_squares: tuple[int, ...], goal_blank: int, out=None
             -1 if packed else int(table.max()),
         )
     table = np.empty(size, dtype=np.uint8) if out is None else out
-    path = _cache_file(g, goal_squares, goal_blank, packed)
-    build = _read(path, g, goal_squares, goal_blank, table, packed) if path else None
+    path = table_file(g, goal_squares, goal_blank, packed)
+    build = None
+    if path is not None:
+        build = read_table(path, g, goal_squares, goal_blank, table, packed)
     source = "cache"
     if build is None:
         source = "built"
@@ -370,7 +268,7 @@ def load_table(g: Grid, goal_squares: tuple[int, ...], goal_blank: int, out=None
             build_table(g, goal_squares, goal_blank, out=table)
         build = time.perf_counter() - t0
         if path is not None:
-            _write(path, g, goal_squares, goal_blank, table, build, packed)
+            write_table(path, g, goal_squares, goal_blank, table, build, packed)
     table.flags.writeable = False
     _table_memo[key] = (table, build)
     return table, TableInfo(
@@ -580,7 +478,7 @@ def cached(name: str, goal: Board, g: Grid) -> bool:
     for squares in distinct_tables(name, goal, g):
         if _table_key(g, squares, blank, packed) in _table_memo:
             continue
-        path = _cache_file(g, squares, blank, packed)
+        path = table_file(g, squares, blank, packed)
         if path is None or not path.exists():
             return False
     return True

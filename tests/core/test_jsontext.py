@@ -50,11 +50,11 @@ def test_a_cache_header_nested_too_deeply_is_a_table_to_rebuild(tmp_path) -> Non
     later solve, until someone deleted the file; None makes load_table rebuild."""
     from array import array
 
-    from harness.heuristics import pdb
+    from harness.heuristics import pdb_files
     from harness.puzzle import grid
 
     path = tmp_path / "table.bin"
     path.write_bytes(DEEP.encode() + b"\n" + bytes(16))
-    assert pdb._read(path, grid(3), (1, 2), 0, array("B", bytes(16))) is None
+    assert pdb_files.read_table(path, grid(3), (1, 2), 0, array("B", bytes(16))) is None
     path.write_bytes(b"[" * (1 << 20))  # no newline: the header is read bounded
-    assert pdb._read(path, grid(3), (1, 2), 0, array("B", bytes(16))) is None
+    assert pdb_files.read_table(path, grid(3), (1, 2), 0, array("B", bytes(16))) is None

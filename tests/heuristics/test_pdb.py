@@ -19,7 +19,7 @@ from math import perm
 import pytest
 from space3 import h_values, space
 
-from harness.heuristics import make_heuristic, pdb, walking_distance
+from harness.heuristics import make_heuristic, pdb, pdb_files, walking_distance
 from harness.puzzle import Board, Grid, apply_moves, goal_board, grid, unrank
 
 G3, G4 = grid(3), grid(4)
@@ -196,7 +196,7 @@ def test_cache_round_trip_corruption_and_truncation(isolated_cache) -> None:
     squares = (1, 2, 3, 6, 7)
     table, info = pdb.load_table(G4, squares, 0)
     assert info.source == "built"
-    path = pdb._cache_file(G4, squares, 0)
+    path = pdb_files.table_file(G4, squares, 0)
     assert path is not None and path.exists()
     umask = os.umask(0)
     os.umask(umask)

@@ -21,7 +21,13 @@ import numpy as np
 import pytest
 
 from harness import kernels
-from harness.heuristics import all_heuristics, make_heuristic, pdb, pdb_build
+from harness.heuristics import (
+    all_heuristics,
+    make_heuristic,
+    pdb,
+    pdb_build,
+    pdb_files,
+)
 from harness.heuristics.pdb_symmetry import region, share_tables, symmetries
 from harness.puzzle import Board, apply_moves, goal_board, grid
 from harness.solver import Counters, all_solvers
@@ -212,7 +218,7 @@ def test_pdb6666_estimate_is_none_once_cached(tmp_path, monkeypatch) -> None:
     goal = goal_board("blank-first", G5)
     assert pdb.setup_estimate("pdb6666", goal, G5) > 0
     for squares in pdb.distinct_tables("pdb6666", goal, G5):
-        pdb._cache_file(G5, squares, 0, True).write_bytes(b"")
+        pdb_files.table_file(G5, squares, 0, True).write_bytes(b"")
     assert pdb.setup_estimate("pdb6666", goal, G5) is None
 
 

@@ -19,7 +19,14 @@ import numpy as np
 import pytest
 from test_pdb import korf100, reference_table
 
-from harness.heuristics import Heuristic, all_heuristics, pdb, pdb_build, pdb_mirror
+from harness.heuristics import (
+    Heuristic,
+    all_heuristics,
+    pdb,
+    pdb_build,
+    pdb_files,
+    pdb_mirror,
+)
 from harness.heuristics.pdb_regions import Regions
 from harness.puzzle import goal_board, grid
 from harness.solver import Counters, all_solvers
@@ -176,7 +183,7 @@ def test_packed_cache_round_trip_and_corruption(isolated_cache) -> None:
     squares = (1, 2, 3, 6, 7)
     table, info = pdb.load_table(G4, squares, 0, packed=True)
     assert info.source == "built" and len(table) == perm(16, 5) // 2
-    path = pdb._cache_file(G4, squares, 0, packed=True)
+    path = pdb_files.table_file(G4, squares, 0, packed=True)
     assert path is not None and path.name.endswith(".4bit.bin")
     pdb.clear_memory()
     again, info = pdb.load_table(G4, squares, 0, packed=True)
@@ -193,7 +200,7 @@ def test_packed_cache_round_trip_and_corruption(isolated_cache) -> None:
     pdb.clear_memory()
     assert pdb.load_table(G4, squares, 0, packed=True)[1].source == "built"
     # a byte-per-entry file of the same pattern is a different file
-    assert pdb._cache_file(G4, squares, 0) != path
+    assert pdb_files.table_file(G4, squares, 0) != path
 
 
 def test_pdb78_is_registered_for_ida_star_jit_and_declines_3x3() -> None:
@@ -315,5 +322,5 @@ def test_pdb78_estimate_is_none_once_cached(isolated_cache, monkeypatch) -> None
     assert pdb.setup_estimate("pdb78", goal, G3) is None
     assert pdb.setup_estimate("pdb663", goal, G4) is None
     for squares in pdb.partition_squares("pdb78", goal, G4):
-        pdb._cache_file(G4, squares, 0, True).write_bytes(b"")
+        pdb_files.table_file(G4, squares, 0, True).write_bytes(b"")
     assert pdb.setup_estimate("pdb78", goal, G4) is None
