@@ -39,6 +39,7 @@ and the LocalCluster we start keeps Dask's own periodic work low
 The package: :mod:`~harness.measure.executors.dask.payloads` (what travels),
 :mod:`~harness.measure.executors.dask.worker_side` (the Dask task),
 :mod:`~harness.measure.executors.dask.client` (the executor),
+:mod:`~harness.measure.executors.dask.losses` (a batch lost with its worker),
 :mod:`~harness.measure.executors.dask.cluster` (Dask imported, a LocalCluster started),
 :mod:`~harness.measure.executors.dask.batching` (cells into batches),
 :mod:`~harness.measure.executors.dask.environment` (environment and pinning),
@@ -57,13 +58,7 @@ from harness.measure.executors.dask.batching import (
     batch_cells,
     plan_batches,
 )
-from harness.measure.executors.dask.client import (
-    CONNECT_TIMEOUT,
-    LOST_BATCH_RETRIES,
-    UNSTARTED_REQUEUES,
-    DaskExecutor,
-    lost_entry,
-)
+from harness.measure.executors.dask.client import CONNECT_TIMEOUT, DaskExecutor
 from harness.measure.executors.dask.cluster import (
     SCHEDULER_CONFIG,
     DaskSetupError,
@@ -79,6 +74,11 @@ from harness.measure.executors.dask.environment import (
     cores_for,
     measuring_env,
     restore_environ,
+)
+from harness.measure.executors.dask.losses import (
+    LOST_BATCH_RETRIES,
+    UNSTARTED_REQUEUES,
+    lost_entry,
 )
 from harness.measure.executors.dask.payloads import (
     Batch,
