@@ -4,9 +4,10 @@
 heuristic's cost-weighted shares and the model's move costs. Not a solver itself
 (its name starts with ``_``).
 
-A heuristic for a cost model must be tile-additive (``tile_cost`` in that model's
-costs: cost-weighted Manhattan or misplaced); others are refused before a solve
-(``harness.solver``: the ``tile costs`` capability). Counters: expanded,
+A heuristic for a cost model is tile-additive (``tile_cost`` in that model's
+costs: cost-weighted Manhattan or misplaced) or a weighted pattern database
+(:mod:`harness.heuristics.pdb_costs`: pdb44, pdb555, pdb663); others are refused
+before a solve (``harness.solver``: the ``tile costs`` capability). Counters: expanded,
 generated, max_frontier as the kernels count them; best-first adds
 ``extra["stale"]``, IDA* ``iterations`` (thresholds tried).
 """
@@ -25,27 +26,42 @@ MAX_SQUARES = 16
 #: hundreds of moves).
 _LONGEST = 1 << 16
 
-_arrays: dict[tuple, tuple[Heuristic, Any, Any]] = {}
+_arrays: dict[tuple, tuple[Heuristic, Any, Any, Any]] = {}
 
 
-def _tables(goal: Board, grid: Grid, heuristic: Heuristic | None, cost_model: str):
-    """(share, move_cost): float64 arrays of the heuristic's shares and the moved
-    tiles' costs, once per heuristic object."""
+def _tables(goal: Board, grid: Grid, heuristic: Heuristic | None, cost_model: str,
+            blind: bool = False):  # fmt: skip
+    """(share, move_cost, pdb): float64 arrays of the heuristic's shares (zeros
+    for a weighted PDB) and the moved tiles' costs, and the weighted PDB's arrays
+    (None for a tile-additive h), once per heuristic object. No heuristic:
+    cost-weighted Manhattan, or with ``blind`` h = 0 (uniform-cost search)."""
     import numpy as np
 
+    from harness.heuristics.pdb_costs import WeightedPDB
+
     h = heuristic
-    if h is None:
+    if h is None and not blind:
         h = make_heuristic("manhattan", goal, grid, cost_model)
-    if h.cost_model != cost_model or h.tile_cost is None:
+    weighted = h is not None and isinstance(h.data, WeightedPDB)
+    if h is not None and (h.cost_model != cost_model
+                          or (h.tile_cost is None and not weighted)):  # fmt: skip
         raise ValueError(f"heuristic {h.name} ({h.cost_model} costs) is not a "
-                         f"tile-additive bound on {cost_model} costs")  # fmt: skip
-    key = (h.name, goal, grid.rows, grid.cols, cost_model)
+                         f"tile-additive or weighted PDB bound on {cost_model} "
+                         "costs")  # fmt: skip
+    key = (h.name if h else None, goal, grid.rows, grid.cols, cost_model)
     found = _arrays.get(key)
     if found is None or found[0] is not h:
-        share = np.array(h.tile_cost, dtype=np.float64)
-        move = np.array(tile_costs(cost_model, grid.squares), dtype=np.float64)
-        found = _arrays[key] = (h, share, move)
-    return found[1], found[2]
+        n = grid.squares
+        share = np.zeros((n, n)) if h is None or weighted else np.array(
+            h.tile_cost, dtype=np.float64)  # fmt: skip
+        move = np.array(tile_costs(cost_model, n), dtype=np.float64)
+        pdb = None
+        if weighted:
+            a = h.data.arrays
+            pdb = (a["tables"], a["offsets"], a["gtiles"], a["gsize"], a["gmult"],
+                   a["popcnt"])  # fmt: skip
+        found = _arrays[key] = (h, share, move, pdb)
+    return found[1], found[2], found[3]
 
 
 def best_first(
@@ -54,7 +70,8 @@ def best_first(
     reopen: bool = True,
 ) -> Moves | None:  # fmt: skip
     """Best-first on f = a*g + b*h in tile costs (A*: 1, 1; weighted: 1, w;
-    greedy: 0, 1 without reopening; uniform-cost: 1, 0); None when unsolvable."""
+    greedy: 0, 1 without reopening; uniform-cost: 1, 0, no heuristic needed);
+    None when unsolvable."""
     if grid.squares > MAX_SQUARES:
         raise ValueError(f"{grid.label}: the compiled search packs a board in 64 "
                          "bits (<= 16 cells)")  # fmt: skip
@@ -64,14 +81,14 @@ def best_first(
 
     from harness import kernels
 
-    share, move = _tables(goal, grid, heuristic, cost_model)
+    share, move, pdb = _tables(goal, grid, heuristic, cost_model, blind=b == 0)
     stats = np.zeros(4, dtype=np.int64)
     path = np.empty(_LONGEST, dtype=np.int8)
     try:
         length = kernels.best_first_costs(
             np.array(start, dtype=np.int8), np.array(goal, dtype=np.int8),
             kernels.neighbour_array(grid), share, move, float(a), float(b), reopen,
-            stats, path,
+            stats, path, pdb,
         )  # fmt: skip
     finally:
         _count(counters, stats, "stale")
@@ -92,14 +109,14 @@ def ida(
 
     from harness import kernels
 
-    share, move = _tables(goal, grid, heuristic, cost_model)
+    share, move, pdb = _tables(goal, grid, heuristic, cost_model)
     stats = np.zeros(4, dtype=np.int64)
     path = np.zeros(kernels.MAX_PATH + 1, dtype=np.int8)
     try:
         length = kernels.ida_costs(
             np.array(start, dtype=np.int8), np.array(goal, dtype=np.int8),
             kernels.neighbour_array(grid), share, move, float(w),
-            float(move[1:].min()), stats, path,
+            float(move[1:].min()), stats, path, pdb,
         )  # fmt: skip
     finally:
         _count(counters, stats, "iterations")

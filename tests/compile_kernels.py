@@ -71,7 +71,8 @@ def compile_part(part: str) -> list[str]:
         g = grid(3)
         goal = goal_board("standard", g)
         prepare(g, goal, make_heuristic("manhattan", goal, g, "heavy"), "heavy")
-        done.append(f"tile-cost kernels {g.label}")
+        prepare(g, goal, make_heuristic("pdb44", goal, g, "heavy"), "heavy")
+        done.append(f"tile-cost kernels {g.label} (tile-additive, weighted PDB)")
     if first:  # the packed builder of pdb78/pdb6666 (tests build small tables)
         from harness.heuristics import pdb_build
 

@@ -37,8 +37,9 @@ BOARDS = _one_board_per_depth()
 
 @pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize(
-    "label", ["astar_dict", "astar_cantor_jit", "ida_star_jit", "wastar_jit[w=1]"]
-)
+    "label", ["astar_dict", "astar_cantor_jit", "ida_star_jit", "wastar_jit[w=1]",
+              "ida_star_jit[pdb44]", "wastar_jit[pdb44,w=1]"],
+)  # fmt: skip
 def test_optimal_solvers_return_the_cheapest_path_at_every_depth(label, model):
     config = parse_config(label)
     h = make_heuristic(config.heuristic, GOAL, G3, model)

@@ -448,12 +448,22 @@ def _best_first_kernel(h: Heuristic) -> Kernel:
     return replace(_ida_kernel(h), function="best_first_pdb")
 
 
-def _register(name: str, text: str, **slow) -> None:
+def _register(name: str, text: str, costs: bool = False, **slow) -> None:
+    """Register partition ``name``; ``costs``: it also has weighted tables for tile
+    costs (:mod:`harness.heuristics.pdb_costs`, read by the cost kernels)."""
+
     @register_heuristic(
         name, text, refuses=_refuser(name), tables=True,
-        kernels={"ida": _ida_kernel, "best_first": _best_first_kernel}, **slow,
-    )
-    def make(goal: Board, g: Grid) -> Heuristic:
+        kernels={"ida": _ida_kernel, "best_first": _best_first_kernel}, costs=costs,
+        **slow,
+    )  # fmt: skip
+    def make(goal: Board, g: Grid, cost_model: str = "unit") -> Heuristic:
+        if cost_model != "unit":
+            from harness.heuristics.pdb_costs import weighted_set
+
+            weighted = weighted_set(name, goal, g, cost_model)
+            return Heuristic(name, goal, g, weighted.estimate, data=weighted,
+                             cost_model=cost_model)  # fmt: skip
         pdbs = pdb_set(name, goal, g)
         return Heuristic(name, goal, g, pdbs.estimate, data=pdbs)
 
@@ -514,15 +524,20 @@ def prebuild(name: str, goal: Board, g: Grid, report) -> None:
     clear_memory()
 
 
-_register("pdb44", "additive 4-4 pattern databases, mirrored max (3x3; 6 KiB)")
 _register(
-    "pdb555", "additive 5-5-5 pattern databases, mirrored max (4x4; 1.5 MiB, <1 s)"
-)
+    "pdb44", "additive 4-4 pattern databases, mirrored max (3x3; 6 KiB; weighted "
+    "tables for tile costs)", costs=True,
+)  # fmt: skip
+_register(
+    "pdb555", "additive 5-5-5 pattern databases, mirrored max (4x4; 1.5 MiB, <1 s; "
+    "weighted tables for tile costs: 6 MiB, ~4 s CPU per model)", costs=True,
+)  # fmt: skip
 _register(
     "pdb663",
     "additive 6-6-3 pattern databases, mirrored max (4x4; 11 MiB, built once in "
-    "~5 s CPU, cached)",
-)
+    "~5 s CPU, cached; weighted tables for tile costs: 44 MiB, ~45 s CPU per "
+    "model)", costs=True,
+)  # fmt: skip
 _register(
     "pdb78",
     "additive 7-8 pattern databases, mirrored max (4x4; 275 MiB at 4 bits per "
@@ -544,6 +559,7 @@ def clear_memory() -> None:
     disk cache)."""
     _table_memo.clear()
     _set_memo.clear()
-    from harness.heuristics import walking_distance
+    from harness.heuristics import pdb_costs, walking_distance
 
     walking_distance._wd_memo.clear()
+    pdb_costs.clear_memory()

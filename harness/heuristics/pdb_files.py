@@ -38,8 +38,12 @@ def table_file(g: Grid, goal_squares: tuple[int, ...], goal_blank: int,
 
 
 def _header(g: Grid, goal_squares, goal_blank, entries: int, digest: str, build: float,
-            packed: bool = False):
+            packed: bool = False, more: dict | None = None):
+    """The header line of a cached table; ``more``: keys of other kinds of table
+    (weighted tables, :mod:`harness.heuristics.pdb_costs`: the cost model, the
+    tiles' costs, the entry type)."""
     extra = {"bits": 4, "encoding": "(value - manhattan) / 2"} if packed else {}
+    extra.update(more or {})
     return {
         "format": _FORMAT,
         "version": _VERSION,
@@ -54,7 +58,7 @@ def _header(g: Grid, goal_squares, goal_blank, entries: int, digest: str, build:
 
 
 def read_table(path: Path, g: Grid, goal_squares, goal_blank, out,
-          packed: bool = False) -> float | None:
+               packed: bool = False, more: dict | None = None) -> float | None:
     """Fill ``out`` from a cached table; its build seconds, or None when the file is
     missing, foreign, truncated or corrupt."""
     try:
@@ -67,7 +71,8 @@ def read_table(path: Path, g: Grid, goal_squares, goal_blank, out,
     if not isinstance(meta, dict) or got != len(out) or trailing:
         return None
     build = meta.get("build_seconds", 0.0)
-    if meta != _header(g, goal_squares, goal_blank, len(out), digest, build, packed):
+    header = _header(g, goal_squares, goal_blank, len(out), digest, build, packed, more)
+    if meta != header:
         return None
     return float(build)
 
@@ -101,12 +106,12 @@ def _read_hashed(f, out: memoryview) -> tuple[int, str]:
 
 
 def write_table(path: Path, g: Grid, goal_squares, goal_blank, table, build: float,
-           packed: bool = False) -> None:
+                packed: bool = False, more: dict | None = None) -> None:
     """Store a table atomically (write a temporary file, then rename); an
     unwritable folder just means the table is not cached."""
     digest = hashlib.sha256(memoryview(table)).hexdigest()
     head = json.dumps(
-        _header(g, goal_squares, goal_blank, len(table), digest, build, packed)
+        _header(g, goal_squares, goal_blank, len(table), digest, build, packed, more)
     )
 
     def write(f) -> None:

@@ -35,7 +35,7 @@ _F_LIMIT = 1 << (63 - _F_SHIFT)
 
 
 @jit
-def _slot(keys, packed, mask):
+def table_slot(keys, packed, mask):
     """The table slot holding ``packed``, or the empty slot (key 0) where it goes:
     linear probing from a multiplicative hash. No board packs to 0 (it would need
     every square to be the blank)."""
@@ -47,15 +47,15 @@ def _slot(keys, packed, mask):
 
 
 @jit
-def _grow_table(keys, gs, moves):
+def grow_table(keys, gs, moves):
     """The table at twice the size, every entry rehashed."""
     size = keys.shape[0] * 2
     new_keys = np.zeros(size, dtype=np.int64)
-    new_gs = np.zeros(size, dtype=np.int32)
+    new_gs = np.zeros(size, dtype=gs.dtype)  # int32 here, float64 with tile costs
     new_moves = np.zeros(size, dtype=np.int8)
     for i in range(keys.shape[0]):
         if keys[i] != 0:
-            j = _slot(new_keys, keys[i], size - 1)
+            j = table_slot(new_keys, keys[i], size - 1)
             new_keys[j] = keys[i]
             new_gs[j] = gs[i]
             new_moves[j] = moves[i]
@@ -71,7 +71,7 @@ def _walk_back(goal, nbr, keys, gs, moves, mask):
     for c in range(board.shape[0]):
         if board[c] == 0:
             blank = c
-    at = _slot(keys, pack_board(board), mask)
+    at = table_slot(keys, pack_board(board), mask)
     reverse = np.zeros(gs[at] + 1, dtype=np.int8)
     length = 0
     while gs[at] > 0:
@@ -82,7 +82,7 @@ def _walk_back(goal, nbr, keys, gs, moves, mask):
         board[blank] = board[src]
         board[src] = 0
         blank = src
-        at = _slot(keys, pack_board(board), mask)
+        at = table_slot(keys, pack_board(board), mask)
     path = np.empty(length, dtype=np.int8)
     for i in range(length):
         path[i] = reverse[length - 1 - i]
@@ -132,7 +132,7 @@ def _search(
     mask = tkeys.shape[0] - 1
     seen = 1
     root = pack_board(board)
-    at = _slot(tkeys, root, mask)
+    at = table_slot(tkeys, root, mask)
     tkeys[at] = root
     hkeys = np.empty(1 << 10, dtype=np.int64)
     hpacks = np.empty(1 << 10, dtype=np.int64)
@@ -155,7 +155,7 @@ def _search(
         extra = haux[0]
         heap_pop(hkeys, haux, hpacks, hgs, size)
         size -= 1
-        at = _slot(tkeys, packed, mask)
+        at = table_slot(tkeys, packed, mask)
         if g > tgs[at]:
             stats[3] += 1  # a cheaper copy of this board was pushed after this one
             continue
@@ -193,7 +193,7 @@ def _search(
             child = (packed | (np.int64(t) << (4 * blank))) & ~(
                 np.int64(15) << (4 * dst)
             )
-            at = _slot(tkeys, child, mask)
+            at = table_slot(tkeys, child, mask)
             if tkeys[at] == child and (tgs[at] <= g or not reopen):
                 continue
             if tkeys[at] != child:
@@ -205,7 +205,7 @@ def _search(
                 best = g  # anytime: a shorter path, taken at generation
                 stats[6] += 1
                 if 2 * seen > tkeys.shape[0]:
-                    tkeys, tgs, tmoves = _grow_table(tkeys, tgs, tmoves)
+                    tkeys, tgs, tmoves = grow_table(tkeys, tgs, tmoves)
                     mask = tkeys.shape[0] - 1
                 continue
             child_aux = np.int64(0)
@@ -256,7 +256,7 @@ def _search(
                           child_aux, child, g)  # fmt: skip
                 size += 1
             if 2 * seen > tkeys.shape[0]:
-                tkeys, tgs, tmoves = _grow_table(tkeys, tgs, tmoves)
+                tkeys, tgs, tmoves = grow_table(tkeys, tgs, tmoves)
                 mask = tkeys.shape[0] - 1
     if best < 0:
         return -1, np.zeros(0, dtype=np.int8)

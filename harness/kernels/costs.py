@@ -35,32 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from harness.kernels.base import MAX_PATH, jit
-from harness.kernels.cantor import pack_board
-
-
-@jit
-def _slot(keys, packed, mask):
-    """The slot of ``packed`` or the empty slot where it goes (linear probing)."""
-    mixed = (packed ^ (packed >> 31)) * np.int64(-7046029254386353131)
-    i = (mixed >> 20) & mask
-    while keys[i] != 0 and keys[i] != packed:
-        i = (i + 1) & mask
-    return i
-
-
-@jit
-def _grow_table(keys, gs, moves):
-    size = keys.shape[0] * 2
-    new_keys = np.zeros(size, dtype=np.int64)
-    new_gs = np.zeros(size, dtype=np.float64)
-    new_moves = np.zeros(size, dtype=np.int8)
-    for i in range(keys.shape[0]):
-        if keys[i] != 0:
-            j = _slot(new_keys, keys[i], size - 1)
-            new_keys[j] = keys[i]
-            new_gs[j] = gs[i]
-            new_moves[j] = moves[i]
-    return new_keys, new_gs, new_moves
+from harness.kernels.best_first import grow_table, table_slot
+from harness.kernels.cantor import grow, pack_board
+from harness.kernels.pdb_costs import weighted_pdb_value
 
 
 @jit
@@ -105,16 +82,12 @@ def _pop(heap, size, ef, eh):
 
 
 @jit
-def _grow(array, size):
-    bigger = np.empty(array.shape[0] * 2, dtype=array.dtype)
-    bigger[:size] = array[:size]
-    return bigger
-
-
-@jit
-def best_first_costs(start, goal, nbr, share, move_cost, a, b, reopen, stats, path):
-    """Best-first search on f = a*g + b*h with float tile costs (module docstring)."""
+def best_first_costs(start, goal, nbr, share, move_cost, a, b, reopen, stats, path,
+                     pdb=None):  # fmt: skip
+    """Best-first search on f = a*g + b*h with float tile costs (module docstring);
+    ``pdb``: a weighted PDB's arrays, read instead of ``share``."""
     n = start.shape[0]
+    pos = np.empty(n, dtype=np.int64)  # tile -> square (weighted PDBs)
     cap = 1 << 12
     ef = np.empty(cap, dtype=np.float64)  # per pushed entry: f, h, g, board
     eh = np.empty(cap, dtype=np.float64)
@@ -125,12 +98,10 @@ def best_first_costs(start, goal, nbr, share, move_cost, a, b, reopen, stats, pa
     gs = np.zeros(1 << 12, dtype=np.float64)
     moves = np.zeros(1 << 12, dtype=np.int8)
     mask = keys.shape[0] - 1
-    h = 0.0
-    for c in range(n):
-        h += share[start[c], c]
+    h = _h(start, share, pos, pdb)
     first = pack_board(start)
     target = pack_board(goal)
-    at = _slot(keys, first, mask)
+    at = table_slot(keys, first, mask)
     keys[at] = first
     moves[at] = -1
     stored = 1
@@ -152,7 +123,7 @@ def best_first_costs(start, goal, nbr, share, move_cost, a, b, reopen, stats, pa
         size -= 1
         g = eg[e]
         packed = ep[e]
-        at = _slot(keys, packed, mask)
+        at = table_slot(keys, packed, mask)
         if g > gs[at]:
             stale += 1  # a cheaper copy of this board was pushed after this one
             continue
@@ -167,6 +138,7 @@ def best_first_costs(start, goal, nbr, share, move_cost, a, b, reopen, stats, pa
         blank = 0
         for c in range(n):
             board[c] = (packed >> (4 * c)) & 15
+            pos[board[c]] = c
             if board[c] == 0:
                 blank = c
         for k in range(4):
@@ -177,7 +149,7 @@ def best_first_costs(start, goal, nbr, share, move_cost, a, b, reopen, stats, pa
             child = (packed & ~(np.int64(15) << (4 * to))) | (np.int64(t) << (4 * blank))
             generated += 1
             g_child = g + move_cost[t]
-            at = _slot(keys, child, mask)
+            at = table_slot(keys, child, mask)
             if keys[at] != 0:
                 if gs[at] <= g_child or not reopen:
                     continue
@@ -185,19 +157,24 @@ def best_first_costs(start, goal, nbr, share, move_cost, a, b, reopen, stats, pa
                 keys[at] = child
                 stored += 1
                 if 2 * stored > keys.shape[0]:  # half full: double, rehash
-                    keys, gs, moves = _grow_table(keys, gs, moves)
+                    keys, gs, moves = grow_table(keys, gs, moves)
                     mask = keys.shape[0] - 1
-                    at = _slot(keys, child, mask)
+                    at = table_slot(keys, child, mask)
             gs[at] = g_child
             moves[at] = k
-            h_child = h + share[t, blank] - share[t, to]
+            if pdb is None:
+                h_child = h + share[t, blank] - share[t, to]
+            else:
+                pos[t] = blank
+                h_child = weighted_pdb_value(pos, *pdb)
+                pos[t] = to
             if entries == ef.shape[0]:
-                ef = _grow(ef, entries)
-                eh = _grow(eh, entries)
-                eg = _grow(eg, entries)
-                ep = _grow(ep, entries)
+                ef = grow(ef, 2 * entries, entries)
+                eh = grow(eh, 2 * entries, entries)
+                eg = grow(eg, 2 * entries, entries)
+                ep = grow(ep, 2 * entries, entries)
             if size == heap.shape[0]:
-                heap = _grow(heap, size)
+                heap = grow(heap, 2 * size, size)
             ef[entries] = a * g_child + b * h_child
             eh[entries] = h_child
             eg[entries] = g_child
@@ -224,7 +201,7 @@ def _walk_back(goal, nbr, keys, moves, mask, path):
             blank = c
     reverse = np.empty(path.shape[0], dtype=np.int8)
     length = 0
-    at = _slot(keys, pack_board(board), mask)
+    at = table_slot(keys, pack_board(board), mask)
     while moves[at] >= 0:
         if length == path.shape[0]:
             return -1
@@ -235,24 +212,21 @@ def _walk_back(goal, nbr, keys, moves, mask, path):
         board[blank] = board[src]
         board[src] = 0
         blank = src
-        at = _slot(keys, pack_board(board), mask)
+        at = table_slot(keys, pack_board(board), mask)
     for i in range(length):
         path[i] = reverse[length - 1 - i]
     return length
 
 
 @jit
-def ida_costs(board, goal, nbr, share, move_cost, wb, step, stats, path):
-    """IDA* / weighted IDA* with float thresholds (module docstring). Mutates
-    ``board``; returns the best path's length in ``path``, -1 if none within
-    MAX_PATH."""
+def ida_costs(board, goal, nbr, share, move_cost, wb, step, stats, path, pdb=None):
+    """IDA* / weighted IDA* with float thresholds (module docstring); ``pdb``: a
+    weighted PDB's arrays, read instead of ``share``. Mutates ``board``; returns
+    the best path's length in ``path``, -1 if none within MAX_PATH."""
     n = board.shape[0]
-    h = 0.0
-    blank = 0
-    for c in range(n):
-        h += share[board[c], c]
-        if board[c] == 0:
-            blank = c
+    pos = np.empty(n, dtype=np.int64)  # tile -> square (weighted PDBs)
+    h = _h(board, share, pos, pdb)
+    blank = pos[0]
     g_at = np.zeros(MAX_PATH + 1, dtype=np.float64)
     h_at = np.zeros(MAX_PATH + 1, dtype=np.float64)
     stack_move = np.zeros(MAX_PATH + 1, dtype=np.int8)
@@ -283,6 +257,7 @@ def ida_costs(board, goal, nbr, share, move_cost, wb, step, stats, path):
                     break
                 src = nbr[blank, 3 - moves_at[depth]]
                 board[blank] = board[src]
+                pos[board[src]] = blank
                 board[src] = 0
                 blank = src
                 continue
@@ -295,7 +270,12 @@ def ida_costs(board, goal, nbr, share, move_cost, wb, step, stats, path):
             generated += 1
             t = board[to]
             g = g_at[depth] + move_cost[t]
-            hc = h_at[depth] + share[t, blank] - share[t, to]
+            if pdb is None:
+                hc = h_at[depth] + share[t, blank] - share[t, to]
+            else:
+                pos[t] = blank
+                hc = weighted_pdb_value(pos, *pdb)
+                pos[t] = to
             f = g + wb * hc
             if f > bound:
                 if f < next_bound:
@@ -307,6 +287,7 @@ def ida_costs(board, goal, nbr, share, move_cost, wb, step, stats, path):
                 continue
             board[blank] = t
             board[to] = 0
+            pos[t] = blank
             moves_at[depth] = k
             blank = to
             depth += 1
@@ -333,6 +314,19 @@ def ida_costs(board, goal, nbr, share, move_cost, wb, step, stats, path):
     stats[2] = max(stats[2], deepest)
     stats[3] += iterations
     return best_length
+
+
+@jit
+def _h(board, share, pos, pdb):
+    """h of a whole board (the tile-additive shares, or the weighted PDB), and
+    ``pos`` filled: each tile's square."""
+    h = 0.0
+    for c in range(board.shape[0]):
+        pos[board[c]] = c
+        h += share[board[c], c]
+    if pdb is not None:
+        h = weighted_pdb_value(pos, *pdb)
+    return h
 
 
 @jit

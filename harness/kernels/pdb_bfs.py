@@ -68,6 +68,56 @@ _BLOCK = 12  # placements per "frontier not empty here" flag: 2**12
 
 
 @jit
+def adjacency(nbr, n):
+    """Per square, the bit mask of its neighbouring squares."""
+    adjacent = np.zeros(n, dtype=np.int64)
+    for c in range(n):
+        for d in range(4):
+            if nbr[c, d] >= 0:
+                adjacent[c] |= np.int64(1) << nbr[c, d]
+    return adjacent
+
+
+@jit
+def unrank_pattern(index, k, mult, full, lowbit, pos, owner):
+    """Placement ``index`` into ``pos`` (tile slot -> square) and ``owner`` (square
+    -> slot; the caller resets it to -1 after use); returns the occupied mask.
+    Digit i picks the (digit)-th square not used by tiles < i."""
+    rest = index
+    occ = np.int64(0)
+    for i in range(k):
+        digit = rest // mult[i]
+        rest -= digit * mult[i]
+        avail = full & ~occ
+        for _ in range(digit):
+            avail &= avail - 1
+        pos[i] = lowbit[avail]
+        occ |= np.int64(1) << pos[i]
+        owner[pos[i]] = i
+    return occ
+
+
+@jit
+def child_index(index, j, p, q, owner, mult):
+    """The placement after tile slot ``j`` slides from square ``p`` into ``q``,
+    incrementally: digit j moves by the squares passed over that tiles before j do
+    not hold, and each later tile passed over shifts its own digit by one."""
+    lo = min(p, q)
+    hi = max(p, q)
+    step = hi - lo
+    extra = 0
+    for c in range(lo + 1, hi):
+        o = owner[c]
+        if o >= 0:
+            if o < j:
+                step -= 1
+            else:
+                extra += mult[o]
+    change = step * mult[j] + extra
+    return index + change if q > p else index - change
+
+
+@jit
 def pdb_bfs(n, nbr, goal_squares, goal_blank, mult, popcnt, lowbit, region_count,
             region_label, region_mask, state, flags_a, flags_b):
     """Breadth-first search over (pattern placement, blank region) from the goal,
@@ -88,11 +138,7 @@ def pdb_bfs(n, nbr, goal_squares, goal_blank, mult, popcnt, lowbit, region_count
     kid_index = np.empty(4 * k, dtype=np.int64)
     kid_bit = np.empty(4 * k, dtype=np.uint32)
     touch = np.uint32(0)  # xor of prefetched words: returned so loads are kept
-    adjacent = np.zeros(n, dtype=np.int64)
-    for c in range(n):
-        for d in range(4):
-            if nbr[c, d] >= 0:
-                adjacent[c] |= np.int64(1) << nbr[c, d]
+    adjacent = adjacency(nbr, n)
     full = (np.int64(1) << n) - 1
     occ = np.int64(0)
     for j in range(k):
@@ -125,18 +171,7 @@ def pdb_bfs(n, nbr, goal_squares, goal_blank, mult, popcnt, lowbit, region_count
                 if mask == 0:
                     continue
                 state[index] = word & ~(np.uint32(0xFF) << cur_shift)
-                # unrank: digit i picks the (digit)-th square not used by tiles < i
-                rest = index
-                occ = np.int64(0)
-                for i in range(k):
-                    digit = rest // mult[i]
-                    rest -= digit * mult[i]
-                    avail = full & ~occ
-                    for _ in range(digit):
-                        avail &= avail - 1
-                    pos[i] = lowbit[avail]
-                    occ |= np.int64(1) << pos[i]
-                    owner[pos[i]] = i
+                occ = unrank_pattern(index, k, mult, full, lowbit, pos, owner)
                 free = full & ~occ
                 if region_count[free] > 8:
                     return -1, 0, touch
@@ -154,23 +189,8 @@ def pdb_bfs(n, nbr, goal_squares, goal_blank, mult, popcnt, lowbit, region_count
                         while targets:
                             q = lowbit[targets]
                             targets &= targets - 1
-                            # Tile j slides into q; the blank ends on p. Index of
-                            # the child, incrementally: digit j moves by the squares
-                            # passed over that tiles before j do not hold, and each
-                            # later tile passed over shifts its own digit by one.
-                            lo = min(p, q)
-                            hi = max(p, q)
-                            step = hi - lo
-                            extra = 0
-                            for c in range(lo + 1, hi):
-                                o = owner[c]
-                                if o >= 0:
-                                    if o < j:
-                                        step -= 1
-                                    else:
-                                        extra += mult[o]
-                            change = step * mult[j] + extra
-                            child = index + change if q > p else index - change
+                            # tile j slides into q; the blank ends on p
+                            child = child_index(index, j, p, q, owner, mult)
                             free2 = free ^ (np.int64(1) << q) ^ (np.int64(1) << p)
                             if region_count[free2] == 1:
                                 rid2 = 0  # the common case: skip the label table
