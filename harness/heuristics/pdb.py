@@ -448,6 +448,17 @@ def _best_first_kernel(h: Heuristic) -> Kernel:
     return replace(_ida_kernel(h), function="best_first_pdb")
 
 
+def weighted(name: str, goal: Board, g: Grid, cost_model: str, say=None):
+    """Partition ``name``'s weighted tables for ``cost_model``
+    (:func:`harness.heuristics.pdb_costs.weighted_set`: a WeightedPDB)."""
+    from harness.heuristics.pdb_costs import weighted_set
+
+    count, label, masks = _regions(g)
+    tools = (count, label, masks, _popcount(), _lowbit())
+    squares = partition_squares(name, goal, g)
+    return weighted_set(name, goal, g, cost_model, squares, tools, say)
+
+
 def _register(name: str, text: str, costs: bool = False, **slow) -> None:
     """Register partition ``name``; ``costs``: it also has weighted tables for tile
     costs (:mod:`harness.heuristics.pdb_costs`, read by the cost kernels)."""
@@ -459,10 +470,8 @@ def _register(name: str, text: str, costs: bool = False, **slow) -> None:
     )  # fmt: skip
     def make(goal: Board, g: Grid, cost_model: str = "unit") -> Heuristic:
         if cost_model != "unit":
-            from harness.heuristics.pdb_costs import weighted_set
-
-            weighted = weighted_set(name, goal, g, cost_model)
-            return Heuristic(name, goal, g, weighted.estimate, data=weighted,
+            tables = weighted(name, goal, g, cost_model)
+            return Heuristic(name, goal, g, tables.estimate, data=tables,
                              cost_model=cost_model)  # fmt: skip
         pdbs = pdb_set(name, goal, g)
         return Heuristic(name, goal, g, pdbs.estimate, data=pdbs)

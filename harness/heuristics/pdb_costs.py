@@ -98,17 +98,18 @@ class WeightedPDB:
 
 def build_weighted_table(
     g: Grid, goal_squares: tuple[int, ...], goal_blank: int, costs: tuple[float, ...],
-    progress: Callable[[float], None] | None = None,
+    tools: tuple, progress: Callable[[float], None] | None = None,
 ):  # fmt: skip
     """Run the Dijkstra search for one pattern whose slot j is homed on
     ``goal_squares[j]`` and costs ``costs[j]`` a move; returns the float32 table
     (rounded down). ``progress(fraction of placements reached)`` after each
-    slice. Needs about 64 bytes per placement while it runs (8 regions of
+    slice. ``tools``: the grid's blank-region tables (count, label, masks) and
+    the 16-bit popcount and lowest-bit tables (:func:`harness.heuristics.pdb.
+    build_tools`). Needs about 64 bytes per placement while it runs (8 regions of
     float64, and the heap)."""
     import numpy as np
 
     from harness import kernels
-    from harness.heuristics import pdb
     from harness.kernels import pdb_costs
 
     n, k = g.squares, len(goal_squares)
@@ -120,17 +121,17 @@ def build_weighted_table(
     hd = np.empty(1 << 16, dtype=np.float64)
     hs = np.empty(1 << 16, dtype=np.int64)
     mult = np.array([perm(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
-    count, label, masks = pdb._regions(g)
+    count, label, masks, popcnt, lowbit = tools
     cost = np.array(costs, dtype=np.float64)
     size = pdb_costs.pdb_dijkstra_start(
-        n, np.array(goal_squares, dtype=np.int64), goal_blank, mult, pdb._popcount(),
+        n, np.array(goal_squares, dtype=np.int64), goal_blank, mult, popcnt,
         label, dist, hd, hs,
     )  # fmt: skip
     nbr = kernels.neighbour_array(g)
     reached = 1
     while size > 0:
         size, hd, hs, _settled, new = pdb_costs.pdb_dijkstra(
-            n, nbr, k, mult, pdb._lowbit(), count, label, masks, cost, dist, hd, hs,
+            n, nbr, k, mult, lowbit, count, label, masks, cost, dist, hd, hs,
             size, _SLICE,
         )  # fmt: skip
         if size < 0:
@@ -179,7 +180,7 @@ def _stored(g: Grid, goal_squares, goal_blank: int, tiles, cost_model: str) -> b
 
 def weighted_table(
     g: Grid, goal_squares: tuple[int, ...], goal_blank: int, tiles: tuple[int, ...],
-    cost_model: str, progress: Callable[[float], None] | None = None,
+    cost_model: str, tools: tuple, progress: Callable[[float], None] | None = None,
 ):  # fmt: skip
     """The weighted table of the pattern ``tiles`` (homed on ``goal_squares``)
     under ``cost_model``, from memory, the cache or a build (then cached);
@@ -205,7 +206,7 @@ def weighted_table(
         source = "built"
         t0 = time.perf_counter()
         table[:] = build_weighted_table(g, goal_squares, goal_blank, slot_costs,
-                                        progress)  # fmt: skip
+                                        tools, progress)  # fmt: skip
         build = time.perf_counter() - t0
         if path is not None:
             write_table(path, g, goal_squares, goal_blank, raw, build, more=more)
@@ -216,23 +217,23 @@ def weighted_table(
 
 def weighted_set(
     name: str, goal: Board, g: Grid, cost_model: str,
+    square_groups: tuple[tuple[int, ...], ...], tools: tuple,
     say: Callable[[str], None] | None = None,
 ) -> WeightedPDB:  # fmt: skip
-    """The partition ``name`` (:data:`harness.heuristics.pdb.PARTITIONS`) bound to
-    ``goal``, weighted by ``cost_model``'s tile costs: tables loaded or built.
-    ``say`` hears what is built (a line before each table not in memory or the
-    cache, and how far every 5 s)."""
+    """The partition ``name`` (its groups' goal squares for ``goal``:
+    ``square_groups``) bound to ``goal``, weighted by ``cost_model``'s tile
+    costs: tables loaded or built. Called through
+    :func:`harness.heuristics.pdb.weighted` (which passes the groups and the
+    ``tools`` of :func:`build_weighted_table`). ``say`` hears what is built (a
+    line before each table not in memory or the cache, and how far every 5 s)."""
     key = (name, g.rows, g.cols, goal, cost_model)
     if key in _set_memo:
         return _set_memo[key]
     import numpy as np
 
-    from harness.heuristics import pdb
-
     t0 = time.perf_counter()
     n = g.squares
     blank = goal.index(0)
-    square_groups = pdb.partition_squares(name, goal, g)
     groups = tuple(tuple(goal[c] for c in grp) for grp in square_groups)
     sizes = [perm(n, len(grp)) for grp in groups]
     tables = np.empty(sum(sizes), dtype=np.float32)
@@ -247,7 +248,7 @@ def weighted_set(
                 f"set-up: {name} table {i + 1}/{len(groups)}: {f:.0%} of placements "
                 "reached"))  # fmt: skip
         table, source, seconds = weighted_table(g, squares, blank, tiles, cost_model,
-                                                report)  # fmt: skip
+                                                tools, report)  # fmt: skip
         tables[offsets[i] : offsets[i] + sizes[i]] = table
         sources.append(source)
         build += seconds
@@ -265,7 +266,7 @@ def weighted_set(
         "gtiles": gtiles,
         "gsize": np.array([len(t) for t in groups], dtype=np.int64),
         "gmult": gmult,
-        "popcnt": pdb._popcount(),
+        "popcnt": tools[3],
     }
     result = WeightedPDB(name, g, goal, cost_model, groups, arrays, tuple(sources),
                          build, time.perf_counter() - t0)  # fmt: skip

@@ -75,7 +75,8 @@ def pdb_dijkstra_start(n, goal_squares, goal_blank, mult, popcnt, region_label,
         pos[j] = goal_squares[j]
         occ |= np.int64(1) << pos[j]
     free = ((np.int64(1) << n) - 1) & ~occ
-    state = pattern_index(pos, k, mult, popcnt) * REGIONS + region_label[free, goal_blank]
+    index = pattern_index(pos, k, mult, popcnt)
+    state = index * REGIONS + region_label[free, goal_blank]
     dist[state] = 0.0
     hd[0] = 0.0
     hs[0] = state

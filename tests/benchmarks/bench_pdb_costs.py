@@ -40,12 +40,12 @@ GOAL = goal_board("blank-first", G4)
 
 _CHILD = """
 import json, resource, sys, time
-from harness.heuristics.pdb_costs import weighted_set
+from harness.heuristics.pdb import weighted
 from harness.puzzle import goal_board, grid
 name, model = sys.argv[1], sys.argv[2]
 g = grid(4)
 cpu, wall = time.process_time(), time.perf_counter()
-w = weighted_set(name, goal_board("blank-first", g), g, model, say=print)
+w = weighted(name, goal_board("blank-first", g), g, model, say=print)
 print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "mib": w.nbytes / 2**20, "summary": w.summary()}))
