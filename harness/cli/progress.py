@@ -1,7 +1,7 @@
 """How ``harness run`` shows a run going: a rich bar on a terminal, plain status
 lines in CI or a pipe, nothing with ``-q``; each a small class the run calls
-(start, started, finished, estimate or no_estimate, setup_began / setup_ended,
-stop). A set-up (tables, compilation) of ``solve`` and ``solvers`` says what it
+(counting_began / counted while ``--instructions`` counts, start, started,
+finished, estimate or no_estimate, setup_began / setup_ended, stop). A set-up (tables, compilation) of ``solve`` and ``solvers`` says what it
 builds once it lasts a couple of seconds (:func:`setting_up`)."""
 
 from __future__ import annotations
@@ -95,6 +95,8 @@ class QuietProgress:
     def setup_began(self, config: str, worker: int) -> None: ...
     def setup_ended(self, config: str, worker: int, seconds: float | None) -> None: ...
     def observed(self, workload: Any, expected: float | None, took: float) -> None: ...
+    def counting_began(self, cells: int, line: str) -> None: ...
+    def counted(self, cells: int, line: str | None) -> None: ...
     def stop(self) -> None: ...
 
 
@@ -146,6 +148,15 @@ class PlainProgress:
             to_stderr(f"set up {config} (worker {worker}) in {duration_text(seconds)}")
 
     def observed(self, workload: Any, expected: float | None, took: float) -> None: ...
+
+    def counting_began(self, cells: int, line: str) -> None:
+        to_stderr(line)
+
+    def counted(self, cells: int, line: str | None) -> None:
+        """A line per config counted (its cells and seconds): a status line,
+        as the cells' are, without one per cell."""
+        if line:
+            to_stderr(line)
 
     def start(self, total: int, done: int, failures: int) -> None:
         # the count is of cells to solve: those refused or stored are said once
@@ -216,14 +227,28 @@ class RichProgress:
             transient=False,
         )
         self.task = None
+        self.counting = None  # the counting phase's bar (--instructions)
         self.first_done = 0
+
+    def counting_began(self, cells: int, line: str) -> None:
+        self.console.print(line, highlight=False)
+        self.bar.start()
+        self.counting = self.bar.add_task(
+            "counting instructions", total=cells, completed=0, failures="", left=""
+        )
+
+    def counted(self, cells: int, line: str | None) -> None:
+        if line:
+            self.bar.console.print(line, markup=False, highlight=False)
+        if self.counting is not None:
+            self.bar.update(self.counting, completed=cells)
 
     def start(self, total: int, done: int, failures: int) -> None:
         if done:  # refused or stored: said once, not counted as progress made
             self.console.print(f"{done} of {total} cells need no solving (refused "
                                f"or stored); {total - done} to run", highlight=False)
         self.first_done = done
-        self.bar.start()
+        self.bar.start()  # (started already when instructions were counted)
         self.task = self.bar.add_task(
             "starting", total=total - done, completed=0,
             failures=self._fails(failures), left="",

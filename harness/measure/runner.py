@@ -100,7 +100,10 @@ def _say(line: str) -> None:
 
 class Progress(Protocol):
     """What the runner tells whoever shows the run going (``harness run``'s bar,
-    a benchmark's recorder). ``shows_estimate`` False: no ETA is computed."""
+    a benchmark's recorder). ``shows_estimate`` False: no ETA is computed.
+    ``counting_began`` and ``counted``: the counting phase (``--instructions``),
+    before ``start``: its cells, then how many are counted so far (from its
+    threads), with a line when a config is done."""
 
     shows_estimate: bool
 
@@ -114,6 +117,8 @@ class Progress(Protocol):
     def observed(
         self, workload: Workload, expected: float | None, took: float
     ) -> None: ...
+    def counting_began(self, cells: int, line: str) -> None: ...
+    def counted(self, cells: int, line: str | None) -> None: ...
     def stop(self) -> None: ...
 
 
@@ -132,6 +137,8 @@ class NoProgress:
     def observed(
         self, workload: Workload, expected: float | None, took: float
     ) -> None: ...
+    def counting_began(self, cells: int, line: str) -> None: ...
+    def counted(self, cells: int, line: str | None) -> None: ...
     def stop(self) -> None: ...
 
 
@@ -277,7 +284,6 @@ def execute(
             )
             by_task[task.id] = cell
             tasks.append(task)
-    counts = count_for_run(plan, tasks, by_task, executor.jobs, _say)
     # Longest expected first, so no long cell starts last; a pool that can ask
     # again at every hand-off does so as the model learns (harness.measure.schedule).
     model = CostModel()
@@ -356,6 +362,8 @@ def execute(
         executor.set_pin(plan.pin)  # a cluster: pin as plan.pin says
         note_executor(meta, executor)
         res.write_meta(run_dir, meta)
+        # (the queued cells start in executor.events(), after the counts)
+        counts = count_for_run(plan, tasks, by_task, executor.jobs, progress)
         progress.start(total, done, failures)
         last_meta, meta_every = 0.0, META_EVERY
         last_eta = -math.inf

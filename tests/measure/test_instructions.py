@@ -1,7 +1,8 @@
 """Instructions per solve under callgrind (``harness run --instructions``): two
 counting processes agree within the A/A bound on a compiled solver, an external C
-program is counted less its goal board, and a machine without valgrind gets one
-line saying what to install before anything runs. Skipped (with the reason) where
+program is counted less its goal board, a machine without valgrind gets one
+line saying what to install before anything runs, and Ctrl-C during the counting
+phase stops the run as during the cells. Skipped (with the reason) where
 valgrind or a C compiler is missing; the A/A and detection figures are
 tests/benchmarks/instructions_aa.py's."""
 
@@ -10,13 +11,19 @@ from __future__ import annotations
 import csv
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import in_process
 import pytest
+from signals import default_sigint
 from where import ROOT
+
+from harness import results as res
 
 from harness.measure.instructions.phase import count_tasks
 from harness.measure.instructions.shim import missing
@@ -84,3 +91,60 @@ def test_without_valgrind_one_line_says_what_to_install(tmp_path, monkeypatch):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "apt-get install valgrind" in lines[0], proc.stderr
     assert not out.exists()  # nothing ran, nothing was written
+
+
+#: ``harness run`` whose counting processes are fakes that never finish setting
+#: up (each writes its pid to $FAKE_PIDS): no valgrind needed.
+FAKE_COUNTING = """
+import os, sys
+import harness.measure.instructions.phase as phase
+import harness.measure.instructions.shim as shim
+shim.missing = lambda: None
+code = "import os, sys, time; open(sys.argv[1], 'a').write(f'{os.getpid()} '); time.sleep(600)"
+phase.child_command = lambda out, fd: [sys.executable, "-c", code, os.environ["FAKE_PIDS"]]
+from harness.cli import main
+main()
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_ctrl_c_while_counting_stops_the_run_and_its_counting_processes(tmp_path):
+    pids = tmp_path / "pids"
+    boards = tmp_path / "boards.txt"
+    boards.write_text("1 2 3 4 5 6 7 8 x\n1 2 3 4 5 6 x 7 8\n")
+    out = tmp_path / "runs"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", FAKE_COUNTING, "run", "--solvers",
+         "bfs,astar_dict[manhattan]", "--datasets", str(boards), "--instructions",
+         "--jobs", "2", "--repeats", "1", "--warmup", "0", "--no-memory", "-q",
+         "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "CI": "1", "FAKE_PIDS": str(pids),
+             "NPUZZLE_PRECOMPILE": "0"},
+        preexec_fn=default_sigint,  # the Ctrl-C below must reach it
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (pids.exists() and len(pids.read_text().split()) == 2):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    # (before the fix: waited for the counts, 50 min of set-up limit)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    run_dir = Path(stdout.strip().splitlines()[-1])
+    lines = stderr.strip().splitlines()  # -q: nothing of the phase, as of the cells
+    assert lines == [
+        f"interrupted: 0 of 4 cells stored in {run_dir}",
+        f"resume with: harness run --resume {run_dir.name} --out {out}",
+    ], stderr
+    assert not any(_alive(int(pid)) for pid in pids.read_text().split())
+    assert res.read_meta(run_dir)["interrupted"] is True
+    assert not res.read_row_dicts(run_dir)

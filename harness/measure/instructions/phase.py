@@ -19,12 +19,14 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from harness.measure.instructions.live import Live
 from harness.measure.instructions.model import COUNT_TIMEOUT_FACTOR, Count
 from harness.measure.instructions.shim import valgrind_command
 from harness.measure.tasks import Task
@@ -37,9 +39,10 @@ SETUP_FACTOR = 5.0
 GRACE_SECONDS = 30.0
 
 
-def count_for_run(plan: Any, tasks, by_task, jobs: int, say) -> dict[int, Count]:
+def count_for_run(plan: Any, tasks, by_task, jobs: int, progress) -> dict[int, Count]:
     """The counts of a run's cells with timed passes still to run, by task id
-    (``by_task``: task id -> its plan cell); {} when the plan counts none."""
+    (``by_task``: task id -> its plan cell); {} when the plan counts none.
+    ``progress`` (the runner's) hears the phase begin and each cell counted."""
     if not plan.instructions:
         return {}
     todo = [
@@ -51,37 +54,57 @@ def count_for_run(plan: Any, tasks, by_task, jobs: int, say) -> dict[int, Count]
         return {}
     jobs = max(1, min(jobs, os.cpu_count() or 1))  # (a Dask run counts here)
     configs = len({(t.plugins, t.config) for t, _ in todo})
-    say(
+    progress.counting_began(
+        len(todo),
         f"counting instructions under callgrind: {len(todo)} cells of {configs} "
-        f"configs, {jobs} at a time (each config's set-up runs under valgrind)"
+        f"configs, {jobs} at a time (each config's set-up runs under valgrind)",
     )
-    return count_tasks(todo, jobs, say)
+    done = [0]
+    lock = threading.Lock()
+
+    def tick() -> None:
+        with lock:
+            done[0] += 1
+            progress.counted(done[0], None)
+
+    return count_tasks(todo, jobs, lambda line: progress.counted(done[0], line), tick)
 
 
 def count_tasks(
     tasks: Sequence[tuple[Task, Any]],
     jobs: int,
     say: Callable[[str], None] = lambda line: None,
+    tick: Callable[[], None] = lambda: None,
 ) -> dict[int, Count]:
     """Each task's :class:`Count` by task id. ``tasks``: (task, the external
     program or None); tasks of one config are counted by one process, in order
-    (it sets up once per size and goal)."""
+    (it sets up once per size and goal). ``say`` hears a line per config done,
+    ``tick`` each cell counted (or lost).
+
+    On Ctrl-C (or any exception here) no counting process starts any more, those
+    running are killed, and the exception goes on once every thread has seen
+    its process die: seconds, not the minutes the counts running would take."""
     groups: dict[tuple, list[tuple[Task, Any]]] = {}
     for task, program in tasks:
         groups.setdefault((task.plugins, task.config), []).append((task, program))
     counts: dict[int, Count] = {}
     total = len(groups)
     finished = [0]
+    live = Live()
 
     def one(group: list[tuple[Task, Any]]) -> None:
+        if live.stopping:
+            return
         began = time.monotonic()
         task, program = group[0]
         if program is not None:
             from harness.measure.instructions.external import count_program
 
-            got = count_program(program, [t for t, _ in group])
+            got = count_program(program, [t for t, _ in group], live, tick)
         else:
-            got = _count_in_child([t for t, _ in group])
+            got = _count_in_child([t for t, _ in group], live, tick)
+        if live.stopping:
+            return  # (its cells were lost to the stop, not counted)
         counts.update(got)
         finished[0] += 1
         counted = sum(c.instructions is not None for c in got.values())
@@ -90,81 +113,69 @@ def count_tasks(
             f"counted in {time.monotonic() - began:.1f} s ({finished[0]}/{total})"
         )
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="count")
+    try:
         for f in [pool.submit(one, g) for g in groups.values()]:
             f.result()
+    except BaseException:
+        live.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
     return counts
 
 
-def _count_in_child(tasks: list[Task]) -> dict[int, Count]:
+def child_command(out_file: Path, write_fd: int) -> list[str]:
+    """The counting process's command line: the child module under callgrind,
+    writing its messages to ``write_fd`` and its counts to ``out_file``."""
+    return [
+        *valgrind_command(out_file), sys.executable, "-m",
+        "harness.measure.instructions.child", str(write_fd), str(out_file),
+    ]  # fmt: skip
+
+
+def _count_in_child(
+    tasks: list[Task], live: Live, tick: Callable[[], None]
+) -> dict[int, Count]:
     """Count ``tasks`` (one set-up) in counting processes: a process that dies or
-    overruns loses its current cell (a Count saying so), the next takes the rest."""
+    overruns loses its current cell (a Count saying so), the next takes the rest;
+    none starts once ``live`` is stopping."""
     counts: dict[int, Count] = {}
     left = list(tasks)
-    while left:
-        answered = _one_child(left, counts)
+    while left and not live.stopping:
+        answered = _one_child(left, counts, live, tick)
         lost = [t for t in left if t.id not in counts]
         if answered == 0 and lost:  # it never got going: the same for every cell
             why = counts.get(left[0].id) or Count(left[0].id, "error")
             for t in lost:
                 counts[t.id] = Count(t.id, why.outcome, message=why.message)
+                tick()
         left = [t for t in left if t.id not in counts]
     return counts
 
 
-def _one_child(tasks: list[Task], counts: dict[int, Count]) -> int:
+def _one_child(
+    tasks: list[Task], counts: dict[int, Count], live: Live, tick: Callable[[], None]
+) -> int:
     """One counting process over ``tasks``, in order, until it dies or overruns
     (that cell gets a Count saying so); how many cells it answered for."""
     with tempfile.TemporaryDirectory(prefix="npuzzle-callgrind-") as folder:
         out_file = Path(folder) / "callgrind.out"
         read_fd, write_fd = os.pipe()
-        command = [
-            *valgrind_command(out_file), sys.executable, "-m",
-            "harness.measure.instructions.child", str(write_fd), str(out_file),
-        ]  # fmt: skip
         log = open(Path(folder) / "child.log", "w+b")
         # str hashing is randomized per process: dict and set probes, and with
         # them the instructions, would differ from one counting process to the
         # next (two runs of 8-mini: up to 3.9% on a cell, 1% on a config)
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         child = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=log, stderr=log, env=env,
-            pass_fds=(write_fd,), cwd=folder, start_new_session=True,
+            child_command(out_file, write_fd), stdin=subprocess.PIPE, stdout=log,
+            stderr=log, env=env, pass_fds=(write_fd,), cwd=folder,
+            start_new_session=True,  # (a terminal's Ctrl-C: Live.stop kills it)
         )  # fmt: skip
         os.close(write_fd)
         try:
-            assert child.stdin is not None
-            child.stdin.write(pickle.dumps(list(tasks)))
-            child.stdin.close()
-            reader = _Reader(read_fd)
-            pending = list(tasks)
-            answered = 0
-            deadline = _setup_deadline(pending[0])
-            while pending:
-                message = reader.next(deadline)
-                if message is None:  # died or overran: its current cell is lost
-                    try:
-                        child.wait(timeout=2.0)
-                    except subprocess.TimeoutExpired:
-                        pass
-                    alive = child.poll() is None
-                    counts[pending[0].id] = Count(
-                        pending[0].id,
-                        "timeout" if alive else "error",
-                        message="instructions not counted: the counting process "
-                        + ("overran its limit" if alive else f"died: {_tail(log)}"),
-                    )
-                    return answered
-                if isinstance(message, tuple):  # ("counting", id): the count began
-                    deadline = time.monotonic() + pending[0].timeout * (
-                        COUNT_TIMEOUT_FACTOR) + GRACE_SECONDS
-                    continue
-                counts[message.task] = message
-                answered += 1
-                pending = [t for t in pending if t.id != message.task]
-                if pending:
-                    deadline = _setup_deadline(pending[0])
-            return answered
+            with live.running(child):
+                return _read_counts(child, tasks, counts, _Reader(read_fd), log, tick)
         finally:
             if child.poll() is None:
                 try:
@@ -174,6 +185,47 @@ def _one_child(tasks: list[Task], counts: dict[int, Count]) -> int:
             child.wait()
             os.close(read_fd)
             log.close()
+
+
+def _read_counts(child, tasks, counts, reader, log, tick) -> int:
+    """Hand ``tasks`` to ``child`` and read its counts into ``counts`` until it
+    has answered for all, or dies or overruns; how many it answered for."""
+    assert child.stdin is not None
+    try:
+        child.stdin.write(pickle.dumps(list(tasks)))
+        child.stdin.close()
+    except BrokenPipeError:
+        pass  # died at once (or was killed): said below as for any death
+    pending = list(tasks)
+    answered = 0
+    deadline = _setup_deadline(pending[0])
+    while pending:
+        message = reader.next(deadline)
+        if message is None:  # died or overran: its current cell is lost
+            try:
+                child.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                pass
+            alive = child.poll() is None
+            counts[pending[0].id] = Count(
+                pending[0].id,
+                "timeout" if alive else "error",
+                message="instructions not counted: the counting process "
+                + ("overran its limit" if alive else f"died: {_tail(log)}"),
+            )
+            tick()
+            return answered
+        if isinstance(message, tuple):  # ("counting", id): the count began
+            deadline = time.monotonic() + pending[0].timeout * (
+                COUNT_TIMEOUT_FACTOR) + GRACE_SECONDS
+            continue
+        counts[message.task] = message
+        tick()
+        answered += 1
+        pending = [t for t in pending if t.id != message.task]
+        if pending:
+            deadline = _setup_deadline(pending[0])
+    return answered
 
 
 def _setup_deadline(task: Task) -> float:
