@@ -5,5 +5,6 @@ the memory system (cache misses, branch mispredictions).
 ``shim`` (the C client requests, built on first use, and the counter), ``model``
 (a count and its limits), ``child`` (the counting process, under valgrind),
 ``phase`` (the parent side: one counting process per config before the timed
-cells), ``external`` (external programs under callgrind, less the goal board).
+cells), ``live`` (its running processes, killed on Ctrl-C), ``external``
+(external programs under callgrind, less the goal board).
 """
