@@ -18,6 +18,7 @@ from harness.cli.common import app, fail
 from harness.cli.progress import to_stderr
 from harness.cli.run_options import given_options, with_run_options
 from harness.core import defaults
+from harness.measure.executors.registry import DEFAULT_EXECUTOR, executor_help
 
 
 @app.command("run")
@@ -55,12 +56,8 @@ def run_command(
         ),
     ] = None,
     executor: Annotated[
-        str,
-        typer.Option(
-            help="Where cells run: 'local' (worker processes here) or 'dask' (a Dask "
-            "cluster; needs `pip install 'npuzzle-harness[dask]'`)."
-        ),
-    ] = "local",
+        str, typer.Option(help=executor_help())
+    ] = DEFAULT_EXECUTOR,
     scheduler: Annotated[
         str | None,
         typer.Option(

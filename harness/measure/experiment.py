@@ -39,6 +39,12 @@ from typing import TYPE_CHECKING, Any
 from harness.core.costs import COST_MODELS
 from harness.core.names import did_you_mean
 from harness.core.options import OPTIONS
+from harness.measure.executors.registry import (
+    DEFAULT_EXECUTOR,
+    all_executors,
+    executor_kind,
+    executor_names,
+)
 from harness.measure.plan import MAX_CELLS, too_many_cells
 
 if TYPE_CHECKING:
@@ -50,7 +56,7 @@ if TYPE_CHECKING:
 FILE_KEYS: dict[str, str] = {
     "name": "a string",
     "description": "a string",
-    "executor": 'one of "local", "inline" or "dask"',
+    "executor": "a registered executor's name",
     "scheduler": 'a Dask scheduler address such as "tls://HOST:8786"',
     "tls_ca": "the path of the cluster's CA certificate (PEM)",
     "tls_cert": "the path of the client's certificate (PEM)",
@@ -59,7 +65,12 @@ FILE_KEYS: dict[str, str] = {
 #: The run options an experiment file may set.
 FILE_OPTIONS = {o.name: o for o in OPTIONS if o.in_file}
 GRID_KEYS = ("solvers", "heuristics", "params", "configs", "datasets", "cost")
-EXECUTORS = ("local", "inline", "dask")
+
+
+def _executor_choice() -> str:
+    """``one of "local", "dask" or "inline"``: the registered executors."""
+    names = [f'"{n}"' for n in executor_names()]
+    return "one of " + (", ".join(names[:-1]) + " or " if names[1:] else "") + names[-1]
 
 
 class ExperimentError(ValueError):
@@ -168,9 +179,12 @@ def load(path: Path | str) -> Experiment:
             problem = FILE_OPTIONS[key].problem(value)
             if problem:
                 raise fail(key, None, f"{key} = {value!r}: {problem}")
+        elif key == "executor" and (
+            not isinstance(value, str) or value not in executor_names()
+        ):
+            raise fail(key, None, f"{key} = {value!r}: must be {_executor_choice()}")
         elif not isinstance(value, str) or (
-            (key == "executor" and value not in EXECUTORS)
-            or (key == "scheduler" and (not value.strip() or " " in value.strip()))
+            key == "scheduler" and (not value.strip() or " " in value.strip())
         ):
             raise fail(key, None, f"{key} = {value!r}: must be {FILE_KEYS[key]}")
         if key == "scheduler":
@@ -237,21 +251,29 @@ def load(path: Path | str) -> Experiment:
 def _check_executor(options: dict[str, Any], fail) -> None:
     """The executor choices ``harness run`` refuses on its command line
     (``--executor``, ``--scheduler``, ``--jobs``), refused here with the line."""
-    executor, jobs = options.get("executor", "local"), options.get("jobs")
-    if executor == "inline" and jobs not in (None, 0):
+    executor, jobs = options.get("executor", DEFAULT_EXECUTOR), options.get("jobs")
+    kind = executor_kind(executor)
+    if kind is not None and kind.fixed_jobs is not None and jobs not in (
+        None, kind.fixed_jobs,
+    ):  # fmt: skip
         raise fail(
-            "executor", None, 'executor = "inline" runs in-process: jobs must be 0'
-        )
+            "executor", None,
+            f'executor = "{executor}" runs with jobs = {kind.fixed_jobs}, not {jobs}',
+        )  # fmt: skip
     tls = [k for k in ("tls_ca", "tls_cert", "tls_key") if k in options]
     if tls and not str(options.get("scheduler", "")).startswith("tls://"):
         raise fail(tls[0], None, f"{tls[0]} needs scheduler = \"tls://HOST:PORT\"")
-    if "scheduler" in options and executor != "dask":
+    if "scheduler" in options and not (kind is not None and kind.on_cluster):
+        clusters = [n for n, k in all_executors().items() if k.on_cluster]
         raise fail(
             "scheduler", None,
-            f"scheduler = {options['scheduler']!r} needs executor = \"dask\"",
+            f"scheduler = {options['scheduler']!r} needs executor = "
+            + " or ".join(f'"{n}"' for n in clusters),
         )  # fmt: skip
-    if executor == "dask" and jobs == 0:
-        raise fail("jobs", None, "jobs = 0: the dask executor needs at least 1 worker")
+    if kind is not None and kind.sets_jobs and jobs == 0:
+        raise fail(
+            "jobs", None, f"jobs = 0: the {executor} executor needs at least 1 worker"
+        )
     if "scheduler" in options and jobs is not None:
         raise fail(
             "jobs", None,
@@ -276,9 +298,9 @@ def run_arguments(exp: Experiment) -> dict[str, Any]:
     if any(k in o for k in ("tls_ca", "tls_cert", "tls_key")):
         out["tls"] = (o.get("tls_ca"), o.get("tls_cert"), o.get("tls_key"))
     if o.get("executor") == "inline":
-        out["jobs"] = 0
-    elif o.get("executor") == "dask":
-        out["executor"] = "dask"
+        out["jobs"] = 0  # as --jobs 0: a --jobs given on the command line wins
+    elif o.get("executor") not in (None, DEFAULT_EXECUTOR):
+        out["executor"] = o["executor"]
     return out
 
 

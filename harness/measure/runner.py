@@ -25,15 +25,19 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from harness import results as res
 from harness.core.machine import core_count
 from harness.core.options import IN_TASK
 from harness.measure.eta import Backlog, Pace
 from harness.measure.executors import Executor, ExecutorError
-from harness.measure.executors.inline import InlineExecutor
-from harness.measure.executors.local import LocalPool
+from harness.measure.executors.registry import (
+    DEFAULT_EXECUTOR,
+    Launch,
+    executor_kind,
+)
+from harness.measure.instructions.phase import count_for_run
 from harness.measure.meta import (
     PhaseClock,
     new_meta,
@@ -42,7 +46,6 @@ from harness.measure.meta import (
     place_cell,
     setup_entry,
 )
-from harness.measure.instructions.phase import count_for_run
 from harness.measure.plan import (
     DEFAULT_OUT,
     Cell,
@@ -156,54 +159,9 @@ class Outcome:
 
 
 def make_executor(jobs: int, run_dir: Path, *, pin: bool = True) -> Executor:
-    """``jobs`` >= 1: a local process pool, worker i pinned to core i when ``pin``;
-    0: inline in this process (no isolation)."""
-    if jobs == 0:
-        return InlineExecutor()
-    return LocalPool(jobs, log_path=str(run_dir / "workers.log"), pin=pin)
-
-
-def make_dask_executor(
-    scheduler: str | None = None,
-    jobs: int | None = None,
-    plugins: Sequence[str] = (),
-    *,
-    tls: tuple[str | None, str | None, str | None] | None = None,
-    security: Any = None,
-):
-    """A :class:`~harness.measure.executors.dask.DaskExecutor` on the cluster at
-    ``scheduler``, or on a LocalCluster of ``jobs`` workers (default: one per core).
-    ``tls``: the client's (CA, certificate, key) files for a ``tls://`` scheduler;
-    ``security``: a ``distributed.Security`` instead (default: Dask's config).
-    Imports Dask only now; RunError (one line) if it is missing or unreachable, or
-    a worker lacks an external program of ``plugins``."""
-    from harness.measure.executors.dask import address as where
-
-    files = where.TLSFiles(*(str(p) if p is not None else None for p in tls or ()))
-    if scheduler is None and (files or security is not None):
-        raise RunError("--tls-ca/--tls-cert/--tls-key need --scheduler tls://HOST:PORT")
-    if scheduler is not None:
-        try:
-            security = where.security_for(
-                where.parse_address(scheduler), files, security
-            )
-        except (where.AddressError, ImportError) as err:
-            raise RunError(str(err)) from None
-    if jobs is not None and jobs < 1:
-        raise RunError(f"--jobs {jobs}: the dask executor needs at least 1 worker")
-    if jobs is not None and scheduler is not None:
-        raise RunError(
-            "--jobs applies to the LocalCluster the harness starts; with --scheduler "
-            "the cluster's workers decide (start them with --nthreads 1)"
-        )
-    from harness.measure.executors import dask as dask_pool
-
-    try:
-        return dask_pool.DaskExecutor(
-            scheduler, jobs=jobs, plugins=plugins, security=security
-        )
-    except (dask_pool.DaskUnavailable, dask_pool.DaskSetupError) as err:
-        raise RunError(str(err)) from None
+    """The ``local`` executor: ``jobs`` >= 1: a process pool, worker i pinned to
+    core i when ``pin``; 0: inline in this process (no isolation)."""
+    return executor_kind(DEFAULT_EXECUTOR).start(Launch(jobs, run_dir, pin=pin))
 
 
 def execute(

@@ -24,7 +24,14 @@ from typing import Any
 from harness import results as res
 from harness.core.machine import core_count
 from harness.core.options import INHERITED, OPTIONS, option_problem
-from harness.measure.executors import Executor
+from harness.measure.executors import Executor, ExecutorError
+from harness.measure.executors.registry import (
+    DEFAULT_EXECUTOR,
+    ExecutorKind,
+    Launch,
+    executor_kind,
+    executor_names,
+)
 from harness.measure.experiment import (
     Experiment,
     ExperimentError,
@@ -44,12 +51,9 @@ from harness.measure.plan import (
 )
 from harness.measure.resume import prepare_resume, set_session_jobs
 from harness.measure.reuse import ReuseError, append_raw, reusable_rows
-from harness.measure.runner import execute, make_dask_executor, make_executor, start
+from harness.measure.runner import execute, start
 from harness.results import RunMeta
 from harness.results.lock import unlock_run
-
-#: Where the cells can run (``inline`` is ``jobs=0``: this process, no isolation).
-EXECUTORS = ("local", "dask")
 
 
 @dataclass(slots=True)
@@ -79,8 +83,10 @@ class RunOptions:
     pin: bool | None = None
     interleave: bool | None = None
     jobs: int | None = None  # 0: inline, in this process
-    executor: str | None = None  # "local" or "dask"
-    scheduler: str | None = None  # a Dask scheduler (with executor "dask")
+    #: a registered executor's name (harness.measure.executors.registry); None:
+    #: DEFAULT_EXECUTOR, "local" (``jobs=0``: inline, this process, no isolation)
+    executor: str | None = None
+    scheduler: str | None = None  # a cluster's scheduler (an executor on_cluster)
     #: the client's (CA, certificate, key) files for a ``tls://`` scheduler
     tls: tuple[str | Path | None, str | Path | None, str | Path | None] | None = None
     security: Any = None  # a distributed.Security instead of ``tls``
@@ -148,11 +154,6 @@ class Session:
         """Check the combination given and merge in the experiment file: given,
         else the file's, else the default (filled in when the plan is made)."""
         o = replace(given)
-        if o.executor is not None and o.executor not in EXECUTORS:
-            raise RunError(
-                f"{self._flag('executor')} {o.executor}: choose one of "
-                f"{', '.join(EXECUTORS)}"
-            )
         if o.resume is not None:
             if o.config is not None:
                 raise RunError(
@@ -187,9 +188,10 @@ class Session:
                 )
         if o.config is not None:
             o = self._merge_experiment(o)
-        if o.scheduler is not None and o.executor != "dask":
+        if o.scheduler is not None and not self._on_cluster(o.executor):
             raise RunError(
-                f"{self._flag('scheduler')} needs {self._flag('executor')} dask"
+                f"{self._flag('scheduler')} needs {self._flag('executor')} "
+                + " or ".join(n for n in executor_names() if self._on_cluster(n))
             )
         if (o.tls is not None or o.security is not None) and o.scheduler is None:
             given = "tls" if o.tls is not None else "security"
@@ -201,6 +203,29 @@ class Session:
             if problem:
                 raise RunError(f"{self._flag('jobs')} {o.jobs}: {problem}")
         return o
+
+    @staticmethod
+    def _on_cluster(name: str | None) -> bool:
+        kind = executor_kind(name) if name is not None else None
+        return kind is not None and kind.on_cluster
+
+    def _kind(self) -> ExecutorKind:
+        """The executor chosen (plugins loaded: the plan is made); RunError naming
+        the registered ones when there is none of that name."""
+        name = self.options.executor or DEFAULT_EXECUTOR
+        kind = executor_kind(name)
+        if kind is None:
+            raise RunError(
+                f"{self._flag('executor')} {name}: choose one of "
+                f"{', '.join(executor_names())}"
+            )
+        jobs = self.options.jobs
+        if kind.fixed_jobs is not None and jobs not in (None, kind.fixed_jobs):
+            raise RunError(
+                f"{self._flag('jobs')} {jobs}: the {name} executor runs with "
+                f"{self._flag('jobs')} {kind.fixed_jobs}"
+            )
+        return kind
 
     def _merge_experiment(self, o: RunOptions) -> RunOptions:
 
@@ -224,7 +249,7 @@ class Session:
         # The file's scheduler belongs to the file's cluster: not when the caller
         # chose a LocalCluster of --jobs workers, or no Dask at all.
         if (
-            merged.executor == "dask"
+            self._on_cluster(merged.executor)
             and o.scheduler is None
             and o.jobs is None
             and file_scheduler is not None
@@ -270,6 +295,7 @@ class Session:
         skipped and why. Opens nothing and starts no executor."""
 
         self.plan = self.make_plan()
+        self._kind()  # a name no executor has is refused here too
         o = self.options
         reused: dict[tuple[str, str], int] = {}
         lines_after: list[str] = []
@@ -306,12 +332,12 @@ class Session:
             else:
                 self._open_new()
             if self.executor is None:
-                self.executor = self._local_executor()
+                self.executor = self._start_executor()
         except BaseException as err:
             self.close(cancel=True)
             if isinstance(err, res.ResultsError):
                 raise self._error(str(err)) from None
-            if isinstance(err, RunError):
+            if isinstance(err, (RunError, ExecutorError)):  # ExecutorError: a start
                 raise self._error(str(err)) from None
             if isinstance(err, OSError):  # e.g. a full disk at the first meta.json
                 from harness.measure.runner import failure_text
@@ -343,8 +369,8 @@ class Session:
                 f"moved to "
                 f"{self.run_dir / res.REJECTED_FILE}"
             )
-        if o.executor == "dask":
-            self.executor = self._dask_executor()
+        if self._kind().sets_jobs:
+            self.executor = self._start_executor()
             set_session_jobs(self.meta, self.executor.jobs)
         self.jobs = self.meta.resumes[-1]["jobs"]
 
@@ -352,9 +378,10 @@ class Session:
 
         o = self.options
         self.plan = self.make_plan()
-        jobs = o.jobs
-        if o.executor == "dask":
-            self.executor = self._dask_executor()
+        kind = self._kind()
+        jobs = o.jobs if kind.fixed_jobs is None else kind.fixed_jobs
+        if kind.sets_jobs:
+            self.executor = self._start_executor()
             jobs = self.executor.jobs
         self.jobs = core_count() if jobs is None else jobs
         self.run_dir, self.meta = start(
@@ -373,19 +400,19 @@ class Session:
     def _argv(self) -> list[str]:
         return self.options.argv if self.options.argv is not None else res.python_argv()
 
-    def _dask_executor(self) -> Executor:
-
+    def _start_executor(self) -> Executor:
+        """The chosen executor, started: a kind that sets its jobs before the run
+        directory exists (with ``--jobs`` as given), the others after it."""
         o = self.options
-        return make_dask_executor(
-            o.scheduler, o.jobs, self.plan.plugins, tls=o.tls, security=o.security
-        )
-
-    def _local_executor(self) -> Executor:
-
-        factory = self.options.executor_factory
-        if factory is not None:
-            return factory(self.jobs, self.run_dir)
-        return make_executor(self.jobs, self.run_dir, pin=self.plan.pin)
+        kind = self._kind()
+        if o.executor_factory is not None and not kind.sets_jobs:
+            return o.executor_factory(self.jobs, self.run_dir)
+        return kind.start(Launch(
+            o.jobs if kind.sets_jobs else self.jobs,
+            None if kind.sets_jobs else self.run_dir,
+            pin=self.plan.pin, plugins=self.plan.plugins, scheduler=o.scheduler,
+            tls=o.tls, security=o.security,
+        ))  # fmt: skip
 
     def _reusable(self, meta: RunMeta):
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from harness.analysis import Run
 from harness.analysis.aggregate import sig
+from harness.measure.executors.registry import executor_kind
 from harness.measure.stopping import LONG_SAMPLE_SECONDS
 
 
@@ -146,17 +147,22 @@ def options_frame(opts: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["option", "value"])
 
 
+def _on_cluster(name: Any) -> bool:
+    kind = executor_kind(name) if isinstance(name, str) else None
+    return kind is not None and kind.on_cluster
+
+
 def hosts_table(run: Run) -> pd.DataFrame | None:
     """Cells per host (meta.json placement), for a run measured on several hosts
     or on a Dask cluster; None otherwise."""
     from harness.results.placement import host_counts
 
     counts = host_counts(run.meta)
-    dask = any(
-        isinstance(e, dict) and e.get("kind") == "dask"
+    cluster = any(  # an executor whose cells may run on other hosts (dask)
+        isinstance(e, dict) and _on_cluster(e.get("kind"))
         for e in run.meta.get("executors") or []
     )
-    if not counts or (len(counts) < 2 and not dask):
+    if not counts or (len(counts) < 2 and not cluster):
         return None
     return pd.DataFrame(
         {

@@ -39,6 +39,7 @@ import time
 
 from harness import results as res
 from harness.measure import runner
+from harness.measure.executors.dask import start_dask_executor
 from harness.measure.plan import make_plan
 
 #: configs of the default scale grid: on 8-mini (216 cells), 78-91 s on the local
@@ -67,7 +68,7 @@ def one_run(plan, executor: str, jobs: int) -> Timing:
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
         if executor == "dask":
-            chosen = runner.make_dask_executor(None, jobs)
+            chosen = start_dask_executor(None, jobs)
             run_dir, meta = runner.start(plan, out, jobs=chosen.jobs, argv=["bench"])
         else:
             run_dir, meta = runner.start(plan, out, jobs=jobs, argv=["bench"])

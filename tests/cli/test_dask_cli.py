@@ -69,7 +69,7 @@ def test_local_run_does_not_import_dask(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "args, fragment",
     [
-        (["--executor", "spark"], "--executor spark: choose one of local, dask"),
+        (["--executor", "spark"], "--executor spark: choose one of local, dask, inline"),
         (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor dask"),
         (["--executor", "dask", "--jobs", "0"], "--jobs 0: the dask executor needs"),
         (["--executor", "dask", "--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"],

@@ -25,6 +25,7 @@ from where import PLUGINS
 
 import harness
 from harness.analysis import read_run
+from harness.measure.executors.dask import start_dask_executor
 from harness.measure.plan import RunError
 from harness.puzzle import goal_board, grid
 from harness.solver import load_plugin, scoped_registry
@@ -408,7 +409,7 @@ def test_toml_solver_definition_reaches_workers_by_value(tmp_path, cluster):
             memory_pass=False,
         )  # fmt: skip
         toml.unlink()  # only this process's registry knows the definition now
-        executor = runner.make_dask_executor(address, None, plan.plugins)
+        executor = start_dask_executor(address, None, plan.plugins)
         run_dir, meta = runner.start(plan, tmp_path / "results", jobs=executor.jobs)
         runner.execute(plan, run_dir, meta, executor=executor)
     meta, rows = read_run(run_dir)

@@ -90,7 +90,7 @@ datasets = ["8-mini", "8-seeds"]
         ('datasets = ["8-seeds"]\n[[grid]]\nsolvers = ["bfs"]\n[[grid]]\ndatasets = ["8-mini"]\n',
          "line 4: no solvers or configs (grid 2)"),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "spark"\n',
-         "line 3: executor = 'spark': must be one of \"local\", \"inline\" or \"dask\""),
+         "line 3: executor = 'spark': must be one of \"local\", \"dask\" or \"inline\""),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nscheduler = "tcp://h:8786"\n',
          "line 3: scheduler = 'tcp://h:8786' needs executor = \"dask\""),
         ('solvers = ["bfs"]\ndatasets = ["8-seeds"]\nexecutor = "dask"\njobs = 0\n',

@@ -8,6 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.measure.executors.base import fill_not_run
+from harness.measure.executors.registry import (
+    ExecutorKind,
+    Launch,
+    register_executor,
+)
 from harness.measure.tasks import Event, Task, TaskStarted
 from harness.measure.worker import Worker
 
@@ -60,3 +65,13 @@ class InlineExecutor:
 
     def shutdown(self, *, cancel: bool = False) -> None:
         self._queue.clear()
+
+
+def _start(launch: Launch) -> InlineExecutor:
+    return InlineExecutor()
+
+
+register_executor(ExecutorKind(
+    "inline", "this process, one cell at a time, for a debugger (--jobs 0)", _start,
+    fixed_jobs=0,
+))  # fmt: skip

@@ -24,6 +24,12 @@ from typing import Any
 
 from harness.core.machine import core_count, usable_cores
 from harness.measure.executors.base import fill_not_run
+from harness.measure.executors.registry import (
+    ExecutorKind,
+    Launch,
+    executor_kind,
+    register_executor,
+)
 from harness.measure.handout import Handout
 from harness.measure.tasks import (
     Attempt,
@@ -411,4 +417,15 @@ def _open_log(path: str):
         return subprocess.DEVNULL
 
 
+def _start(launch: Launch):
+    """``jobs`` >= 1: a pool of worker processes, worker i pinned to core i when the
+    plan pins; 0: the inline executor (this process, no isolation)."""
+    if launch.jobs == 0:
+        return executor_kind("inline").start(launch)
+    jobs = core_count() if launch.jobs is None else launch.jobs
+    log = None if launch.run_dir is None else str(Path(launch.run_dir) / "workers.log")
+    return LocalPool(jobs, log_path=log, pin=launch.pin)
 
+
+register_executor(ExecutorKind("local", "worker processes here (--jobs 0: inline)",
+                               _start))  # fmt: skip

@@ -58,7 +58,11 @@ from harness.measure.executors.dask.batching import (
     batch_cells,
     plan_batches,
 )
-from harness.measure.executors.dask.client import CONNECT_TIMEOUT, DaskExecutor
+from harness.measure.executors.dask.client import (
+    CONNECT_TIMEOUT,
+    DaskExecutor,
+    start_dask_executor,
+)
 from harness.measure.executors.dask.cluster import (
     SCHEDULER_CONFIG,
     DaskSetupError,
@@ -129,6 +133,7 @@ __all__ = [
     "plan_batches",
     "program_needs",
     "restore_environ",
+    "start_dask_executor",
     "run_batch",
     "worker_info",
 ]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.measure.executors.base import ExecutorError, fill_not_run
+from harness.measure.executors.dask import address as where
 from harness.measure.executors.dask.address import (
     AddressError,
     parse_address,
@@ -27,6 +28,7 @@ from harness.measure.executors.dask.batching import (
 )
 from harness.measure.executors.dask.cluster import (
     DaskSetupError,
+    DaskUnavailable,
     import_distributed,
     quiet_client_logs,
     restore_logs,
@@ -51,6 +53,11 @@ from harness.measure.executors.dask.worker_side import (
     program_needs,
     run_batch,
     worker_info,
+)
+from harness.measure.executors.registry import (
+    ExecutorKind,
+    Launch,
+    register_executor,
 )
 from harness.measure.tasks import Event, Task, TaskResult, TaskStarted
 
@@ -500,3 +507,53 @@ def _plugin_sources(tasks: Sequence[Task]) -> dict[str, str]:
         elif target.endswith(".toml"):
             out[target] = toml_text(programs_of(target))
     return out
+
+
+def start_dask_executor(
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    plugins: Sequence[str] = (),
+    *,
+    tls: tuple[str | None, str | None, str | None] | None = None,
+    security: Any = None,
+) -> DaskExecutor:
+    """A :class:`DaskExecutor` on the cluster at ``scheduler``, or on a
+    LocalCluster of ``jobs`` workers (default: one per core).
+    ``tls``: the client's (CA, certificate, key) files for a ``tls://`` scheduler;
+    ``security``: a ``distributed.Security`` instead (default: Dask's config).
+    Imports Dask only now; ExecutorError (one line) if it is missing or unreachable, or
+    a worker lacks an external program of ``plugins``."""
+    files = where.TLSFiles(*(str(p) if p is not None else None for p in tls or ()))
+    if scheduler is None and (files or security is not None):
+        raise ExecutorError("--tls-ca/--tls-cert/--tls-key need --scheduler tls://HOST:PORT")
+    if scheduler is not None:
+        try:
+            security = where.security_for(
+                where.parse_address(scheduler), files, security
+            )
+        except (where.AddressError, ImportError) as err:
+            raise ExecutorError(str(err)) from None
+    if jobs is not None and jobs < 1:
+        raise ExecutorError(f"--jobs {jobs}: the dask executor needs at least 1 worker")
+    if jobs is not None and scheduler is not None:
+        raise ExecutorError(
+            "--jobs applies to the LocalCluster the harness starts; with --scheduler "
+            "the cluster's workers decide (start them with --nthreads 1)"
+        )
+    try:
+        return DaskExecutor(scheduler, jobs=jobs, plugins=plugins, security=security)
+    except (DaskUnavailable, DaskSetupError) as err:
+        raise ExecutorError(str(err)) from None
+
+
+def _start(launch: Launch) -> DaskExecutor:
+    return start_dask_executor(
+        launch.scheduler, launch.jobs, launch.plugins, tls=launch.tls,
+        security=launch.security,
+    )  # fmt: skip
+
+
+register_executor(ExecutorKind(
+    "dask", "a Dask cluster; needs `pip install 'npuzzle-harness[dask]'`", _start,
+    sets_jobs=True, on_cluster=True,
+))  # fmt: skip
