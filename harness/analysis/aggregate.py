@@ -31,7 +31,7 @@ import pandas as pd
 
 from harness.analysis.keys import CONFIG_GROUP, GROUP
 from harness.results import ANSWERED
-from harness.results.columns import shown_in_summary
+from harness.results.columns import Column, shown_in_summary
 
 #: Times at or below this score 1: 0.1 us, below every real solve (a table
 #: lookup takes ~1 us), so the score never saturates: a 0.1 ms floor, as Lab's
@@ -193,7 +193,7 @@ def fair_summary(inst: pd.DataFrame, limit_s: float | None = None) -> pd.DataFra
                 "score_time": float(part["score_time"].sum()),
                 "score_expanded": float(part["score_expanded"].sum()),
                 # registered columns, over the same common instances
-                **{c.summary_key: com[c.name].agg(c.per_config) for c in shown},
+                **{c.summary_key: _per_config(c, com) for c in shown},
                 **_instructions_per_node(com),
             }
         )
@@ -204,6 +204,13 @@ def fair_summary(inst: pd.DataFrame, limit_s: float | None = None) -> pd.DataFra
         na_position="last",
     )
     return out.reset_index(drop=True)
+
+
+def _per_config(column: Column, common: pd.DataFrame) -> float:
+    """A registered column's value for one config over its common instances."""
+    if column.over_config is not None:
+        return column.over_config(common)
+    return common[column.name].agg(column.per_config)
 
 
 def _instructions_per_node(common: pd.DataFrame) -> dict[str, float]:

@@ -7,7 +7,8 @@ One module per family: :mod:`~harness.kernels.geometry` (the arrays kernels take
 :mod:`~harness.kernels.ida` (IDA* per heuristic), :mod:`~harness.kernels.batch` (many
 boards per call), :mod:`~harness.kernels.cantor` (A* on Cantor ranks),
 :mod:`~harness.kernels.pdb_bfs` (building pattern databases),
-:mod:`~harness.kernels.costs` (best-first and IDA* searches with tile costs); all
+:mod:`~harness.kernels.costs` (best-first and IDA* searches with tile costs),
+:mod:`~harness.kernels.necessary` (the necessary expansions of a 3x3 board); all
 use the decorator of :mod:`~harness.kernels.base`, which also says where compiled
 code is cached. Every public name is re-exported here (solvers look kernels up by name).
 Compilation happens on a kernel's first call: solvers trigger it in ``prepare``,
@@ -53,6 +54,7 @@ from harness.kernels.ida import (
     wida_pdb,
     wida_walking_distance,
 )
+from harness.kernels.necessary import bfs_distances
 from harness.kernels.pdb_bfs import pdb_bfs, region_tables
 
 __all__ = [
@@ -60,6 +62,7 @@ __all__ = [
     "MAX_PATH",
     "astar_cantor",
     "best_first_costs",
+    "bfs_distances",
     "cantor_rank",
     "cantor_unrank",
     "conflict_arrays",

@@ -176,10 +176,15 @@ def _from_v8(data: dict[str, Any]) -> None:
     where a run under tile costs is told by its datasets' names (NAME@MODEL)."""
 
 
+def _from_v9(data: dict[str, Any]) -> None:
+    """10 added the necessary expansions to the rows (necessary, necessary_ties,
+    over_necessary; older rows read as empty): nothing in meta.json."""
+
+
 #: version -> the step that brings a meta.json of that version to the next one.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], None]] = {
     1: _from_v1, 2: _from_v2, 3: _from_v3, 4: _from_v4, 5: _from_v5, 6: _from_v6,
-    7: _from_v7, 8: _from_v8,
+    7: _from_v7, 8: _from_v8, 9: _from_v9,
 }  # fmt: skip
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 9  # bump on any change of columns or their meaning
+SCHEMA_VERSION = 10  # bump on any change of columns or their meaning
 # History:
 #   1 - first version (results/README.md), plus the trailing ``extra`` column:
 #       per-algorithm counters beyond the four fixed ones, as a JSON object.
@@ -62,13 +62,18 @@ SCHEMA_VERSION = 9  # bump on any change of columns or their meaning
 #       harness.core.costs.COST_TOLERANCE), not length. Registered columns
 #       (harness/results/columns/costs.py). Version 1-8 runs are read as unit
 #       with both costs empty.
+#   10 - solved rows of optimal searches on 3x3 boards: ``necessary`` (boards every
+#        optimal search with the row's heuristic must expand: g* + h < C*, exact),
+#        ``necessary_ties`` (g* + h = C*) and ``over_necessary`` (expanded over
+#        necessary). Registered columns (harness/results/columns/necessary.py).
+#        Version 1-9 runs are read with the three empty.
 #: The first column each version added (its columns run to the next version's
 #: first): where harness.results.columns reads a core column's version. A
 #: registered column declares its own (``Column.since``).
 FIRST_OF_VERSION = {2: "raw_seconds", 3: "peak_rss_delta_bytes", 4: "repeats_taken",
                     5: "loops", 6: "bound"}  # fmt: skip
 #: Versions this harness reads (older ones are migrated on reading).
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 SUPPORTED_SCHEMAS = READABLE_VERSIONS
 
 ROWS_FILE = "rows.csv"

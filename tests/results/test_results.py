@@ -98,6 +98,9 @@ def test_columns_follow_the_contract_in_order():
         "cost_model",
         "path_cost",
         "optimal_cost",
+        "necessary",  # (registered: harness/results/columns/necessary.py)
+        "necessary_ties",
+        "over_necessary",
     )
     assert res.schema_columns(1) == res.column_names()[:27]
     assert res.schema_columns(2) == res.column_names()[:29]
@@ -107,7 +110,8 @@ def test_columns_follow_the_contract_in_order():
     assert res.schema_columns(6) == res.column_names()[:41]
     assert res.schema_columns(7) == res.column_names()[:41]  # meta.json only
     assert res.schema_columns(8) == res.column_names()[:42]
-    assert res.schema_columns(9) == res.column_names()  # tile costs: 3 more
+    assert res.schema_columns(9) == res.column_names()[:45]  # tile costs: 3 more
+    assert res.schema_columns(10) == res.column_names()  # necessary: 3 more
 
 
 def test_a_schema_7_run_reads_with_instructions_empty(tmp_path):
@@ -295,6 +299,7 @@ def test_committed_v1_run_still_loads():
     assert frame["ref_cpu_seconds"].isna().all()
     assert (frame["cost_model"] == "unit").all()  # schema 9: old rows are unit
     assert frame["path_cost"].isna().all() and frame["optimal_cost"].isna().all()
+    assert frame["necessary"].isna().all() and frame["over_necessary"].isna().all()
     gaps = " ".join(res.schema_gaps(meta))
     assert "peak_rss_delta_bytes" in gaps and "reference" in gaps
     assert res.schema_gaps({"schema_version": res.SCHEMA_VERSION}) == []

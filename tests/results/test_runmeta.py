@@ -63,7 +63,17 @@ def test_a_version_8_meta_gains_nothing_with_tile_costs():
             "options": {"repeats": 3, "gc": False, "instructions": False}}  # fmt: skip
     migrated = res.migrate(data)
     assert migrated["options"] == data["options"]
-    assert migrated["schema_version"] == res.SCHEMA_VERSION == 9
+    assert migrated["schema_version"] == res.SCHEMA_VERSION
+
+
+def test_a_version_9_meta_gains_nothing_with_the_necessary_expansions():
+    """10 added the rows' necessary-expansion columns; meta.json stays as it was."""
+    data = {"schema_version": 9, "run_id": "r", "started_utc": "t",
+            "options": {"repeats": 3, "gc": False, "instructions": False}}  # fmt: skip
+    migrated = res.migrate(data)
+    assert migrated["options"] == data["options"]
+    assert migrated["schema_version"] == res.SCHEMA_VERSION == 10
+    assert res.load_meta(data).stored_version == 9
 
 
 def test_a_current_meta_loads_unchanged():

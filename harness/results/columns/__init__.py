@@ -79,8 +79,11 @@ class Column:
     (a pandas aggregation: "median", "max", "min", "first"), None: not in the
     per-instance table; ``per_config``: how a config's instances combine in its
     summary line (over the instances every config answered, as time and nodes
-    are); ``header``: the summary table's header ("" : not shown there);
-    ``render``: a summary value as text (default: three significant figures)."""
+    are); ``over_config``: instead, the config's value from those instances'
+    table (a pandas DataFrame of the per-instance columns: a ratio of two sums,
+    say), with ``per_config`` then naming it; ``header``: the summary table's
+    header ("" : not shown there); ``render``: a summary value as text (default:
+    three significant figures)."""
 
     name: str
     kind: str
@@ -92,6 +95,7 @@ class Column:
     per_config: str = "median"
     header: str = ""
     render: Callable[[float], str] | None = None
+    over_config: Callable[[Any], float] | None = None
 
     @property
     def summary_key(self) -> str:
