@@ -19,7 +19,8 @@ board returns None at once instead of exhausting its component.
 Tile costs (``cost_model`` other than unit, :mod:`harness.core.costs`): the same
 search with g summed from the moved tiles' costs (floats) and h from the cost
 model's heuristic (cost-weighted Manhattan by default); a separate loop, so the
-unit search is untouched. Optimal with an admissible h: the cheapest path.
+unit search is untouched (``solvers/_cheapest.py``, shared with
+``ucs``). Optimal with an admissible h: the cheapest path.
 
 Counters: expanded = boards popped (stale entries excluded) whose successors were
 generated, so the goal itself is not counted; generated = successors created,
@@ -35,6 +36,7 @@ from heapq import heappop, heappush
 from harness.heuristics import EVALUATE, NO_TABLES, Heuristic, LineConflicts, manhattan
 from harness.puzzle import Board, Grid, Moves, is_solvable
 from harness.solver import Counters, register, tile_costs
+from solvers._cheapest import cheapest_first, walk_back
 
 #: Boards with more squares than this have more than 181,440 reachable boards.
 _SMALL_SQUARES = 9
@@ -56,17 +58,6 @@ def _refuses(g: Grid, depth: int | None, heuristic: str | None) -> str | None:
             f"millions of boards (takes depth <= {limit})"
         )
     return None
-
-
-def _path(parent: dict[Board, Board | None], board: Board, g: Grid) -> Moves:
-    """Walk parent links back to the start; each move is read off the blank's step."""
-    step_to_move = {-g.cols: "u", g.cols: "d", -1: "l", 1: "r"}
-    moves: list[str] = []
-    before = parent[board]
-    while before is not None:
-        moves.append(step_to_move[board.index(0) - before.index(0)])
-        board, before = before, parent[before]
-    return "".join(reversed(moves))
 
 
 @register(
@@ -124,7 +115,7 @@ def solve(
                 stale += 1  # a cheaper copy of this board was pushed after this one
                 continue
             if board == goal:
-                return _path(parent, board, grid)
+                return walk_back(parent, board, grid)
             expanded += 1
             blank = board.index(0)
             h = f - g
@@ -182,49 +173,4 @@ def _solve_costs(
         raise ValueError(f"heuristic {h_of.name} bounds {h_of.cost_model} costs, "
                          f"not {cost_model}")  # fmt: skip
     move_cost = tile_costs(cost_model, grid.squares)
-    share = h_of.tile_cost
-    neighbours = grid.neighbours
-    tie = 0
-    h = h_of(start)
-    heap = [(h, tie, 0.0, h, start)]  # h carried: f - g would drift in floats
-    best_g: dict[Board, float] = {start: 0.0}
-    parent: dict[Board, Board | None] = {start: None}
-    expanded = generated = stale = max_frontier = 0
-    try:
-        while heap:
-            if len(heap) > max_frontier:
-                max_frontier = len(heap)
-            _, _, g, h, board = heappop(heap)
-            if g > best_g[board]:
-                stale += 1  # a cheaper copy of this board was pushed after this one
-                continue
-            if board == goal:
-                return _path(parent, board, grid)
-            expanded += 1
-            blank = board.index(0)
-            for _, target in neighbours[blank]:
-                squares = list(board)
-                tile = squares[target]
-                squares[blank] = tile
-                squares[target] = 0
-                child = tuple(squares)
-                generated += 1
-                g_child = g + move_cost[tile]
-                known = best_g.get(child)
-                if known is not None and known <= g_child:
-                    continue
-                best_g[child] = g_child
-                parent[child] = board
-                if share is not None:
-                    h_child = h - share[tile][target] + share[tile][blank]
-                else:
-                    h_child = h_of(child)
-                tie += 1
-                heappush(heap, (g_child + h_child, tie, g_child, h_child, child))
-        raise AssertionError("solvable board but the heap ran dry")
-    finally:
-        counters.expanded += expanded
-        counters.generated += generated
-        counters.max_frontier = max(counters.max_frontier, max_frontier)
-        if stale:
-            counters.extra["stale"] = counters.extra.get("stale", 0) + stale
+    return cheapest_first(start, goal, grid, counters, move_cost, h_of, h_of.tile_cost)

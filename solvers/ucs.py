@@ -1,6 +1,7 @@
 """Uniform-cost search (Dijkstra): best-first on g alone, with tile costs or without.
 
-Data structures: a binary heap (``heapq``) of ``(g, tie, board)`` entries, a dict
+The search is ``astar_dict``'s under tile costs with h = 0
+(``solvers/_cheapest.py``). Data structures: a binary heap (``heapq``), a dict
 ``best_g`` (board -> cheapest g found) and a dict ``parent`` (board -> the board it
 was reached from). The goal is tested when a board is popped, which is what makes
 it optimal for any positive move costs; a board whose g improves is pushed again
@@ -21,11 +22,10 @@ popped and skipped.
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
-
 from harness.heuristics import Heuristic
 from harness.puzzle import Board, Grid, Moves, is_solvable
 from harness.solver import Counters, register, tile_costs
+from solvers._cheapest import cheapest_first
 
 #: Deepest known optimum taken on boards larger than 3x3: a blind search stores
 #: every board within the optimum's cost (4x4 at depth 20: ~3.4M boards).
@@ -57,55 +57,5 @@ def solve(
     """
     if not is_solvable(start, goal, grid):
         return None
-    move_cost = tile_costs(cost_model, grid.squares)
-    neighbours = grid.neighbours
-    tie = 0
-    heap = [(0.0, tie, start)]
-    best_g: dict[Board, float] = {start: 0.0}
-    parent: dict[Board, Board | None] = {start: None}
-    expanded = generated = stale = max_frontier = 0
-    try:
-        while heap:
-            if len(heap) > max_frontier:
-                max_frontier = len(heap)
-            g, _, board = heappop(heap)
-            if g > best_g[board]:
-                stale += 1  # a cheaper copy of this board was pushed after this one
-                continue
-            if board == goal:
-                return _path(parent, board, grid)
-            expanded += 1
-            blank = board.index(0)
-            for _, target in neighbours[blank]:
-                squares = list(board)
-                tile = squares[target]
-                squares[blank] = tile
-                squares[target] = 0
-                child = tuple(squares)
-                generated += 1
-                g_child = g + move_cost[tile]
-                known = best_g.get(child)
-                if known is not None and known <= g_child:
-                    continue
-                best_g[child] = g_child
-                parent[child] = board
-                tie += 1
-                heappush(heap, (g_child, tie, child))
-        raise AssertionError("solvable board but the heap ran dry")
-    finally:
-        counters.expanded += expanded
-        counters.generated += generated
-        counters.max_frontier = max(counters.max_frontier, max_frontier)
-        if stale:
-            counters.extra["stale"] = counters.extra.get("stale", 0) + stale
-
-
-def _path(parent: dict[Board, Board | None], board: Board, g: Grid) -> Moves:
-    """Walk parent links back to the start; each move is read off the blank's step."""
-    step_to_move = {-g.cols: "u", g.cols: "d", -1: "l", 1: "r"}
-    moves: list[str] = []
-    before = parent[board]
-    while before is not None:
-        moves.append(step_to_move[board.index(0) - before.index(0)])
-        board, before = before, parent[before]
-    return "".join(reversed(moves))
+    return cheapest_first(start, goal, grid, counters,
+                          tile_costs(cost_model, grid.squares))  # fmt: skip

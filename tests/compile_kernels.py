@@ -27,7 +27,7 @@ import sys
 PARTS: dict[str, tuple[str, ...]] = {
     "ida": ("ida_star_jit",),
     "others": ("wastar_jit", "greedy_jit", "awastar_jit", "astar_cantor_jit",
-               "wida_star"),  # fmt: skip
+               "wida_star", "ucs_jit"),  # fmt: skip
 }
 
 

@@ -60,6 +60,18 @@ def test_uniform_cost_search_is_optimal_without_a_heuristic(model):
         assert costs_equal(path_cost(board, moves, G3, model), best)
 
 
+@pytest.mark.parametrize("model", COST_MODELS)
+def test_compiled_uniform_cost_search_answers_and_counts_as_the_python_one(model):
+    python, compiled = (parse_config(n).solve_for(model) for n in ("ucs", "ucs_jit"))
+    parse_config("ucs_jit").spec.prepare(G3, GOAL, None)
+    for board in _one_board_per_depth(step=3, deepest=21):
+        counted = [Counters(), Counters()]
+        answers = [solve(board, GOAL, G3, counters=c, heuristic=None)
+                   for solve, c in zip((python, compiled), counted)]  # fmt: skip
+        assert answers[0] == answers[1], board
+        assert counted[0] == counted[1], board
+
+
 @pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("label", ["wastar_jit[w=2]", "wastar_jit[w=1.5]",
                                    "wida_star[w=2]", "greedy_jit"])  # fmt: skip
@@ -87,7 +99,7 @@ def test_a_weighted_heuristic_is_admissible_against_the_oracle():
 
 def test_solvers_without_tile_costs_decline_with_a_reason():
     takes = sorted(name for name, spec in all_solvers().items() if spec.costs)
-    assert {"astar_dict", "ida_star_jit", "wastar_jit", "greedy_jit", "ucs",
+    assert {"astar_dict", "ida_star_jit", "wastar_jit", "greedy_jit", "ucs", "ucs_jit",
             "astar_cantor_jit", "wida_star"} <= set(takes)  # fmt: skip
     for label in ("bfs", "bidir_bfs", "table", "ida_star"):
         reason = parse_config(label).refuses(G3, 20, GOAL, "heavy")
