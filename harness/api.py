@@ -1,10 +1,13 @@
 """The Python API above measurement and reporting: :func:`run` measures through
-the one run path (:class:`harness.measure.session.Session`, as ``harness run``
-does) and :func:`finish` reads the stored run once for what follows it (the
-summary, the report, the rows returned).
+the one run path (:class:`harness.measure.session.Session`), :func:`finish` reads
+the stored run once for what follows it (the summary, the report, the rows
+returned) and :func:`write_run_report` writes the report once, recording in
+meta.json why it could not.
 
-The runner imports neither the reporter nor the analysis; this module is where they
-meet (as ``harness run`` does in :mod:`harness.cli.run`).
+``harness run`` (:mod:`harness.cli.run`) parses its flags and calls these: it
+opens its session with :func:`open_session`, reports with :func:`finish` and
+:func:`write_run_report`, and names the errors of a run from here. The runner
+imports neither the reporter nor the analysis; this module is where they meet.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from harness.analysis import Run
+    from harness.measure.session import RunOptions
 
 
 def run(
@@ -41,19 +45,19 @@ def run(
     ``executor="dask"`` with ``scheduler``, ``resume=RUN_ID``, ``reuse``, ...).
     ``config``: an experiment file (as ``harness run --config``); the options
     given here win over the file's. ``report=True`` also writes the run's
-    report.md/html (a failure to report does not fail the run). RunError (one
-    line) when the options cannot make a run."""
-    from harness.measure.session import RunOptions, Session
+    report.md/html (a failure to report does not fail the run: it is a warning
+    here and ``report_error`` in meta.json). RunError (one line) when the options
+    cannot make a run."""
+    from harness.measure.session import RunOptions
 
     if options.get("memory_limit_mb", 1) is None:
         options["memory_limit_mb"] = 0  # None given here: no limit
-    session = Session(
+    session = open_session(
         RunOptions(solvers=solvers, datasets=datasets, config=config, **options)
     )
-    session.open()
     try:
         session.run(progress)
-        finished = finish(session.run_dir, report=report)
+        finished = finish(session.run_dir, report=report, meta=session.meta)
     finally:
         session.release()
     if finished.report_problem:
@@ -76,30 +80,76 @@ class Finished:
     report_problem: str | None = None
 
 
-def finish(run_dir: Path | str, *, report: bool) -> Finished:
+def open_session(options: RunOptions, spell: Callable[[str], str] | None = None):
+    """A :class:`~harness.measure.session.Session` of ``options`` with its run
+    directory opened (or reopened to resume) and its executor started; ``spell``
+    names an option in its messages (default: as ``harness.run()`` spells it).
+    RunError (one line) when the options cannot make a run."""
+    from harness.measure.session import Session
+
+    session = Session(options) if spell is None else Session(options, spell=spell)
+    session.open()
+    return session
+
+
+def dry_run(options: RunOptions, spell: Callable[[str], str] | None = None):
+    """What a run of ``options`` would do, as lines (:meth:`Session.dry_run`):
+    nothing is opened or started."""
+    from harness.measure.session import Session
+
+    session = Session(options) if spell is None else Session(options, spell=spell)
+    return session.dry_run()
+
+
+def finish(run_dir: Path | str, *, report: bool, meta: Any = None) -> Finished:
     """Read the stored run once (``rows.csv`` and meta.json) and, with ``report``,
-    write its report from what was read. ReportError when the run cannot be read."""
+    write its report from what was read (:func:`write_run_report`; ``meta``: the
+    run's RunMeta, where a failure is recorded). ReportError when the run cannot
+    be read."""
     from harness import results as res
     from harness.analysis import load_run
 
     loaded = load_run(run_dir)
     done = Finished(loaded, res.contradicted_labels(loaded.stored))
     if report:
-        done.report_problem = write_report_if_available(loaded)
+        done.report_problem = write_run_report(loaded, meta)
     return done
 
 
-def write_report_if_available(
-    run: Run | Path, progress: Callable[[str], None] | None = None
+def write_run_report(
+    run: Run, meta: Any = None, progress: Callable[[str], None] | None = None
 ) -> str | None:
-    """Call the reporter on this run (loaded, or its directory; ``progress`` hears
-    what it is writing); a one-line reason when it could not."""
+    """Write the report of ``run`` (loaded) into its directory, once; None when
+    written, else the one-line reason, which is also stored as meta.json's
+    ``report_error`` (``meta``: the run's RunMeta, else meta.json is read). On
+    Ctrl-C the reason "interrupted" is stored and KeyboardInterrupt raised."""
+    from harness.measure.runner import failure_text
+
+    run_dir = Path(run.path)
     try:
         from harness.report import write_report
-    except ImportError:
-        return "the reporter (harness.report) is not available"
-    try:
-        write_report([run], progress=progress)
+
+        write_report([run], run_dir, progress=progress)
+        return None
+    except KeyboardInterrupt:
+        _record_report_error(run_dir, meta, "interrupted")
+        raise
     except Exception as err:
-        return f"{type(err).__name__}: {err}"
-    return None
+        why = failure_text(err)
+    _record_report_error(run_dir, meta, why)
+    return why
+
+
+def _record_report_error(run_dir: Path, meta: Any, why: str) -> None:
+    """meta.json's ``report_error`` = ``why`` (a full disk: left as it was)."""
+    from harness import results as res
+
+    try:
+        if meta is None:  # a dict as stored, written back as it was read
+            meta = res.read_meta(run_dir)
+            meta["report_error"] = why
+        else:
+            meta.report_error = why
+        res.write_meta(run_dir, meta)
+    except (OSError, res.ResultsError):
+        pass

@@ -157,13 +157,13 @@ def run_command(
     and the pattern databases cached (docs/benchmarks.md); the first run also
     compiles and builds them, and other jobs on the cores stretch it (about 3.5
     min at a load average of 2-4)."""
+    from harness import api
     from harness import results as res
-    from harness.api import finish
     from harness.measure import runner
     from harness.measure.executors import ExecutorError
     from harness.measure.meta import advice
     from harness.measure.plan import RunError
-    from harness.measure.session import CLI_SPELLING, RunOptions, Session
+    from harness.measure.session import CLI_SPELLING, RunOptions
 
     def typed(name: str, value: Any) -> Any:
         """The option's value if the user typed it, else None (not given)."""
@@ -188,12 +188,11 @@ def run_command(
     # CI and process managers stop jobs with SIGTERM: stop as cleanly as on Ctrl-C.
     signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        session = Session(options, spell=CLI_SPELLING.__getitem__)
         if dry_run:
-            for line in session.dry_run():
+            for line in api.dry_run(options, spell=CLI_SPELLING.__getitem__):
                 typer.echo(line)
             return
-        session.open()
+        session = api.open_session(options, spell=CLI_SPELLING.__getitem__)
     except RunError as err:
         raise fail(str(err)) from None
     ctx.call_on_close(session.release)  # the run's lock, held through the report
@@ -253,7 +252,7 @@ def run_command(
         raise typer.Exit(130) from None
 
     try:  # every cell is stored: whatever fails now, the rows are safe
-        finished = finish(run_dir, report=False)  # rows.csv read once, here
+        finished = api.finish(run_dir, report=False)  # rows.csv read once, here
         for entry in finished.contradicted:
             typer.echo(f"label contradicted: {res.contradiction_text(entry)}; "
                        "optimality of that instance is unknown")  # fmt: skip
@@ -291,29 +290,21 @@ def _after_measuring(what: str, err: Exception, run_dir: Path) -> typer.Exit:
 
 
 def _report(run: Any, meta: Any, progress) -> bool:
-    """Write the report of ``run`` (loaded; ``progress`` hears what it writes); on
-    failure (a full disk, a moved dependency, Ctrl-C) say so on stderr, even with
-    --quiet, with the command that writes it later; note it in meta.json (the
-    run's RunMeta); return False."""
-    from harness import results as res
+    """Write the report of ``run`` (loaded; ``progress`` hears what it writes)
+    through :func:`harness.api.write_run_report`, which notes a failure in
+    meta.json (the run's RunMeta); on failure (a full disk, a moved dependency,
+    Ctrl-C) say so on stderr, even with --quiet, with the command that writes it
+    later; return False."""
+    from harness.api import write_run_report
     from harness.core.requirements import requirement_problems
-    from harness.measure.runner import failure_text
 
     run_dir = Path(run.path)
     try:
-        from harness.report import write_report
-
-        write_report([run], run_dir, progress=progress)
-        return True
+        why = write_run_report(run, meta, progress)
     except KeyboardInterrupt:
         why = "interrupted"
-    except Exception as err:
-        why = failure_text(err)
-    meta.report_error = why
-    try:
-        res.write_meta(run_dir, meta)
-    except OSError:
-        pass
+    if why is None:
+        return True
     to_stderr(f"note: no report written ({why}); the rows are safe in {run_dir}: "
               f"`harness report {run_dir}` rebuilds it")  # fmt: skip
     if why == "interrupted":
