@@ -159,6 +159,19 @@ class Option:
         """How an error names it on the command line (the flag, else the name)."""
         return self.flag or self.name
 
+    @property
+    def kind(self) -> str:
+        """The type of its meta.json value as the stored-run readers name it
+        (:data:`harness.results.store.OPTION_TYPES`): "whole number", "number",
+        "bool", "list of text" or "list", "or null" where None is a value."""
+        if self.parse is not None:
+            base = "whole number" if self.parse is parse_int else "number"
+        elif isinstance(self.default, bool):
+            base = "bool"
+        else:  # a list: of text (plugins), or of [config, dataset] pairs
+            base = "list of text" if self.check is texts else "list"
+        return base + (" or null" if self.none or self.stored_none else "")
+
     def read(self, text: str) -> Any:
         """The value of ``text`` typed after the flag, read by the one number
         parser (ASCII digits, no ``_``, finite, int64): NumberError naming the

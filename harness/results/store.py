@@ -20,6 +20,7 @@ from typing import Any
 from harness.core.files import append_durably, write_atomic
 from harness.core.jsontext import loads
 from harness.core.numbers import NumberError, parse_float, parse_int
+from harness.core.options import INHERITED
 from harness.results.columns import (
     column_names,
     columns,
@@ -188,12 +189,10 @@ META_TYPES = {
     "lost_batches": "list of objects", "warnings": "list of text",
     "interrupted": "bool", "complete": "bool",
 }  # fmt: skip
-OPTION_TYPES = {
-    "solvers": "list of text", "datasets": "list of text", "plugins": "list of text",
-    "configs": "list", "pairs": "list or null", "repeats": "whole number",
-    "warmup": "whole number", "order_seed": "whole number or null",
-    "timeout": "number or null", "setup_timeout": "number or null",
-    "memory_limit_mb": "number or null", "adaptive": "number or null",
+#: meta.json's ``options``: the run options' types from their one declaration
+#: (harness.core.options), and what a run stores beside them.
+OPTION_TYPES = {o.name: o.kind for o in INHERITED} | {
+    "solvers": "list of text", "datasets": "list of text", "configs": "list",
     "timeout_by_config": "object", "jobs_by_session": "list",
 }  # fmt: skip
 
