@@ -39,8 +39,7 @@ from harness.report.first_screen import (
     verdict_section,
 )
 from harness.report.render import Section, html_page, markdown_page
-from harness.report.summary_table import LEGEND as SUMMARY_LEGEND
-from harness.report.summary_table import legend_lines, summary_columns
+from harness.report.summary_table import legends, summary_columns
 from harness.report.summary_table import summary_blocks as summary_blocks_of
 from harness.report.tables import (
     PARTS,
@@ -423,7 +422,7 @@ def _summary_section(run: Run) -> Section:
     showed it at the end of the run, with every column."""
     blocks = summary_blocks_of(run)
     keys = summary_columns(blocks)
-    sec = Section("Summary", paragraphs=[SUMMARY_LEGEND, *legend_lines(keys)])
+    sec = Section("Summary", paragraphs=legends(blocks, keys))
     sec.tables.extend((b.title, b.frame(keys)) for b in blocks if b.rows)
     skipped = skipped_frame(run)
     if skipped is not None:

@@ -14,6 +14,7 @@ from harness.analysis import (
     Run,
 )
 from harness.analysis.verdict import ratio_words, run_verdicts
+from harness.core.costs import format_cost
 from harness.report.quality import quality_findings
 from harness.results import (
     STATE_KEPT,
@@ -161,13 +162,21 @@ def _wrong_paths(config: str, dataset: str, cells: pd.DataFrame) -> list[str]:
 
 
 def _by_design(config: str, dataset: str, cells: pd.DataFrame) -> list[tuple]:
-    """(config, dataset, optimal answers, solved, worst excess moves) of a config
-    not optimal by design, where the optimum is known."""
+    """(config, dataset, optimal answers, solved, worst excess: "N moves over",
+    or "cost C over the cheapest" under tile costs) of a config not optimal by
+    design, where the optimum is known."""
     solved = cells[(cells.status == "solved") & cells.is_optimal.notna()]
     if solved.empty:
         return []
     worse = solved[solved.is_optimal == 0]
-    excess = int((worse.path_length - worse.optimal_length).max()) if len(worse) else 0
+    excess = ""
+    costed = "@" in dataset and "optimal_cost" in worse  # NAME@MODEL: tile costs
+    if len(worse) and costed:  # tile costs: optimal is by cost, so is the excess
+        over = (worse.path_cost - worse.optimal_cost).max()
+        if over == over:
+            excess = f"cost {format_cost(float(over))} over the cheapest"
+    elif len(worse):
+        excess = f"{int((worse.path_length - worse.optimal_length).max())} moves over"
     return [(config, dataset, len(solved) - len(worse), len(solved), excess)]
 
 
@@ -185,7 +194,7 @@ def _design_sentences(design: list[tuple]) -> list[str]:
     for facts, configs in alike.items():
         parts = [
             f"{good} of {solved} solved boards of {dataset}"
-            + (f" (worst {excess} moves over)" if excess else "")
+            + (f" (worst {excess})" if excess else "")
             for dataset, good, solved, excess in facts
         ]
         who = " and ".join(configs) if len(configs) < 3 else ", ".join(configs)

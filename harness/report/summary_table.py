@@ -66,6 +66,13 @@ LEGEND = (
     "over the boards every config answered in that block, never a config's own "
     "easier set."
 )
+#: What "optimal" and "len/opt" mean in a block under a tile cost model
+#: (NAME@MODEL): the cheapest path, not the shortest.
+COSTS_LEGEND = (
+    "Under tile costs ({datasets}): optimal: answers of optimal cost (the "
+    "cheapest path, not the fewest moves); len/opt: path cost over the optimum "
+    "(the cheapest cost)."
+)
 #: Said under the tables when instructions were counted.
 PER_NODE_LEGEND = (
     "instr/node: instructions per node expanded, the sum of the instructions over "
@@ -91,6 +98,8 @@ class SummaryBlock:
     rows: list[dict[str, str]]
     declined: list[tuple[str, str]] = field(default_factory=list)
     verdict: str = ""
+    #: The block's dataset when it runs under a tile cost model (NAME@MODEL).
+    costs: str = ""
 
     def frame(self, keys: Sequence[str]) -> pd.DataFrame:
         """The rows as a table of strings under the display headers of ``keys``
@@ -121,8 +130,22 @@ def summary_blocks(run: Run) -> list[SummaryBlock]:
                 for r in ran.to_dict("records")]  # fmt: skip
         title = verdict.header() if verdict else str(dataset)
         sentence = verdict.sentence() if verdict else ""
-        blocks.append(SummaryBlock(title, rows, declined, sentence))
+        name = str(cells["dataset_name"].iloc[0])
+        costs = name if "@" in name else ""
+        blocks.append(SummaryBlock(title, rows, declined, sentence, costs))
     return blocks
+
+
+def legends(blocks: list[SummaryBlock], keys: Sequence[str]) -> list[str]:
+    """The paragraphs said under the summary: the legend, len/opt's when shown,
+    the registered columns', instr/node's, and what optimal and len/opt mean
+    under tile costs when a block runs under a cost model."""
+    out = [LEGEND] + [QUALITY_LEGEND] * ("quality" in keys) + legend_lines(keys)
+    out += [PER_NODE_LEGEND] * ("per_node" in keys)
+    costed = sorted({b.costs for b in blocks if b.costs})
+    if costed:
+        out.append(COSTS_LEGEND.format(datasets=", ".join(costed)))
+    return out
 
 
 def _row(r: dict, quality: bool = False) -> dict[str, str]:
@@ -200,8 +223,7 @@ def summary_text(
             keys.remove(key)
             dropped.append(dict((k, h) for k, h, _ in table_columns())[key])
             lines = render(keys)
-    tail = [LEGEND] + [QUALITY_LEGEND] * ("quality" in keys) + legend_lines(keys)
-    tail += [PER_NODE_LEGEND] * ("per_node" in keys)
+    tail = legends(blocks, keys)
     if dropped:
         tail.append(
             f"Left out to fit {width} columns: {', '.join(dropped)} (a wider "
