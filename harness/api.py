@@ -18,11 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness import results as res
+from harness.analysis import load_run
+from harness.measure.runner import failure_text
+from harness.measure.session import RunOptions, Session
+
 if TYPE_CHECKING:
     import pandas as pd
 
     from harness.analysis import Run
-    from harness.measure.session import RunOptions
 
 
 def run(
@@ -48,8 +52,6 @@ def run(
     report.md/html (a failure to report does not fail the run: it is a warning
     here and ``report_error`` in meta.json). RunError (one line) when the options
     cannot make a run."""
-    from harness.measure.session import RunOptions
-
     if options.get("memory_limit_mb", 1) is None:
         options["memory_limit_mb"] = 0  # None given here: no limit
     session = open_session(
@@ -85,8 +87,6 @@ def open_session(options: RunOptions, spell: Callable[[str], str] | None = None)
     directory opened (or reopened to resume) and its executor started; ``spell``
     names an option in its messages (default: as ``harness.run()`` spells it).
     RunError (one line) when the options cannot make a run."""
-    from harness.measure.session import Session
-
     session = Session(options) if spell is None else Session(options, spell=spell)
     session.open()
     return session
@@ -95,8 +95,6 @@ def open_session(options: RunOptions, spell: Callable[[str], str] | None = None)
 def dry_run(options: RunOptions, spell: Callable[[str], str] | None = None):
     """What a run of ``options`` would do, as lines (:meth:`Session.dry_run`):
     nothing is opened or started."""
-    from harness.measure.session import Session
-
     session = Session(options) if spell is None else Session(options, spell=spell)
     return session.dry_run()
 
@@ -106,9 +104,6 @@ def finish(run_dir: Path | str, *, report: bool, meta: Any = None) -> Finished:
     write its report from what was read (:func:`write_run_report`; ``meta``: the
     run's RunMeta, where a failure is recorded). ReportError when the run cannot
     be read."""
-    from harness import results as res
-    from harness.analysis import load_run
-
     loaded = load_run(run_dir)
     done = Finished(loaded, res.contradicted_labels(loaded.stored))
     if report:
@@ -123,10 +118,10 @@ def write_run_report(
     written, else the one-line reason, which is also stored as meta.json's
     ``report_error`` (``meta``: the run's RunMeta, else meta.json is read). On
     Ctrl-C the reason "interrupted" is stored and KeyboardInterrupt raised."""
-    from harness.measure.runner import failure_text
-
     run_dir = Path(run.path)
     try:
+        # import cost: the reporter (matplotlib) loads only when a report is
+        # written, and a run without one never pays for it
         from harness.report import write_report
 
         write_report([run], run_dir, progress=progress)
@@ -142,8 +137,6 @@ def write_run_report(
 
 def _record_report_error(run_dir: Path, meta: Any, why: str) -> None:
     """meta.json's ``report_error`` = ``why`` (a full disk: left as it was)."""
-    from harness import results as res
-
     try:
         if meta is None:  # a dict as stored, written back as it was read
             meta = res.read_meta(run_dir)

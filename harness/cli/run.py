@@ -18,6 +18,8 @@ from harness.cli.common import app, fail
 from harness.cli.progress import to_stderr
 from harness.cli.run_options import given_options, with_run_options
 from harness.core import defaults
+from harness.core.requirements import requirement_problems
+from harness.core.tables import output_width
 from harness.measure.executors.registry import DEFAULT_EXECUTOR, executor_help
 
 
@@ -157,6 +159,8 @@ def run_command(
     and the pattern databases cached (docs/benchmarks.md); the first run also
     compiles and builds them, and other jobs on the cores stretch it (about 3.5
     min at a load average of 2-4)."""
+    # import cost: the run path (pandas, numba's kernels: about 2 s) loads only
+    # when a run starts, not for `harness --help` or the other commands
     from harness import api
     from harness import results as res
     from harness.measure import runner
@@ -223,8 +227,6 @@ def run_command(
         )
     )
     later = advice(session.jobs)
-    from harness.core.requirements import requirement_problems
-
     for problem in requirement_problems():  # said before the cells, not after
         say(f"warning: {problem}; the summary and report may fail to import")
     before = meta.warnings + _executor_warnings(chosen, meta)
@@ -276,8 +278,6 @@ def run_command(
 def _after_measuring(what: str, err: Exception, run_dir: Path) -> typer.Exit:
     """The one line for a failure after every cell was stored (and, when the
     harness's own dependencies moved, the likely cause): exit status 1."""
-    from harness.core.requirements import requirement_problems
-
     reason = " ".join(f"{type(err).__name__}: {err}".split())[:300]
     to_stderr(
         f"error: {what} failed after every cell was measured ({reason}); the rows "
@@ -295,8 +295,7 @@ def _report(run: Any, meta: Any, progress) -> bool:
     meta.json (the run's RunMeta); on failure (a full disk, a moved dependency,
     Ctrl-C) say so on stderr, even with --quiet, with the command that writes it
     later; return False."""
-    from harness.api import write_run_report
-    from harness.core.requirements import requirement_problems
+    from harness.api import write_run_report  # import cost: as in run_command
 
     run_dir = Path(run.path)
     try:
@@ -334,7 +333,7 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 def _print_summary(run) -> None:
     """The run's summary (:mod:`harness.report.summary_table`, the same blocks report.md
     shows), fitted to the terminal's width."""
-    from harness.core.tables import output_width
+    # import cost: the reporter (pandas, matplotlib) loads after the run only
     from harness.report.summary_table import skip_lines, summary_blocks, summary_text
 
     typer.echo(summary_text(summary_blocks(run), output_width(), skip_lines(run)))
@@ -348,6 +347,7 @@ def _with_cost(
     carry their datasets already."""
     if cost is None:
         return datasets
+    # import cost: the datasets (56 ms) load only with --cost
     from harness.datasets import DatasetError
     from harness.datasets.costs import cost_spec
 

@@ -37,6 +37,7 @@ from harness.measure.experiment import (
     ExperimentError,
     load,
     matrix,
+    record,
     run_arguments,
 )
 from harness.measure.meta import new_meta
@@ -51,7 +52,7 @@ from harness.measure.plan import (
 )
 from harness.measure.resume import prepare_resume, set_session_jobs
 from harness.measure.reuse import ReuseError, append_raw, reusable_rows
-from harness.measure.runner import execute, start
+from harness.measure.runner import execute, failure_text, start
 from harness.results import RunMeta
 from harness.results.lock import unlock_run
 
@@ -340,8 +341,6 @@ class Session:
             if isinstance(err, (RunError, ExecutorError)):  # ExecutorError: a start
                 raise self._error(str(err)) from None
             if isinstance(err, OSError):  # e.g. a full disk at the first meta.json
-                from harness.measure.runner import failure_text
-
                 raise RunError(failure_text(err)) from None
             raise
 
@@ -391,8 +390,6 @@ class Session:
             argv=self._argv(),
         )
         if self.experiment is not None:
-            from harness.measure.experiment import record
-
             record(self.experiment, self.run_dir, self.meta)
         if o.reuse:
             self._copy_reused()
