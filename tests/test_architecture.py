@@ -58,38 +58,42 @@ def modules() -> dict[str, Path]:
     return found
 
 
-@functools.cache
-def import_graph() -> dict[str, set[str]]:
+def imported(node: ast.AST, mod: str) -> list[str]:
+    """The modules of harness/ and solvers/ an import statement in ``mod``
+    imports (see the module doc); [] for any other node."""
     mods = modules()
-
-    def resolve(name: str) -> str | None:
+    path = mods[mod]
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    if isinstance(node, ast.Import):
+        targets = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom):
+        base = node.module or ""
+        if node.level:
+            anchor = package
+            for _ in range(node.level - 1):
+                anchor = anchor.rpartition(".")[0]
+            base = f"{anchor}.{base}" if base else anchor
+        targets = [
+            f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+            for a in node.names
+        ]
+    else:
+        return []
+    found = []
+    for name in targets:
         while name and name not in mods:
             name = name.rpartition(".")[0]
-        return name or None
+        if name and name != mod:
+            found.append(name)
+    return found
 
-    graph: dict[str, set[str]] = {m: set() for m in mods}
-    for mod, path in mods.items():
-        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in modules()}
+    for mod, path in modules().items():
         for node in ast.walk(tree(path)):
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package
-                    for _ in range(node.level - 1):
-                        anchor = anchor.rpartition(".")[0]
-                    base = f"{anchor}.{base}" if base else anchor
-                targets = [
-                    f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
-                    for a in node.names
-                ]
-            else:
-                continue
-            for target in targets:
-                resolved = resolve(target)
-                if resolved and resolved != mod:
-                    graph[mod].add(resolved)
+            graph[mod].update(imported(node, mod))
     return graph
 
 
@@ -301,16 +305,8 @@ def late_imports() -> list[tuple[str, int, str]]:
     """(module, line, imported module) of every import inside a function of a
     module of harness/ or solvers/ of the same or a lower layer, with no comment
     saying why."""
-    mods = modules()
-
-    def resolve(name: str) -> str | None:
-        while name and name not in mods:
-            name = name.rpartition(".")[0]
-        return name or None
-
     found = []
-    for mod, path in mods.items():
-        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    for mod, path in modules().items():
         lines = path.read_text().splitlines()
         functions = [
             n for n in ast.walk(tree(path))
@@ -324,22 +320,7 @@ def late_imports() -> list[tuple[str, int, str]]:
                 if node.lineno in seen:  # a nested function's, seen already
                     continue
                 seen.add(node.lineno)
-                if isinstance(node, ast.Import):
-                    targets = [a.name for a in node.names]
-                else:
-                    base = node.module or ""
-                    if node.level:
-                        anchor = package
-                        for _ in range(node.level - 1):
-                            anchor = anchor.rpartition(".")[0]
-                        base = f"{anchor}.{base}" if base else anchor
-                    targets = [
-                        f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
-                        for a in node.names
-                    ]
-                for target in map(resolve, targets):
-                    if target is None or target == mod:
-                        continue
+                for target in imported(node, mod):
                     if layer(target) <= layer(mod) and not _says_why(
                         lines, node.lineno
                     ):
