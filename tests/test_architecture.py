@@ -265,7 +265,7 @@ UNEXPLAINED_LATE_IMPORTS: dict[str, int] = {
     "harness.measure.instructions.phase": 1,
     "harness.measure.memory_pass": 2,
     "harness.measure.meta": 1,
-    "harness.measure.plan": 8,
+    "harness.measure.plan": 3,
     "harness.measure.worker": 7,
     "harness.report.about": 2,
     "harness.report.document": 6,

@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import datasets as ds
 from harness.configs import ConfigKey, SolverConfig, select_solvers
 from harness.core import defaults
 from harness.core.options import BY_NAME, INHERITED, option_problem
 from harness.datasets import Dataset, Instance
-from harness.measure.external import load_plugin
+from harness.heuristics import all_heuristics, build_tables
+from harness.measure.external import load_plugin, parse_exec
 from harness.measure.tasks import Pass
 from harness.puzzle import goal_name
 
@@ -120,8 +122,6 @@ def resolve_plugins(plugins: Iterable[str]) -> tuple[str, ...]:
     for target in plugins:
         path = Path(target)
         if target.startswith("exec:"):
-            from harness.measure.external import parse_exec
-
             try:  # canonical form: the program's path made absolute for workers
                 target = parse_exec(target[5:]).target
             except ValueError as err:
@@ -175,8 +175,6 @@ def stored_configs(options: dict[str, Any]) -> list[SolverConfig]:
 
 def resolve_datasets(spec: str | Dataset | Sequence[str | Dataset]) -> list[Dataset]:
     """``"default"``, ``"all"``, ``"a,b"`` (names or paths) or Dataset objects."""
-    from harness import datasets as ds
-
     if isinstance(spec, Dataset):
         items: list[str | Dataset] = [spec]
     elif isinstance(spec, str):
@@ -326,8 +324,6 @@ def plan_cells(plan: Plan) -> list[Cell]:
     takes every position equally often. The cells of one instance form a block,
     run by one worker. Otherwise config by config (a worker reuses its set-up).
     """
-    from harness.heuristics import all_heuristics
-
     heuristics = all_heuristics()
 
     def cell(config: SolverConfig, dataset: Dataset, inst: Instance, block=None):
@@ -370,8 +366,6 @@ def slow_setups(
     cache). Only cells ``needed`` (not refused, not already stored) count."""
     from dataclasses import replace
 
-    from harness.heuristics import all_heuristics
-
     heuristics = all_heuristics()
     verdicts: dict[tuple, str | None] = {}
     out = []
@@ -390,8 +384,6 @@ def slow_setups(
 
 
 def _slow_setup(info, g, goal, setup_timeout: float, say) -> str | None:
-    from harness.heuristics import build_tables
-
     estimate = info.setup_estimate(goal, g)
     if estimate is None:
         return None
