@@ -64,13 +64,13 @@ def test_3x3_weighted_bounds_are_admissible(model):
 
 def test_a_4x4_partition_is_admissible_against_exact_search(monkeypatch, tmp_path):
     """Five 3-tile groups (tables of 3,360 placements: built in milliseconds)
-    through the registered path, against the cheapest cost A* with
-    cost-weighted Manhattan finds."""
+    through the registered path, against the cheapest cost A* (the compiled
+    best-first kernel at w = 1) with cost-weighted Manhattan finds."""
     monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path))
     groups = ((1, 2, 3), (4, 5, 6), (7, 8, 9), (10, 11, 12), (13, 14, 15))
     monkeypatch.setitem(pdb.PARTITIONS, "pdb33333", ((4, 4), groups))
     goal = goal_board("blank-first", G4)
-    exact = parse_config("astar_dict").solve_for("heavy")
+    exact = parse_config("wastar_jit[w=1]").solve_for("heavy")  # A*, compiled
     manhattan = make_heuristic("manhattan", goal, G4, "heavy")
     weighted = pdb.weighted("pdb33333", goal, G4, "heavy")
     assert weighted.sources == ("built",) * 5
