@@ -59,3 +59,28 @@ def _cache_enabled() -> bool:
 
 CACHE_ENABLED = _cache_enabled()
 jit = numba.njit(cache=CACHE_ENABLED, nogil=True)
+
+
+class _Compiles(numba.core.event.Listener):
+    """Counts the kernels compiled in this process: numba announces a compile
+    only when it did not load the kernel from its cache."""
+
+    count = 0
+
+    def on_start(self, event) -> None:
+        _Compiles.count += 1
+
+    def on_end(self, event) -> None: ...
+
+
+numba.core.event.register("numba:compile", _Compiles())
+
+
+def compiled_here() -> int:
+    """How many kernels this process compiled rather than loaded from numba's
+    cache. The instruction count tells them apart: a kernel compiled in the
+    counting process ran other code than the same kernel loaded from the cache
+    (measured: 2.4% more instructions per node for ``astar_cantor_jit``, 120
+    fewer per solve for ``ida_star_jit``), so a count is made only on kernels
+    loaded from the cache (:mod:`harness.measure.instructions.child`)."""
+    return _Compiles.count

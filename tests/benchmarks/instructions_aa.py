@@ -14,6 +14,11 @@ extra work, 5% more, and 30% more.
 2. Detection: ``harness compare --no-time`` on the probe, run 1 against run 2
    (+5%) and against run 3 (+30%): its instruction ratio and verdict, one run
    per side, at compare's default threshold (1%).
+3. The gate (``--gate``, or alone with ``--gate-only``): the instructions gate's
+   check (:mod:`harness.compare.instructions_gate`) on the probe over the gate's
+   3x3 boards: a baseline counted with the probe unchanged, then the unchanged
+   probe again (must pass) and the probe +5% (must fail), at the gate's
+   tolerance (1%).
 """
 
 from __future__ import annotations
@@ -105,12 +110,45 @@ def detect(base: Path, new: Path, extra: float) -> str:
     )
 
 
+def gate() -> None:
+    """Part 3: the instructions gate on the probe, unchanged and +5%."""
+    from harness.compare import instructions_gate as ig
+    from harness.configs import parse_config
+    from harness.solver import load_plugin
+
+    load_plugin(str(PROBE))
+    probe = [parse_config(PROBE_CONFIG)]
+
+    def count(extra: float) -> dict:
+        os.environ["AA_PROBE_EXTRA"] = str(extra)  # (the counting process's)
+        t0 = time.monotonic()
+        got = ig.compute(1, configs=probe, plugins=(str(PROBE),))
+        print(f"  counted the probe +{extra:.0%} on {len(got['boards'])} boards: "
+              f"{time.monotonic() - t0:.0f} s wall, {load()}")  # fmt: skip
+        return got
+
+    base, same, slower = count(0.0), count(0.0), count(0.05)
+    for name, new in (("unchanged", same), ("+5%", slower)):
+        lines = ig.diff(base, new, ig.TOLERANCE)
+        a = sum(v for v in base["results"][PROBE_CONFIG].values() if v)
+        b = sum(v for v in new["results"][PROBE_CONFIG].values() if v)
+        print(f"  gate, probe {name} against the baseline: {b / a:.5f}x -> "
+              + ("FAILS: " + "; ".join(lines) if lines else "passes"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--solvers", default=SOLVERS)
     ap.add_argument("--datasets", default="8-mini")
     ap.add_argument("--out", type=Path, default=Path("/tmp/instructions-aa"))
+    ap.add_argument("--gate", action="store_true", help="also part 3, the gate")
+    ap.add_argument("--gate-only", action="store_true", help="part 3 alone")
     args = ap.parse_args()
+    if args.gate or args.gate_only:
+        print(f"instructions gate on the probe ({load()})")
+        gate()
+        if args.gate_only:
+            return
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"instructions A/A and detection on {args.datasets} ({load()})")
     runs = {x: run(args.out, args.solvers, args.datasets, x) for x in (0.0, 0.05, 0.30)}

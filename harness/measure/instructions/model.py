@@ -18,6 +18,12 @@ COUNT_TIMEOUT_FACTOR = 50.0
 LOOP_TARGET = 10_000_000
 #: At most this many solves in the counted loop.
 MAX_LOOPS = 100
+#: Set to "1" in a counting process's environment: count even on kernels it
+#: compiled itself (its predecessors' compiles did not reach numba's cache).
+COMPILED_OK = "NPUZZLE_COUNT_COMPILED_OK"
+#: Fresh counting processes a config gets because its kernels were compiled,
+#: not loaded from numba's cache (the next one loads them; then COMPILED_OK).
+MAX_RESTARTS = 2
 
 
 @dataclass(slots=True)

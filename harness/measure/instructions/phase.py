@@ -27,7 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.measure.instructions.live import Live
-from harness.measure.instructions.model import COUNT_TIMEOUT_FACTOR, Count
+from harness.measure.instructions.model import (
+    COMPILED_OK,
+    COUNT_TIMEOUT_FACTOR,
+    MAX_RESTARTS,
+    Count,
+)
 from harness.measure.instructions.shim import valgrind_command
 from harness.measure.tasks import Task
 
@@ -142,8 +147,15 @@ def _count_in_child(
     none starts once ``live`` is stopping."""
     counts: dict[int, Count] = {}
     left = list(tasks)
+    restarts = 0
     while left and not live.stopping:
-        answered = _one_child(left, counts, live, tick)
+        answered, again = _one_child(
+            left, counts, live, tick, compiled_ok=restarts >= MAX_RESTARTS
+        )
+        if again:  # it compiled kernels: a fresh process counts on the cached ones
+            restarts += 1
+            left = [t for t in left if t.id not in counts]
+            continue
         lost = [t for t in left if t.id not in counts]
         if answered == 0 and lost:  # it never got going: the same for every cell
             why = counts.get(left[0].id) or Count(left[0].id, "error")
@@ -155,10 +167,16 @@ def _count_in_child(
 
 
 def _one_child(
-    tasks: list[Task], counts: dict[int, Count], live: Live, tick: Callable[[], None]
-) -> int:
+    tasks: list[Task],
+    counts: dict[int, Count],
+    live: Live,
+    tick: Callable[[], None],
+    *,
+    compiled_ok: bool = False,
+) -> tuple[int, bool]:
     """One counting process over ``tasks``, in order, until it dies or overruns
-    (that cell gets a Count saying so); how many cells it answered for."""
+    (that cell gets a Count saying so), or asks to be started again (it compiled
+    kernels); (how many cells it answered for, whether it asked)."""
     with tempfile.TemporaryDirectory(prefix="npuzzle-callgrind-") as folder:
         out_file = Path(folder) / "callgrind.out"
         read_fd, write_fd = os.pipe()
@@ -167,6 +185,8 @@ def _one_child(
         # them the instructions, would differ from one counting process to the
         # next (two runs of 8-mini: up to 3.9% on a cell, 1% on a config)
         env = {**os.environ, "PYTHONHASHSEED": "0"}
+        if compiled_ok:
+            env[COMPILED_OK] = "1"
         child = subprocess.Popen(
             child_command(out_file, write_fd), stdin=subprocess.PIPE, stdout=log,
             stderr=log, env=env, pass_fds=(write_fd,), cwd=folder,
@@ -187,9 +207,10 @@ def _one_child(
             log.close()
 
 
-def _read_counts(child, tasks, counts, reader, log, tick) -> int:
+def _read_counts(child, tasks, counts, reader, log, tick) -> tuple[int, bool]:
     """Hand ``tasks`` to ``child`` and read its counts into ``counts`` until it
-    has answered for all, or dies or overruns; how many it answered for."""
+    has answered for all, dies, overruns or asks to be started again; (how many
+    it answered for, whether it asked)."""
     assert child.stdin is not None
     try:
         child.stdin.write(pickle.dumps(list(tasks)))
@@ -214,7 +235,9 @@ def _read_counts(child, tasks, counts, reader, log, tick) -> int:
                 + ("overran its limit" if alive else f"died: {_tail(log)}"),
             )
             tick()
-            return answered
+            return answered, False
+        if isinstance(message, tuple) and message[0] == "restart":
+            return answered, True
         if isinstance(message, tuple):  # ("counting", id): the count began
             deadline = time.monotonic() + pending[0].timeout * (
                 COUNT_TIMEOUT_FACTOR) + GRACE_SECONDS
@@ -225,7 +248,7 @@ def _read_counts(child, tasks, counts, reader, log, tick) -> int:
         pending = [t for t in pending if t.id != message.task]
         if pending:
             deadline = _setup_deadline(pending[0])
-    return answered
+    return answered, False
 
 
 def _setup_deadline(task: Task) -> float:
