@@ -321,7 +321,10 @@ def execute(
         note_executor(meta, executor)
         res.write_meta(run_dir, meta)
         # (the queued cells start in executor.events(), after the counts)
-        counts = count_for_run(plan, tasks, by_task, executor.jobs, progress)
+        here = executor.describe().get("kind") in ("local", "inline")
+        counts = count_for_run(
+            plan, tasks, by_task, executor.jobs, progress, on_workers=not here
+        )
         progress.start(total, done, failures)
         last_meta, meta_every = 0.0, META_EVERY
         last_eta = -math.inf

@@ -44,10 +44,18 @@ SETUP_FACTOR = 5.0
 GRACE_SECONDS = 30.0
 
 
-def count_for_run(plan: Any, tasks, by_task, jobs: int, progress) -> dict[int, Count]:
+def count_for_run(
+    plan: Any, tasks, by_task, jobs: int, progress, *, on_workers: bool = False
+) -> dict[int, Count]:
     """The counts of a run's cells with timed passes still to run, by task id
     (``by_task``: task id -> its plan cell); {} when the plan counts none.
-    ``progress`` (the runner's) hears the phase begin and each cell counted."""
+    ``progress`` (the runner's) hears the phase begin and each cell counted.
+
+    Always on this machine, ``on_workers`` (a cluster measures the cells) or
+    not, and said so then: a count holds for one kind of CPU (numba compiles
+    for the host, the C library picks routines by CPU), so counts made on a
+    cluster's mixed hosts could not be compared within the run, let alone with
+    another; and valgrind and a compiler need to be on one machine only."""
     if not plan.instructions:
         return {}
     todo = [
@@ -57,12 +65,18 @@ def count_for_run(plan: Any, tasks, by_task, jobs: int, progress) -> dict[int, C
     ]
     if not todo:
         return {}
-    jobs = max(1, min(jobs, os.cpu_count() or 1))  # (a Dask run counts here)
+    jobs = max(1, min(jobs, os.cpu_count() or 1))
     configs = len({(t.plugins, t.config) for t, _ in todo})
     progress.counting_began(
         len(todo),
         f"counting instructions under callgrind: {len(todo)} cells of {configs} "
-        f"configs, {jobs} at a time (each config's set-up runs under valgrind)",
+        f"configs, {jobs} at a time (each config's set-up runs under valgrind)"
+        + (
+            "; on this machine, not the cluster's workers (a count holds for "
+            "one kind of CPU)"
+            if on_workers
+            else ""
+        ),
     )
     done = [0]
     lock = threading.Lock()
