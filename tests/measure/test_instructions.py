@@ -148,3 +148,26 @@ def test_ctrl_c_while_counting_stops_the_run_and_its_counting_processes(tmp_path
     assert not any(_alive(int(pid)) for pid in pids.read_text().split())
     assert res.read_meta(run_dir)["interrupted"] is True
     assert not res.read_row_dicts(run_dir)
+
+
+def test_a_cluster_run_says_its_counts_are_made_on_this_machine(monkeypatch):
+    from types import SimpleNamespace
+
+    from harness.measure.instructions import phase
+    from harness.measure.runner import NoProgress
+
+    monkeypatch.setattr(phase, "count_tasks", lambda todo, jobs, say, tick: {})
+    said: list[str] = []
+
+    class Lines(NoProgress):
+        def counting_began(self, cells: int, line: str) -> None:
+            said.append(line)
+
+    plan = SimpleNamespace(instructions=True)
+    cell = SimpleNamespace(config=SimpleNamespace(spec=SimpleNamespace(external=None)))
+    for on_workers in (False, True):
+        phase.count_for_run(plan, [_task(0, GOAL)], {0: cell}, 2, Lines(),
+                            on_workers=on_workers)  # fmt: skip
+    here, cluster = said
+    assert "cluster" not in here
+    assert cluster.startswith(here) and "not the cluster's workers" in cluster
