@@ -32,8 +32,9 @@ def gate(
         bool,
         typer.Option(
             "--instructions",
-            help="Hold instead each compiled config's instructions per solve on "
-            "the 3x3 gate boards, counted under callgrind, against "
+            help="Hold instead the instructions per solve of 4 compiled configs "
+            "(one per kernel family) on the 3x3 gate boards, counted under "
+            "callgrind, against "
             "harness/data/golden_instructions.json within --tolerance (a baseline "
             "holds for the kind of CPU it was counted on). Needs valgrind.",
         ),
