@@ -248,14 +248,15 @@ def _resolve(name: str, heuristic: str | None, token: str) -> SolverConfig:
 def select_solvers(text: str) -> list[SolverConfig]:
     """``"all"`` (every solver with every heuristic it takes, at its default
     parameters; a solver registered ``in_all="default"`` with its default config
-    only) or a comma list of NAME / NAME[HEURISTIC,PARAM=VALUE]. Duplicates are
+    only, one registered ``in_all="none"`` not at all) or a comma list of NAME / NAME[HEURISTIC,PARAM=VALUE]. Duplicates are
     dropped; order is kept."""
     if text.strip() == "all":
         return [
             config
             for config in every_config()
             if config.spec.in_all == "heuristics"
-            or config.heuristic == _default_heuristic(config.spec)
+            or (config.spec.in_all == "default"
+                and config.heuristic == _default_heuristic(config.spec))
         ]
     out: list[SolverConfig] = []
     for token in _split_top_level(text):

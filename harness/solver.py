@@ -40,6 +40,8 @@ from harness.heuristics.registry import Capability, capabilities, registration_o
 from harness.puzzle import Board, Grid, Moves
 
 ENTRY_POINT_GROUP = "npuzzle_harness.solvers"
+#: Which configs of a solver ``--solvers all`` takes (:attr:`SolverSpec.in_all`).
+IN_ALL = ("heuristics", "default", "none")
 
 
 @dataclass(slots=True)
@@ -186,7 +188,8 @@ class SolverSpec:
     #: Which of its configs ``--solvers all`` takes: ``"heuristics"`` (each
     #: heuristic it takes, at the default parameters) or ``"default"`` (its
     #: default config only: a family of bounded variants with every heuristic
-    #: would swamp the main job; the others are named, or swept in a file).
+    #: would swamp the main job; the others are named, or swept in a file) or
+    #: ``"none"`` (only when named: the main job's time was not measured with it).
     in_all: str = "heuristics"
     #: True when ``solve`` takes ``cost_model=`` (a tile cost model other than
     #: unit, :mod:`harness.core.costs`) and then finds paths by cost; a solver
@@ -296,7 +299,8 @@ def register(
     is the first line of ``solve``'s docstring, else its module's. ``params``: the
     keyword parameters ``solve`` (and ``refuses``) take; ``bounded_by``: the one
     whose value bounds a path's length over the optimum (not with ``optimal``).
-    ``in_all``: ``"heuristics"`` or ``"default"`` (:attr:`SolverSpec.in_all`).
+    ``in_all``: ``"heuristics"``, ``"default"`` or ``"none"``
+    (:attr:`SolverSpec.in_all`).
     ``costs``: ``solve`` takes ``cost_model=`` (:attr:`SolverSpec.costs`).
     """
     if heuristics and needs:
@@ -304,9 +308,9 @@ def register(
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ValueError(f"solver name {name!r}: use lower-case letters, digits, _")
     _check_params(name, optimal, params, bounded_by)
-    if in_all not in ("heuristics", "default"):
-        raise ValueError(f"solver {name!r}: in_all={in_all!r} is not 'heuristics' "
-                         "or 'default'")  # fmt: skip
+    if in_all not in IN_ALL:
+        raise ValueError(f"solver {name!r}: in_all={in_all!r} is not one of "
+                         f"{', '.join(map(repr, IN_ALL))}")  # fmt: skip
     if heuristics and default_heuristic is None:
         default_heuristic = heuristics[0]
     needed = capabilities(f"solver {name!r} needs", needs)

@@ -145,7 +145,7 @@ def _h_values(
         known = _read_h(memo_key, heuristic, len(perms))
     if known is None:
         table = getattr(heuristic, "tile_cost", None)
-        if table is not None and all(float(c).is_integer() for row in table for c in row):
+        if table is not None and _whole(table):
             # h is the sum of per-tile shares: tile_cost[tile][square], for all boards
             cost = np.asarray(table, dtype=np.int16)
             squares = np.arange(grid.squares)
@@ -159,6 +159,11 @@ def _h_values(
     if len(missing) > _WORTH_STORING:
         _write_h(memo_key, heuristic, known)
     return known[ranks].astype(np.int64)
+
+
+def _whole(table) -> bool:
+    """True when every share is a whole number (unit costs: moves)."""
+    return all(float(share).is_integer() for row in table for share in row)
 
 
 _digest = functools.cache(sources_digest)

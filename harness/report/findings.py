@@ -16,6 +16,7 @@ from harness.analysis import (
 from harness.analysis.verdict import ratio_words, run_verdicts
 from harness.core.costs import format_cost
 from harness.report.quality import quality_findings
+from harness.report.yardstick import necessary_findings
 from harness.results import (
     STATE_KEPT,
     contradicted_labels,
@@ -36,7 +37,8 @@ from harness.results.placement import (
 def findings(run: Run, verdicts: bool = True) -> list[str]:
     """Plain sentences about one run, computed from its rows and meta.json: the
     verdict per block (:mod:`harness.analysis.verdict`; ``verdicts=False`` leaves
-    it out, for a page that shows it above), then wrong answers, failures,
+    it out, for a page that shows it above), the expansions beside the
+    necessary set (:mod:`harness.report.yardstick`), then wrong answers, failures,
     memory-pass failures, configs not optimal by design (compiled and pure-Python
     twins and datasets together), refusals."""
     speed, wrong, failed, memory, design, skips = [], [], [], [], [], []
@@ -61,6 +63,7 @@ def findings(run: Run, verdicts: bool = True) -> list[str]:
     if verdicts:
         speed.extend(v.sentence() for v in run_verdicts(run))
     speed.extend(quality_findings(inst))
+    speed.extend(necessary_findings(inst))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
             hit = cells[cells.status == status]
