@@ -12,7 +12,7 @@ make. Rows of runs before schema 10 read as empty."""
 from __future__ import annotations
 
 from harness.core.costs import UNIT
-from harness.kernels.necessary import MAX_SQUARES, Necessary, necessary
+from harness.core.oracle import MAX_SQUARES
 from harness.heuristics import Heuristic, make_heuristic
 from harness.results.columns import Column, RowContext, register_column
 
@@ -33,7 +33,7 @@ def _heuristic(name: str, context: RowContext) -> Heuristic | None:
     return _made[key]
 
 
-def _yardstick(context: RowContext) -> Necessary | None:
+def _yardstick(context: RowContext):
     """The row's necessary set, or None where it is not computed (module doc)."""
     cell, row = context.cell, context.row
     inst = cell.instance
@@ -51,6 +51,10 @@ def _yardstick(context: RowContext) -> Necessary | None:
     h = None if name is None else _heuristic(name, context)
     if name is not None and h is None:
         return None
+    # late: harness.kernels imports numba (~0.5 s), which every reader of
+    # rows.csv would pay for at import; only a run's rows compute this
+    from harness.kernels.necessary import necessary
+
     return necessary(inst.start, inst.goal, inst.grid, h, name or "none")
 
 
