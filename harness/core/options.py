@@ -15,8 +15,8 @@ Standard library only (workers and the stored-run readers import it).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import MISSING, dataclass, field, make_dataclass
 from typing import Any
 
 from harness.core import defaults
@@ -276,6 +276,23 @@ BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
 INHERITED = tuple(o for o in OPTIONS if o.inherited)
 #: What the worker's task carries.
 IN_TASK = tuple(o for o in OPTIONS if o.in_task)
+
+
+def option_fields(
+    class_name: str, options: Iterable[Option], *, default: Any = MISSING, doc: str
+) -> type:
+    """A dataclass whose fields are ``options`` (keyword-only, under their one
+    names; ``default`` for all, or none: every one must be given), the base of
+    a class that carries them: ``session.RunOptions`` (each None: not given)
+    and ``plan.Plan`` (each resolved). Adding an option to the table adds the
+    field to both."""
+    types = {"whole number": "int", "number": "float", "bool": "bool"}
+    fields = [
+        (o.name, types.get(o.kind.removesuffix(" or null"), "Any"),
+         field(default=default, kw_only=True))
+        for o in options
+    ]  # fmt: skip
+    return make_dataclass(class_name, fields, slots=True, namespace={"__doc__": doc})
 
 
 def option_problem(name: str, value: Any) -> str | None:

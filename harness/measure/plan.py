@@ -14,7 +14,7 @@ from typing import Any
 from harness import datasets as ds
 from harness.configs import ConfigKey, SolverConfig, select_solvers
 from harness.core import defaults
-from harness.core.options import BY_NAME, INHERITED, option_problem
+from harness.core.options import BY_NAME, INHERITED, option_fields, option_problem
 from harness.datasets import Dataset, Instance
 from harness.heuristics import all_heuristics, build_tables
 from harness.measure.external import load_plugin, parse_exec
@@ -44,42 +44,26 @@ class RunError(Exception):
     """Bad selection or options, or a run that cannot be resumed: one line."""
 
 
+#: The run options a plan carries, resolved (every one given: make_plan and a
+#: resume fill them in from the table's defaults and the stored run). ``plugins``
+#: is the plan's own field: the targets workers load.
+PlanOptions = option_fields(
+    "PlanOptions", [o for o in INHERITED if o.name != "plugins"],
+    doc="The run options of a plan, each resolved (harness.core.options).",
+)  # fmt: skip
+
+
 @dataclass(slots=True)
-class Plan:
-    """What to run and how: the grid of configs x datasets and the options."""
+class Plan(PlanOptions):
+    """What to run and how: the grid of configs x datasets and the options
+    (PlanOptions, from the table; ``memory_limit_mb`` None: no limit,
+    ``order_seed`` chosen, ``pairs`` a set or None: every pair)."""
 
     configs: list[SolverConfig]
     datasets: list[Dataset]
     plugins: tuple[str, ...] = ()
-    repeats: int = defaults.REPEATS
-    timeout: float | None = None  # None: each solver's own budget_seconds
-    memory_limit_mb: int | None = defaults.MEMORY_LIMIT_MB
-    memory_pass: bool = True
-    gc: bool = False  # the collector left on during timed solves
-    setup_timeout: float = defaults.SETUP_TIMEOUT
     #: (dataset, instance id) -> optimum from the exact 3x3 oracle, when unlabelled
     oracle_optima: dict[tuple[str, str], int] = field(default_factory=dict)
-    #: (config label, dataset name) pairs to run; None: every config on every
-    #: dataset. An experiment file's union of grids is not a full product.
-    pairs: set[tuple[str, str]] | None = None
-    warmup: int = defaults.WARMUP
-    #: time the reference solve after every timed repeat (harness.compare.noise)
-    reference: bool = True
-    #: pin worker i to core i, so a cell and its reference share a core's drift
-    pin: bool = True
-    #: run instance by instance, every config on it in one worker, in an order
-    #: rotated per instance from a seeded shuffle; False: config by config
-    interleave: bool = True
-    order_seed: int = 0
-    #: adaptive stop: a cell stops repeating once the repeats left could not move
-    #: its median by more than this factor (harness.measure.stopping); 0: all
-    adaptive: float = 0.0
-    #: a timed sample lasts at least this many CPU seconds: faster solves are
-    #: timed as calibrated loops (harness.measure.sampling); 0: one solve each
-    min_sample_seconds: float = defaults.MIN_SAMPLE_SECONDS
-    #: count instructions per solve under callgrind, in a phase of its own before
-    #: the timed cells (harness.measure.instructions)
-    instructions: bool = False
 
     def timeout_for(self, config: SolverConfig) -> float:
         return self.timeout if self.timeout is not None else config.spec.budget_seconds

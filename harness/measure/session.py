@@ -23,7 +23,7 @@ from typing import Any
 
 from harness import results as res
 from harness.core.machine import core_count
-from harness.core.options import INHERITED, OPTIONS, option_problem
+from harness.core.options import INHERITED, OPTIONS, option_fields, option_problem
 from harness.measure.executors import Executor, ExecutorError
 from harness.measure.executors.registry import (
     DEFAULT_EXECUTOR,
@@ -57,33 +57,23 @@ from harness.results import RunMeta
 from harness.results.lock import unlock_run
 
 
+#: Every run option of the table (harness.core.options), None: not given.
+GivenOptions = option_fields(
+    "GivenOptions", OPTIONS, default=None,
+    doc="The run options a caller gave, each None when not given.",
+)  # fmt: skip
+
+
 @dataclass(slots=True)
-class RunOptions:
-    """Everything a run can be told. None (or empty): not given, so the experiment
-    file's value applies, else the default."""
+class RunOptions(GivenOptions):
+    """Everything a run can be told: the run options (GivenOptions, from the
+    table) and what the session itself takes. None (or empty): not given, so
+    the experiment file's value applies, else the default."""
 
     solvers: Any = None  # "all", "a,b[h]", or a list of names / SolverConfigs
     datasets: Any = None  # "default", "all", names, .jsonl paths or Datasets
-    plugins: Sequence[str] | None = None
     #: external programs, ``NAME[:OPTIONS]=COMMAND`` (``--exec``)
     programs: Sequence[str] | None = None
-    repeats: int | None = None
-    timeout: float | None = None  # seconds per solve (None: each solver's budget)
-    memory_limit_mb: int | None = None  # 0: no limit
-    memory_pass: bool | None = None
-    #: count instructions per solve under callgrind (harness.measure.instructions)
-    instructions: bool | None = None
-    gc: bool | None = None  # True: the collector stays on during timed solves
-    setup_timeout: float | None = None
-    warmup: int | None = None
-    order_seed: int | None = None
-    adaptive: float | None = None  # 0: take every repeat
-    #: CPU seconds a timed sample takes at least (a loop of solves); 0: one solve
-    min_sample_seconds: float | None = None
-    reference: bool | None = None
-    pin: bool | None = None
-    interleave: bool | None = None
-    jobs: int | None = None  # 0: inline, in this process
     #: a registered executor's name (harness.measure.executors.registry); None:
     #: DEFAULT_EXECUTOR, "local" (``jobs=0``: inline, this process, no isolation)
     executor: str | None = None
@@ -97,8 +87,6 @@ class RunOptions:
     reuse: Sequence[Path | str] = ()  # earlier runs to copy matching cells from
     dry_run: bool = False
     config: Path | str | None = None  # an experiment file
-    #: only these (config label, dataset name) pairs (the experiment's grid)
-    pairs: set[tuple[str, str]] | None = None
     argv: list[str] | None = None  # the command recorded in meta.json
     #: builds the executor instead of the default (tests, benchmarks)
     executor_factory: Callable[[int, Path], Executor] | None = None
