@@ -79,8 +79,12 @@ def test_each_option_round_trips_cli_meta_resume_task(tmp_path, monkeypatch):
     # would take most of this test's time: here it records that the plan asked
     # for it, on the first run and on the resume, and counts nothing.
     asked = []
-    monkeypatch.setattr(runner, "count_for_run",
-                        lambda plan, *_: asked.append(plan.instructions) or {})  # fmt: skip
+
+    def count_for_run(plan, *_, **__):
+        asked.append(plan.instructions)
+        return {}
+
+    monkeypatch.setattr(runner, "count_for_run", count_for_run)
     out = tmp_path / "runs"
     made = cli("run", "--solvers", SOLVER, "--datasets", DATASET, "--no-report",
                "--out", str(out), *_cli_arguments(), env={"CI": "1"})  # fmt: skip
