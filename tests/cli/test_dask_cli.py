@@ -24,12 +24,16 @@ from harness.puzzle import goal_board, grid
 
 PLUGIN = str(PLUGINS / "misbehaving.py")
 DASK_MODULES = "('dask', 'distributed')"
+#: the dask executor's client (asyncio, batching): loaded when a run starts on
+#: Dask, not because --executor's help lists the registered executors
+DASK_CLIENT = "harness.measure.executors.dask.client"
 CELLS = 30
 
 _PROBE = (
     "import sys, atexit\n"
     "atexit.register(lambda: print('DASK-LOADED' if any(m.split('.')[0] in "
-    f"{DASK_MODULES} for m in sys.modules) else 'DASK-ABSENT'))\n"
+    f"{DASK_MODULES} or m == {DASK_CLIENT!r} for m in sys.modules) else "
+    "'DASK-ABSENT'))\n"
     "sys.argv = ['harness', *sys.argv[1:]]\n"
     "from harness.cli import main\n"
     "main()\n"

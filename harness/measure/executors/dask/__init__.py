@@ -46,59 +46,83 @@ The package: :mod:`~harness.measure.executors.dask.payloads` (what travels),
 :mod:`~harness.measure.executors.dask.address` (scheduler addresses and TLS); their
 public names are re-exported here.
 
-This package is imported by the client only when ``--executor dask`` is chosen, and
-by Dask workers (``run_batch``); ``distributed`` is imported inside functions.
+Importing this package is cheap: it registers the ``dask`` executor (every
+command's ``--executor`` help lists it) and loads the module behind a re-exported
+name when the name is first used (:pep:`562`). The client modules, asyncio and
+``distributed`` are imported only when ``--executor dask`` starts, and on Dask
+workers (``run_batch``); ``distributed`` itself inside functions.
 """
 
-from harness.measure.executors.dask.batching import (
-    BATCHES_PER_SLOT,
-    BLOCK_BATCHES_PER_SLOT,
-    DEFAULT_MAX_BATCH,
-    DEFAULT_SLICE_SECONDS,
-    batch_cells,
-    plan_batches,
-)
-from harness.measure.executors.dask.client import (
-    CONNECT_TIMEOUT,
-    DaskExecutor,
-    start_dask_executor,
-)
-from harness.measure.executors.dask.cluster import (
-    SCHEDULER_CONFIG,
-    DaskSetupError,
-    DaskUnavailable,
-    import_distributed,
-)
-from harness.measure.executors.dask.environment import (
-    NANNY_ENV,
-    RESOURCE,
-    by_name_too,
-    client_environ,
-    core_plan,
-    cores_for,
-    measuring_env,
-    restore_environ,
-)
-from harness.measure.executors.dask.losses import (
-    LOST_BATCH_RETRIES,
-    UNSTARTED_REQUEUES,
-    lost_entry,
-)
-from harness.measure.executors.dask.payloads import (
-    Batch,
-    BatchResult,
-    CellResult,
-    code_files,
-    code_fingerprint,
-    host_info,
-)
-from harness.measure.executors.dask.worker_side import (
-    START_ACK_SECONDS,
-    check_programs,
-    program_needs,
-    run_batch,
-    worker_info,
-)
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from harness.measure.executors.registry import ExecutorKind, Launch, register_executor
+
+#: Each re-exported name and the module of this package it lives in.
+_HOME = {
+    "BATCHES_PER_SLOT": "batching",
+    "BLOCK_BATCHES_PER_SLOT": "batching",
+    "DEFAULT_MAX_BATCH": "batching",
+    "DEFAULT_SLICE_SECONDS": "batching",
+    "batch_cells": "batching",
+    "plan_batches": "batching",
+    "CONNECT_TIMEOUT": "client",
+    "DaskExecutor": "client",
+    "start_dask_executor": "client",
+    "SCHEDULER_CONFIG": "cluster",
+    "DaskSetupError": "cluster",
+    "DaskUnavailable": "cluster",
+    "import_distributed": "cluster",
+    "NANNY_ENV": "environment",
+    "RESOURCE": "environment",
+    "by_name_too": "environment",
+    "client_environ": "environment",
+    "core_plan": "environment",
+    "cores_for": "environment",
+    "measuring_env": "environment",
+    "restore_environ": "environment",
+    "LOST_BATCH_RETRIES": "losses",
+    "UNSTARTED_REQUEUES": "losses",
+    "lost_entry": "losses",
+    "Batch": "payloads",
+    "BatchResult": "payloads",
+    "CellResult": "payloads",
+    "code_files": "payloads",
+    "code_fingerprint": "payloads",
+    "host_info": "payloads",
+    "START_ACK_SECONDS": "worker_side",
+    "check_programs": "worker_side",
+    "program_needs": "worker_side",
+    "run_batch": "worker_side",
+    "worker_info": "worker_side",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # once
+    return value
+
+
+def _start(launch: Launch) -> Any:
+    # the client (asyncio, the batching, the cluster start) only now
+    from harness.measure.executors.dask.client import start_dask_executor
+
+    return start_dask_executor(
+        launch.scheduler, launch.jobs, launch.plugins, tls=launch.tls,
+        security=launch.security,
+    )  # fmt: skip
+
+
+register_executor(ExecutorKind(
+    "dask", "a Dask cluster; needs `pip install 'npuzzle-harness[dask]'`", _start,
+    sets_jobs=True, on_cluster=True,
+))  # fmt: skip
 
 __all__ = [
     "BATCHES_PER_SLOT",

@@ -54,11 +54,6 @@ from harness.measure.executors.dask.worker_side import (
     run_batch,
     worker_info,
 )
-from harness.measure.executors.registry import (
-    ExecutorKind,
-    Launch,
-    register_executor,
-)
 from harness.measure.tasks import Event, Task, TaskResult, TaskStarted
 
 #: Seconds to reach a scheduler (and for it to have a worker) before giving up.
@@ -544,16 +539,3 @@ def start_dask_executor(
         return DaskExecutor(scheduler, jobs=jobs, plugins=plugins, security=security)
     except (DaskUnavailable, DaskSetupError) as err:
         raise ExecutorError(str(err)) from None
-
-
-def _start(launch: Launch) -> DaskExecutor:
-    return start_dask_executor(
-        launch.scheduler, launch.jobs, launch.plugins, tls=launch.tls,
-        security=launch.security,
-    )  # fmt: skip
-
-
-register_executor(ExecutorKind(
-    "dask", "a Dask cluster; needs `pip install 'npuzzle-harness[dask]'`", _start,
-    sets_jobs=True, on_cluster=True,
-))  # fmt: skip
