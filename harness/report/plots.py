@@ -34,6 +34,7 @@ from harness.core.registries import (  # noqa: E402
 )
 from harness.report import quality  # noqa: E402
 from harness.report.charts import (  # noqa: E402
+    PLAIN,
     cactus_chart,
     depth_chart,
     heuristic_chart,
@@ -50,6 +51,7 @@ PLOT_NAMES.update({
     "time_vs_depth": "Solve time vs optimal depth",
     "instructions_vs_depth": "Instructions per solve vs optimal depth",
     "expanded_vs_depth": "Nodes expanded vs optimal depth",
+    "over_necessary_vs_depth": "Nodes expanded over the necessary set vs optimal depth",
     "ebf_vs_depth": "Effective branching factor vs optimal depth",
     "peak_memory": "Peak memory per config",
     "cactus": "Cactus plot: instances answered vs time limit",
@@ -241,6 +243,33 @@ def _expanded_vs_depth(d: PlotData) -> Plot:
         d.solvable, highlighted(d.styles, d.top), PLOT_NAMES[name], "expanded", 1,
         "nodes expanded (log scale)", log=True, top=d.top,
     ))  # fmt: skip
+
+
+@register_plot("over_necessary_vs_depth")
+def _over_necessary_vs_depth(d: PlotData) -> Plot:
+    """Expansions on the yardstick (harness.results.columns.necessary): each
+    config's nodes over the boards every optimal search with its heuristic must
+    expand, with the line of 1x, the least a unidirectional search can do."""
+    name = "over_necessary_vs_depth"
+    column = "over_necessary"
+    if column not in d.solvable or d.solvable[column].isna().all():
+        return skipped_plot(name, "no necessary set computed (optimal searches "
+                            "on 3x3 boards under unit costs only)")  # fmt: skip
+    made = depth_chart(
+        d.solvable, highlighted(d.styles, d.top), PLOT_NAMES[name], column, 1,
+        "nodes expanded / necessary (log scale)", log=True, top=d.top,
+    )
+    if not isinstance(made, str):
+        fig, caption = made
+        for ax in fig.axes:
+            ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":", zorder=2)
+            ax.yaxis.set_minor_formatter(PLAIN)  # a span under 10x: minor labels
+        made = fig, caption + (
+            " Dotted: 1x, the necessary set (g* + h < C*): an optimal "
+            "unidirectional search with a consistent heuristic never goes below "
+            "it; a bidirectional one can."
+        )
+    return _drawn(name, d, made)
 
 
 @register_plot("ebf_vs_depth")

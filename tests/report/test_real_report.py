@@ -107,6 +107,24 @@ def _browser_or_skip():
     return sync_playwright
 
 
+def test_the_yardstick_is_drawn_with_its_line_of_one(real_run) -> None:
+    """Expansions over the necessary set (schema 10) get their plot; A* and IDA*
+    with a consistent heuristic are never below 1x on any board (a theorem: each
+    expands every board with g* + h < C*, IDA* in its last iteration), and the
+    table lookup has no yardstick."""
+    run_dir, _ = real_run
+    rows = load_run(run_dir).rows
+    over = rows.groupby("config")["over_necessary"].min()
+    assert over["astar_dict[manhattan]"] >= 1.0
+    assert over["ida_star[manhattan]"] >= 1.0
+    assert over.isna()["table"]  # a lookup: nothing to measure against
+    png = run_dir / "plots" / "over_necessary_vs_depth.png"
+    assert png.stat().st_size > 5000
+    page = (run_dir / "report.md").read_text()
+    assert "Nodes expanded over the necessary set vs optimal depth" in page
+    assert "Dotted: 1x, the necessary set" in page
+
+
 def test_report_in_a_browser(real_run, tmp_path) -> None:
     """Debian's Chromium opens report.html at 1,400x900: no console error, the
     verdict in the first viewport, every contents link lands on its heading, a

@@ -377,11 +377,13 @@ def test_report_writes_every_plot_and_embeds_each(single):
     pngs = sorted((out / "plots").glob("*.png"))
     # the fixture has data for every single-run plot (compare_time needs two runs;
     # coverage_vs_bound a solver at two bounds; instructions_vs_depth counted
-    # instructions), the two performance profiles and one scatter plot
+    # instructions; over_necessary_vs_depth rows of schema 10: the real run of
+    # tests/report/test_real_report.py draws it), the two performance profiles and one scatter plot
     # (astar_dict: misplaced against manhattan; no other solver ran with two
     # heuristics)
     drawn = set(PLOT_NAMES) - {
-        "compare_time", "coverage_vs_bound", "instructions_vs_depth"
+        "compare_time", "coverage_vs_bound", "instructions_vs_depth",
+        "over_necessary_vs_depth",
     }
     assert {p.stem for p in pngs} == drawn | {
         "profile_time", "profile_expanded", "scatter_astar_dict"
