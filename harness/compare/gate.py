@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.configs import SolverConfig, select_solvers
+from harness.configs import SolverConfig, every_config, select_solvers
 from harness.core.files import write_atomic
 from harness.core.jsontext import loads
 from harness.core.judge import judge
@@ -88,8 +88,12 @@ BOARDS: tuple[GateBoard, ...] = (
 
 def gate_configs() -> list[SolverConfig]:
     """Every built-in solver (module under ``solvers``) with every heuristic it
-    takes; plugins loaded by other code in the same process are left out."""
-    return [c for c in select_solvers("all") if c.spec.module.startswith("solvers.")]
+    takes, as ``--solvers all`` runs them, and the solvers left out of ``all``
+    (registered ``in_all="none"``: mm, nbs) with theirs too; plugins loaded by
+    other code in the same process are left out."""
+    chosen = select_solvers("all")
+    chosen += [c for c in every_config() if c.spec.in_all == "none"]
+    return [c for c in chosen if c.spec.module.startswith("solvers.")]
 
 
 def measure(config: SolverConfig, board: GateBoard) -> dict[str, Any]:
