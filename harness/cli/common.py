@@ -6,9 +6,12 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
+
+from harness.core.numbers import NumberError, parse_float, parse_int
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -141,3 +144,30 @@ def load_plugins(targets: list[str] | None) -> list[str]:
         except ImportError as err:
             raise fail(f"--plugin {target}: {err}") from None
     return loaded
+
+
+
+def number(
+    flag: str, *, whole: bool = False, minimum: float | None = None,
+    maximum: float | None = None,
+) -> Callable[[Any], Any]:
+    """The reader of a number typed after ``flag`` (``typer.Option(parser=...)``),
+    by the one number parser (:mod:`harness.core.numbers`: ASCII digits, no
+    ``_``, finite, int64) rather than click's int()/float(), which take ``1_5``
+    as 15 and ``١٢`` as 12. A refusal, the range included, is one ``error:``
+    line naming the flag and the text, exit status 2 (:class:`UserError`).
+    ``harness run``'s run options are read from their table
+    (:mod:`harness.cli.run_options`); this reads the other commands' numbers."""
+    parse = parse_int if whole else parse_float
+    bounds = {k: v for k, v in (("minimum", minimum), ("maximum", maximum))
+              if v is not None}  # fmt: skip
+
+    def read(value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return value  # the default, not typed
+        try:
+            return parse(value, flag, **bounds)
+        except NumberError as err:
+            raise UserError(str(err)) from None
+
+    return read

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.common import app
+from harness.cli.common import app, number
 from harness.core import defaults
 
 
@@ -43,7 +43,7 @@ def compare_command(
     min_ratio: Annotated[
         float | None,
         typer.Option(
-            min=1.0,
+            parser=number("--min-ratio", minimum=1.0),
             help="A config's time ratio (new/base geomean) must reach this, and be "
             f"significant, to count as a regression. Default {defaults.MIN_RATIO:.2f} "
             "on normalized times (every repeat divided by the reference solve timed "
@@ -56,7 +56,7 @@ def compare_command(
     time_threshold: Annotated[
         float,
         typer.Option(
-            min=0.0,
+            parser=number("--time-threshold", minimum=0.0),
             help="Seconds. Instances whose median time is below this in both runs "
             "are left out of the time ratio (timer noise dominates there).",
         ),
@@ -64,7 +64,8 @@ def compare_command(
     confidence: Annotated[
         float,
         typer.Option(
-            min=0.5, max=0.999, help="Confidence level of the bootstrap interval."
+            parser=number("--confidence", minimum=0.5, maximum=0.999),
+            help="Confidence level of the bootstrap interval.",
         ),
     ] = 0.95,
     reference: Annotated[
@@ -103,7 +104,7 @@ def compare_command(
     instructions_ratio: Annotated[
         float,
         typer.Option(
-            min=1.0,
+            parser=number("--instructions-ratio", minimum=1.0),
             help="When both runs counted instructions (run --instructions): a "
             "config whose instructions per solve (geomean of new/base) reach this "
             "ratio is a regression, 1/this an improvement. Two runs of the same "

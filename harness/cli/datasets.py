@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand
 
-from harness.cli.common import app, fail, load_plugins, size_and_goal
+from harness.cli.common import app, fail, load_plugins, number, size_and_goal
 from harness.core import defaults
 
 datasets_app = typer.Typer(
@@ -250,9 +250,13 @@ def generate_command(
     name: Annotated[str, typer.Option(help="Dataset name (file NAME.jsonl).")],
     size: Annotated[str, typer.Option(help="Board size ROWSxCOLS, e.g. 3x3.")] = "3x3",
     count: Annotated[
-        int, typer.Option(min=0, help="Boards (depth_strata: boards per depth).")
+        int, typer.Option(parser=number("--count", whole=True, minimum=0),
+                          help="Boards (depth_strata: boards per depth).")
     ] = 100,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the bit stream.")] = 0,
+    seed: Annotated[
+        int, typer.Option(parser=number("--seed", whole=True, minimum=0),
+                          help="Seed of the bit stream.")
+    ] = 0,
     goal: Annotated[
         str, typer.Option(help="standard, spiral, blank-first or board tokens.")
     ] = "standard",
@@ -270,7 +274,8 @@ def generate_command(
         ),
     ] = None,
     unsolvable: Annotated[
-        int, typer.Option(min=0, help="depth_strata: also this many unsolvable boards.")
+        int, typer.Option(parser=number("--unsolvable", whole=True, minimum=0),
+                          help="depth_strata: also this many unsolvable boards.")
     ] = 0,
     label: Annotated[
         str,
@@ -285,7 +290,9 @@ def generate_command(
         ),
     ] = None,
     cross_check_depth: Annotated[
-        int | None, typer.Option(min=0, help="Deepest label --cross-check checks.")
+        int | None,
+        typer.Option(parser=number("--cross-check-depth", whole=True, minimum=0),
+                     help="Deepest label --cross-check checks."),
     ] = None,
     description: Annotated[str, typer.Option(help="Free text for the header.")] = "",
     out: Annotated[Path, typer.Option(help="Folder to write NAME.jsonl in.")] = Path(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.common import app
+from harness.cli.common import app, number
 
 
 @app.command()
@@ -42,12 +42,15 @@ def gate(
     tolerance: Annotated[
         float,
         typer.Option(
-            min=0.0, help="With --instructions: how far a config's count may move "
+            parser=number("--tolerance", minimum=0.0),
+            help="With --instructions: how far a config's count may move "
             "(a fraction: 0.01 is 1%).",
         ),
     ] = 0.01,
     jobs: Annotated[
-        int, typer.Option(min=1, help="With --instructions: configs counted at once.")
+        int,
+        typer.Option(parser=number("--jobs", whole=True, minimum=1),
+                     help="With --instructions: configs counted at once."),
     ] = 2,
 ) -> None:
     """Check every built-in solver's exact counters on fixed boards against the

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.common import app, fail
+from harness.cli.common import app, fail, number
 from harness.core import defaults
 
 
@@ -38,12 +38,13 @@ def history(
         ),
     ] = Format.table,
     top: Annotated[
-        int, typer.Option(min=1, help="Rows in the largest-steps table.")
+        int, typer.Option(parser=number("--top", whole=True, minimum=1),
+                          help="Rows in the largest-steps table.")
     ] = 10,
     min_ratio: Annotated[
         float | None,
         typer.Option(
-            min=1.0,
+            parser=number("--min-ratio", minimum=1.0),
             help="As in `harness compare`: a time step must reach this, and "
             f"be significant, to be a regression (default: {defaults.MIN_RATIO:.2f} "
             f"on normalized times, {defaults.MIN_RATIO_RAW:.2f} on raw CPU time).",
