@@ -349,7 +349,7 @@ def _with_cost(
         return datasets
     # import cost: the datasets (56 ms) load only with --cost
     from harness.datasets import DatasetError
-    from harness.datasets.costs import cost_spec
+    from harness.datasets.catalogue import cost_spec
 
     if config is not None or resume is not None:
         raise fail("--cost: an experiment file sets cost per grid (cost = ...), and "

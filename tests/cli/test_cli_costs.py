@@ -64,3 +64,26 @@ def test_cost_errors_are_one_line(args, fragment):
     assert result.exit_code != 0 and result.stdout == ""
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0]
+
+
+def test_run_takes_cost_for_every_dataset(tmp_path):
+    """``harness run --cost heavy`` runs each dataset under the model (NAME@MODEL);
+    an unknown model is one line. (The flag's import was broken from eeeb770 to
+    this test: every ``run --cost`` ended in an internal error.)"""
+    import csv
+    from pathlib import Path
+
+    args = ["run", "--solvers", "astar_dict", "--datasets", "8-seeds", "--repeats",
+            "1", "--no-memory", "--jobs", "0", "--no-report", "-q",
+            "--out", str(tmp_path)]  # fmt: skip
+    result = runner.invoke(app, [*args, "--cost", "heavy"], env={"CI": "1"})
+    assert result.exit_code == 0, result.output
+    run_dir = Path(result.stdout.strip().splitlines()[-1])
+    with open(run_dir / "rows.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    given = {(r["dataset"], r["cost_model"]) for r in rows}
+    assert given == {("8-seeds@heavy", "heavy")}
+    assert {r["status"] for r in rows} == {"solved"}
+    wrong = runner.invoke(app, [*args, "--cost", "hevy"], env={"CI": "1"})
+    assert wrong.exit_code == 2
+    assert "--cost" in str(wrong.exception) + wrong.stderr
