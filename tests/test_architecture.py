@@ -208,6 +208,74 @@ def test_no_module_imports_a_private_name_of_another():
     assert private_imports() == []
 
 
+def defined_names(mod: str) -> set[str]:
+    """The names module ``mod`` binds at its top level (in its ``if``/``try``
+    blocks too), and, for a module with a PEP 562 ``__getattr__``, its
+    ``__all__``."""
+    names: set[str] = set()
+    body = list(tree(modules()[mod]).body)
+    while body:
+        node = body.pop()
+        if isinstance(node, ast.If | ast.Try):
+            body += node.body + node.orelse + getattr(node, "finalbody", [])
+            body += [n for h in getattr(node, "handlers", []) for n in h.body]
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    if "__getattr__" in names:
+        for node in tree(modules()[mod]).body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                names.update(ast.literal_eval(node.value))
+    return names
+
+
+def missing_names() -> list[str]:
+    """``from harness.x import name`` where harness.x neither defines ``name``
+    nor has a submodule of that name: an ImportError waiting for the line to
+    run (a function-level import runs late: 'run --cost' failed from eeeb770 to
+    a672a2e on one)."""
+    found = []
+    mods = modules()
+    for mod, path in mods.items():
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(tree(path)):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                anchor = package
+                for _ in range(node.level - 1):
+                    anchor = anchor.rpartition(".")[0]
+                base = f"{anchor}.{base}" if base else anchor
+            if base not in mods:
+                continue  # another library, or a module that is not there (cycles)
+            have = defined_names(base)
+            for alias in node.names:
+                if alias.name not in have and f"{base}.{alias.name}" not in mods:
+                    found.append(f"{mod}:{node.lineno}: from {base} import {alias.name}")
+    return found
+
+
+def test_every_name_imported_from_the_harness_is_there():
+    assert missing_names() == []
+
+
+def test_the_missing_name_check_sees_one(tmp_path, monkeypatch):
+    path = tmp_path / "probe.py"
+    path.write_text("def f():\n    from harness.datasets.costs import cost_spec\n")
+    monkeypatch.setitem(modules(), "harness.probe", path)
+    assert missing_names() == [
+        "harness.probe:2: from harness.datasets.costs import cost_spec"
+    ]
+
+
 # ------------------------------------------------- function-level imports
 
 #: A comment that says why an import waits for its function: what it costs to
