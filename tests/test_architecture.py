@@ -259,7 +259,8 @@ def missing_names() -> list[str]:
             have = defined_names(base)
             for alias in node.names:
                 if alias.name not in have and f"{base}.{alias.name}" not in mods:
-                    found.append(f"{mod}:{node.lineno}: from {base} import {alias.name}")
+                    line = f"{mod}:{node.lineno}"
+                    found.append(f"{line}: from {base} import {alias.name}")
     return found
 
 
