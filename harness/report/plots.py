@@ -249,7 +249,8 @@ def _expanded_vs_depth(d: PlotData) -> Plot:
 def _over_necessary_vs_depth(d: PlotData) -> Plot:
     """Expansions on the yardstick (harness.results.columns.necessary): each
     config's nodes over the boards every optimal search with its heuristic must
-    expand, with the line of 1x, the least a unidirectional search can do."""
+    expand, with the line of 1x, the least a search that tests for the goal when
+    it expands a board (A*, IDA*) can do."""
     name = "over_necessary_vs_depth"
     column = "over_necessary"
     if column not in d.solvable or d.solvable[column].isna().all():
@@ -265,9 +266,10 @@ def _over_necessary_vs_depth(d: PlotData) -> Plot:
             ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":", zorder=2)
             ax.yaxis.set_minor_formatter(PLAIN)  # a span under 10x: minor labels
         made = fig, caption + (
-            " Dotted: 1x, the necessary set (g* + h < C*): an optimal "
-            "unidirectional search with a consistent heuristic never goes below "
-            "it; a bidirectional one can."
+            " Dotted: 1x, the necessary set (g* + h < C*): a search with a "
+            "consistent heuristic that tests for the goal when it expands a board "
+            "(A*, IDA*) never goes below it; a bidirectional search can, and so "
+            "can breadth-first search, which stops when it generates the goal."
         )
     return _drawn(name, d, made)
 

@@ -103,8 +103,9 @@ register_column(Column(
 register_column(Column(
     "over_necessary", "float", "nodes expanded over the boards every optimal "
     "search with the config's heuristic must expand (g* + h < C*, exact on 3x3; "
-    "blind: h = 0): 1x is the least a unidirectional search can do, below 1x "
-    "only a bidirectional one",
+    "blind: h = 0): 1x is the least a search that tests for the goal when it "
+    "expands a board can do (A*, IDA*); below 1x: a bidirectional search, or "
+    "breadth-first search, which stops when it generates the goal",
     since=SINCE, empty=None, compute=_over, per_instance="median",
     per_config="summed", over_config=_summed, header="nodes/necessary",
     render=_times,
