@@ -34,7 +34,7 @@ from pathlib import Path
 from harness.core.costs import COST_MODELS, costs_equal
 from harness.core.files import write_atomic
 from harness.core.jsontext import loads
-from harness.core.numbers import NumberError, take_int
+from harness.core.numbers import NumberError, take_float, take_int
 from harness.datasets.labels import oracle_labeller
 from harness.datasets.model import (
     FORMAT,
@@ -306,10 +306,10 @@ def _check_cost(
     solvable board, the oracle's on 3x3 when ``check`` (within the cost tolerance)."""
     if "optimal_cost" not in record:
         return inst
-    cost = record["optimal_cost"]
-    if isinstance(cost, bool) or not isinstance(cost, int | float) or cost < 0 \
-            or cost != cost or cost == float("inf"):  # fmt: skip
-        raise fail(f"optimal_cost {cost!r} is not a cost", number, inst.id)
+    try:  # the one reader of numbers (harness.core.numbers): finite, int64
+        cost = take_float(record["optimal_cost"], "optimal_cost", minimum=0)
+    except NumberError as err:
+        raise fail(f"{err} (a path's cost)", number, inst.id) from None
     if not inst.solvable:
         raise fail(f"optimal_cost {cost} on an unsolvable board", number, inst.id)
     if check and inst.grid.squares <= ORACLE_MAX_SQUARES:

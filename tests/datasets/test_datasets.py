@@ -674,6 +674,14 @@ MALFORMED = [
      r"optimal_length 9223372036854775808 must be at most 1000000"),
     ("float length", lambda r: _mutate(r, 2, optimal_length=5.0), True,
      r"optimal_length 5.0 is not a whole number"),
+    # a path's cost goes through the one number reader too (harness.core.numbers)
+    ("huge cost", lambda r: _mutate(r, 2, optimal_cost=10**400), True,
+     r"line 2 \(id 'd05-0001'\) optimal_cost 1000000000.* is too large "
+     r"\(a path's cost\)"),
+    ("negative cost", lambda r: _mutate(r, 2, optimal_cost=-1.5), True,
+     r"optimal_cost -1.5 must be at least 0 \(a path's cost\)"),
+    ("text cost", lambda r: _mutate(r, 2, optimal_cost="7"), True,
+     r"optimal_cost '7' is not a number \(a path's cost\)"),
     ("huge seed", lambda r: _mutate(r, 1, seed=2**64), True,
      r"line 1 header seed 18446744073709551616 must be at most"),
     ("missing key", lambda r: r[:1] + [{"id": "a", "board": r[1]["board"]}] + r[2:],
