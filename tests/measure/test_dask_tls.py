@@ -132,6 +132,35 @@ def test_a_port_that_is_no_scheduler_is_one_line_in_bounded_time(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_tls_port_that_never_shakes_hands_is_one_line_in_bounded_time(
+    tmp_path, monkeypatch
+):
+    """A tls:// address whose server accepts TCP and never answers the TLS client
+    hello (a TLS server speaks after the client, so the plain handshake probe
+    cannot tell): the connect timeout ends it with one line (issue 35 item 8)."""
+    import socket
+    import time
+
+    from harness.measure.executors.dask import client
+
+    monkeypatch.setattr(client, "CONNECT_TIMEOUT", 1.5)
+    tls = certificates(tmp_path)
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]  # the backlog accepts; nobody reads or writes
+    out = tmp_path / "results"
+    started = time.monotonic()
+    try:
+        one_line_error(
+            run_cli(out, "--scheduler", f"tls://127.0.0.1:{port}", "--tls-ca",
+                    tls[0], "--tls-cert", tls[1], "--tls-key", tls[2]),
+            f"--scheduler tls://127.0.0.1:{port}: cannot reach a scheduler",
+        )  # fmt: skip
+    finally:
+        server.close()
+    assert time.monotonic() - started < 30
+    assert not out.exists() or list(out.iterdir()) == []
+
+
 def test_tls_files_need_a_tls_scheduler_and_plain_tcp_off_loopback_warns(tmp_path):
     ca = tmp_path / "ca.pem"
     ca.write_text("x")
