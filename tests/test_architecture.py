@@ -183,9 +183,9 @@ def test_no_library_file_is_over_the_line_limit():
     assert long == {}
 
 
-def private_imports() -> list[str]:
-    """``from other_module import _name``: a private name taken across modules."""
-    found = []
+def from_imports():
+    """Each ``from X import ...`` statement in harness/ and solvers/: (the
+    importing module, the node, X made absolute)."""
     for mod, path in modules().items():
         package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
         for node in ast.walk(tree(path)):
@@ -197,10 +197,17 @@ def private_imports() -> list[str]:
                 for _ in range(node.level - 1):
                     anchor = anchor.rpartition(".")[0]
                 base = f"{anchor}.{base}" if base else anchor
-            for alias in node.names:
-                private = alias.name.startswith("_") and not alias.name.startswith("__")
-                if private and base != mod and base.split(".")[0] in TOPS:
-                    found.append(f"{mod}: from {base} import {alias.name}")
+            yield mod, node, base
+
+
+def private_imports() -> list[str]:
+    """``from other_module import _name``: a private name taken across modules."""
+    found = []
+    for mod, node, base in from_imports():
+        for alias in node.names:
+            private = alias.name.startswith("_") and not alias.name.startswith("__")
+            if private and base != mod and base.split(".")[0] in TOPS:
+                found.append(f"{mod}: from {base} import {alias.name}")
     return found
 
 
@@ -243,24 +250,13 @@ def missing_names() -> list[str]:
     a672a2e on one)."""
     found = []
     mods = modules()
-    for mod, path in mods.items():
-        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-        for node in ast.walk(tree(path)):
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            base = node.module or ""
-            if node.level:
-                anchor = package
-                for _ in range(node.level - 1):
-                    anchor = anchor.rpartition(".")[0]
-                base = f"{anchor}.{base}" if base else anchor
-            if base not in mods:
-                continue  # another library, or a module that is not there (cycles)
-            have = defined_names(base)
-            for alias in node.names:
-                if alias.name not in have and f"{base}.{alias.name}" not in mods:
-                    line = f"{mod}:{node.lineno}"
-                    found.append(f"{line}: from {base} import {alias.name}")
+    for mod, node, base in from_imports():
+        if base not in mods:
+            continue  # another library, or a module that is not there (cycles)
+        have = defined_names(base)
+        for alias in node.names:
+            if alias.name not in have and f"{base}.{alias.name}" not in mods:
+                found.append(f"{mod}:{node.lineno}: from {base} import {alias.name}")
     return found
 
 
