@@ -58,6 +58,26 @@ def test_a_search_below_the_necessary_set_is_a_finding():
     })  # fmt: skip
     summary, below = necessary_findings(inst)
     assert "mm[manhattan] 1.25x (2 boards), astar_dict[manhattan] 2.62x" in summary
-    assert below.startswith("mm[manhattan] on 8-x expanded fewer boards")
-    assert "on 1 of 2 boards (e.g. a: 8 vs 10)" in below
+    assert below.startswith("Below the necessary set on 8-x: mm[manhattan] on 1 "
+                            "of 2 boards (e.g. a: 8 vs 10).")  # fmt: skip
+    assert "astar_dict" not in below
     assert necessary_findings(inst.assign(necessary=float("nan"))) == []
+
+
+def test_the_yardstick_names_the_ends_of_a_long_ranking():
+    """With many configs a dataset's sentence names the three closest to the
+    set and the three farthest; the Summary's column has the others."""
+    configs = [f"c{i}" for i in range(8)]
+    inst = pd.DataFrame({
+        "dataset": "8-x", "instance": "a", "config": configs,
+        "expanded": [10.0 * (i + 1) for i in range(8)], "necessary": 10.0,
+    })  # fmt: skip
+    (summary,) = necessary_findings(inst)
+    assert "closest c0 1x (1 board), c1 2x (1 board), c2 3x (1 board); " in summary
+    assert "farthest c5 6x (1 board), c6 7x (1 board), c7 8x (1 board); " in summary
+    assert "the other 2 in the Summary's nodes/necessary column" in summary
+    assert "c3" not in summary
+    # beside a dataset of 5 boards with a set, one of 1 board says nothing
+    five = pd.concat([inst.assign(dataset="8-big", instance=f"b{i}") for i in range(5)])
+    said = necessary_findings(pd.concat([inst, five]))
+    assert len(said) == 1 and "on 8-big" in said[0]

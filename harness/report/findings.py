@@ -37,10 +37,11 @@ from harness.results.placement import (
 def findings(run: Run, verdicts: bool = True) -> list[str]:
     """Plain sentences about one run, computed from its rows and meta.json: the
     verdict per block (:mod:`harness.analysis.verdict`; ``verdicts=False`` leaves
-    it out, for a page that shows it above), the expansions beside the
-    necessary set (:mod:`harness.report.yardstick`), then wrong answers, failures,
-    memory-pass failures, configs not optimal by design (compiled and pure-Python
-    twins and datasets together), refusals."""
+    it out, for a page that shows it above), then wrong answers, failures,
+    memory-pass failures, the expansions beside the necessary set
+    (:mod:`harness.report.yardstick`: a why, after what went wrong), configs not
+    optimal by design (compiled and pure-Python twins and datasets together),
+    refusals."""
     speed, wrong, failed, memory, design, skips = [], [], [], [], [], []
     inst = run.instances()
     head = []
@@ -63,7 +64,6 @@ def findings(run: Run, verdicts: bool = True) -> list[str]:
     if verdicts:
         speed.extend(v.sentence() for v in run_verdicts(run))
     speed.extend(quality_findings(inst))
-    speed.extend(necessary_findings(inst))
     for (dataset, config), cells in inst.groupby(["dataset", "config"], sort=True):
         for status in PROBLEMS:
             hit = cells[cells.status == status]
@@ -113,8 +113,8 @@ def findings(run: Run, verdicts: bool = True) -> list[str]:
                 f"{_n(len(mem_bad), 'instance')} of {dataset} that the timed pass "
                 f"answered ({_names(mem_bad.instance)})."
             )
-    return (head + speed + wrong + failed + memory + _design_sentences(design)
-            + _skip_sentences(skips))  # fmt: skip
+    return (head + speed + wrong + failed + memory + necessary_findings(inst)
+            + _design_sentences(design) + _skip_sentences(skips))  # fmt: skip
 
 
 def _skip_sentences(skips: list[tuple[str, str, int, str]]) -> list[str]:

@@ -8,47 +8,68 @@ from __future__ import annotations
 
 import pandas as pd
 
-#: Boards named in a sentence, at most.
-_EXAMPLES = 2
+#: A dataset with fewer boards than this that have a necessary set gets no
+#: sentence when another dataset of the run has enough (a run's seeds beside
+#: its strata would repeat the same ranking on two or three boards).
+MIN_BOARDS = 5
+#: Configs named at each end of the ranking in a dataset's sentence; the
+#: Summary's nodes/necessary column has every config.
+_NAMED = 3
 
 
 def necessary_findings(inst: pd.DataFrame) -> list[str]:
-    """Per dataset, one sentence of expanded / necessary per config (summed over
-    the boards that have a count), then one per config that expanded fewer boards
-    than the necessary set on some board. Empty for runs without the columns."""
+    """Per dataset, one sentence on expanded / necessary (summed over the boards
+    that have a count): the configs closest to the set and the farthest, the
+    rest left to the Summary's nodes/necessary column; then one sentence naming
+    the configs that expanded fewer boards than the set on some board. Datasets
+    with fewer than :data:`MIN_BOARDS` such boards are left out when another has
+    enough. Empty for runs without the columns."""
     if "necessary" not in inst or inst["necessary"].isna().all():
         return []
     have = inst[(inst["necessary"] > 0) & inst["expanded"].notna()]
+    counted = have.groupby("dataset")["instance"].nunique()
+    if (counted >= MIN_BOARDS).any():
+        have = have[have["dataset"].isin(counted[counted >= MIN_BOARDS].index)]
     out = []
     for dataset, part in have.groupby("dataset", sort=True):
         sums = part.groupby("config", sort=False)[["expanded", "necessary"]].sum()
-        ratios = (sums["expanded"] / sums["necessary"]).sort_values()
+        ratios = (sums["expanded"] / sums["necessary"]).sort_values(kind="stable")
         boards = part.groupby("config", sort=False)["instance"].nunique()
-        listed = ", ".join(
-            f"{config} {ratio:.3g}x ({boards[config]} boards)"
-            for config, ratio in ratios.items()
-        )
-        out.append(
-            f"Expansions beside the necessary set on {dataset} (the boards every "
-            "search with the config's heuristic that tests for the goal when it "
-            "expands a board must expand, "
-            f"g* + h < C*, exact; summed over the boards): {listed}."
-        )
-        for config, cells in part.groupby("config", sort=True):
-            below = cells[cells["expanded"] < cells["necessary"]]
-            if below.empty:
-                continue
-            below = below.assign(share=below["expanded"] / below["necessary"])
-            below = below.sort_values("share")
-            examples = "; ".join(
-                f"{r.instance}: {int(r.expanded):,} vs {int(r.necessary):,}"
-                for r in below.head(_EXAMPLES).itertuples()
+
+        def named(items) -> str:
+            return ", ".join(
+                f"{c} {r:.3g}x ({boards[c]} board{'' if boards[c] == 1 else 's'})"
+                for c, r in items
             )
+
+        items = list(ratios.items())
+        if len(items) <= 2 * _NAMED:
+            listed = named(items)
+        else:
+            listed = (f"closest {named(items[:_NAMED])}; farthest "
+                      f"{named(items[-_NAMED:])}; the other {len(items) - 2 * _NAMED} "
+                      "in the Summary's nodes/necessary column")  # fmt: skip
+        out.append(
+            f"Expansions beside the necessary set on {dataset} (the boards a search "
+            "with the config's heuristic that tests for the goal when it expands a "
+            f"board must expand, g* + h < C*, exact; summed over the boards): "
+            f"{listed}."
+        )
+        below = []
+        for config, cells in part.groupby("config", sort=True):
+            fewer = cells[cells["expanded"] < cells["necessary"]]
+            if fewer.empty:
+                continue
+            fewer = fewer.assign(share=fewer["expanded"] / fewer["necessary"])
+            first = fewer.sort_values("share", kind="stable").iloc[0]
+            example = f"{int(first.expanded):,} vs {int(first.necessary):,}"
+            below.append(f"{config} on {len(fewer)} of {len(cells)} boards "
+                         f"(e.g. {first.instance}: {example})")  # fmt: skip
+        if below:
             out.append(
-                f"{config} on {dataset} expanded fewer boards than A* or IDA* with "
-                f"its heuristic must on {len(below)} of {len(cells)} boards (e.g. "
-                f"{examples}): the bound binds a search that tests for the goal "
-                "when it expands a board; one from both ends, or one that stops "
-                "when it generates the goal (breadth-first), need not reach it."
+                f"Below the necessary set on {dataset}: {'; '.join(below)}. The set "
+                "binds a search that tests for the goal when it expands a board (A*, "
+                "IDA*); one from both ends, or one that stops when it generates the "
+                "goal (breadth-first), need not expand all of it."
             )
     return out
