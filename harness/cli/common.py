@@ -5,8 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -144,7 +144,6 @@ def load_plugins(targets: list[str] | None) -> list[str]:
         except ImportError as err:
             raise fail(f"--plugin {target}: {err}") from None
     return loaded
-
 
 
 def number(
