@@ -321,10 +321,16 @@ def check_and_print(
             f"boards match {path.name}; {took:.1f} s)"
         )
         return 0
-    print(f"counters gate: {len(lines)} difference(s) from {path}:")
+    return say_differences("counters gate", lines, path, UPDATE_COMMAND)
+
+
+def say_differences(gate: str, lines: list[str], path: object, update: str) -> int:
+    """Print a gate's differences from its baseline at ``path`` and how to take
+    them if intended (``update``: the command); exit status 1."""
+    print(f"{gate}: {len(lines)} difference(s) from {path}:")
     for line in lines:
         print(f"  {line}")
-    print(f"if intended, run {UPDATE_COMMAND} and commit the baseline")
+    print(f"if intended, run {update} and commit the baseline")
     return 1
 
 

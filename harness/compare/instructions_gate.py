@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.compare.gate import BOARDS
+from harness.compare.gate import BOARDS, say_differences
 
 FORMAT = 1
 BASELINE = Path(__file__).resolve().parents[1] / "data" / "golden_instructions.json"
@@ -167,8 +167,4 @@ def check_and_print(
             f"{100 * tolerance:g}% of {Path(path).name}; {took:.0f} s)"
         )
         return 0
-    print(f"instructions gate: {len(lines)} difference(s) from {path}:")
-    for line in lines:
-        print(f"  {line}")
-    print(f"if intended, run {UPDATE_COMMAND} and commit the baseline")
-    return 1
+    return say_differences("instructions gate", lines, path, UPDATE_COMMAND)
