@@ -62,9 +62,11 @@ def podium_section(run: Run) -> Section | None:
     shown = min(PODIUM, len(block.ranked))
     sec.tables.append(("", frame.iloc[:shown]))
     if len(frame) > shown:
+        rest = len(frame) - shown
+        what = "The other config" if rest == 1 else f"The other {rest} configs"
         sec.folded.append(
-            (f"The other {len(frame) - shown} configs (further places, bounded "
-             "searches, lookups, not ranked)", "", frame.iloc[shown:])  # fmt: skip
+            (f"{what} (further places, bounded searches, lookups, not ranked)", "",
+             frame.iloc[shown:])  # fmt: skip
         )
     return sec
 
